@@ -1,0 +1,69 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// The module targets talk to each other only through the bus in `SwitchboardCore`.
+let moduleTargets = ["SwitchboardSession", "SwitchboardMessageRouter"]
+
+let package = Package(
+    name: "Switchboard",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
+        .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
+        .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
+        .executable(name: "switchboard", targets: ["switchboard"]),
+    ],
+    targets: [
+        // C shims.
+        .target(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]),
+
+        // Shared vocabulary and the bus.
+        .target(name: "SwitchboardCore"),
+
+        // Modules (actors). Each imports SwitchboardCore and nothing else of ours.
+        .target(name: "SwitchboardCrypto", dependencies: ["SwitchboardCore", "COpenSSL"]),
+        .target(name: "SwitchboardSession", dependencies: ["SwitchboardCore"]),
+        .target(name: "SwitchboardMessageRouter", dependencies: ["SwitchboardCore"]),
+
+        // Wire format and I/O.
+        .target(name: "SwitchboardWire", dependencies: ["SwitchboardCore"]),
+        .target(name: "SwitchboardTransport", dependencies: ["CLinux"]),
+
+        // Composition, SDK, test support, executable.
+        .target(
+            name: "SwitchboardServer",
+            dependencies: [
+                "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport",
+                "SwitchboardSession", "SwitchboardMessageRouter",
+            ]),
+        .target(
+            name: "SwitchboardClient",
+            dependencies: ["SwitchboardCore", "SwitchboardWire", "SwitchboardTransport"]),
+        .target(
+            name: "SwitchboardTesting",
+            dependencies: ["SwitchboardCore", "SwitchboardServer"]),
+        .executableTarget(
+            name: "switchboard",
+            dependencies: ["SwitchboardServer", "SwitchboardCore"]),
+
+        // Tests: one target per target.
+        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting"]),
+        .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto"]),
+        .testTarget(name: "SwitchboardSessionTests", dependencies: ["SwitchboardSession", "SwitchboardTesting"]),
+        .testTarget(
+            name: "SwitchboardMessageRouterTests",
+            dependencies: ["SwitchboardMessageRouter", "SwitchboardTesting"]),
+        .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire"]),
+        .testTarget(name: "SwitchboardTransportTests", dependencies: ["SwitchboardTransport"]),
+        .testTarget(
+            name: "SwitchboardServerTests",
+            dependencies: ["SwitchboardServer", "SwitchboardClient", "SwitchboardTesting"]),
+        .testTarget(
+            name: "SwitchboardClientTests",
+            dependencies: ["SwitchboardClient", "SwitchboardServer", "SwitchboardTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

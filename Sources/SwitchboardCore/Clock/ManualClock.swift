@@ -1,0 +1,95 @@
+import Synchronization
+
+/// A clock that moves only when a test says so.
+///
+/// A test waits until the code under test is sleeping (`waitForSleepers`), then moves time
+/// (`advance`), which wakes every sleeper whose deadline has come, in deadline order.
+public final class ManualClock: SwitchboardClock {
+    private struct Sleeper {
+        let id: UInt64
+        let deadline: Duration
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now: Duration = .zero
+        var nextID: UInt64 = 0
+        var sleepers: [Sleeper] = []
+        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = Mutex(State())
+    private let wallOrigin: UInt64
+
+    /// Creates a clock at time zero whose wall clock starts at `wallOriginMilliseconds`.
+    public init(wallOriginMilliseconds: UInt64 = 1_700_000_000_000) {
+        wallOrigin = wallOriginMilliseconds
+    }
+
+    public var now: Duration { state.withLock { $0.now } }
+
+    public var wallMilliseconds: UInt64 {
+        let now = self.now
+        return wallOrigin + UInt64(now.components.seconds) * 1000
+            + UInt64(now.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// How many tasks are sleeping on this clock right now.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(until deadline: Duration) async throws {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow: Bool = state.withLock { state in
+                    if Task.isCancelled || deadline <= state.now { return true }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    let ready = state.sleeperWaiters.filter { $0.count <= state.sleepers.count }
+                    state.sleeperWaiters.removeAll { $0.count <= state.sleepers.count }
+                    for waiter in ready { waiter.continuation.resume() }
+                    return false
+                }
+                if resumeNow {
+                    if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    } else {
+                        continuation.resume()
+                    }
+                }
+            }
+        } onCancel: {
+            let cancelled = state.withLock { state -> Sleeper? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward by `duration`, waking the sleepers whose deadline has come.
+    public func advance(by duration: Duration) {
+        let due = state.withLock { state -> [Sleeper] in
+            state.now += duration
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Returns once at least `count` tasks are sleeping on this clock.
+    public func waitForSleepers(count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.sleepers.count >= count { return true }
+                state.sleeperWaiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+/// Every limit of the reference, with the reference's default. The server enforces each one.
+public struct Limits: Sendable, Hashable {
+    /// Largest message-channel or user-channel payload, in bytes (32 KB).
+    public var messagePayloadMaxBytes = 32 * 1024
+    /// Longest `customType`, in characters.
+    public var customTypeMaxLength = 32
+    /// Longest channel name, in characters.
+    public var channelNameMaxLength = 64
+    /// Longest user id, in bytes.
+    public var userIdMaxBytes = 64
+    /// Message channels one client may subscribe to.
+    public var subscribedChannelsPerClient = 50
+    /// Messages one client may publish per second; `nil` lifts the limit (benchmarks only).
+    public var publishesPerSecondPerClient: Int? = 60
+    /// Other API calls (subscribe, unsubscribe …) one client may make per second; `nil` lifts it.
+    public var otherCallsPerSecondPerClient: Int? = 20
+    /// Concurrent logged-in users per app.
+    public var concurrentUsers = 50_000
+    /// Users per channel.
+    public var usersPerChannel = 50_000
+    /// Allowed `heartbeatInterval`, in seconds; values outside are clamped.
+    public var heartbeatIntervalRange: ClosedRange<Int> = 5...1800
+    /// Default `heartbeatInterval`, in seconds.
+    public var defaultHeartbeatInterval = 5
+    /// Extra silence tolerated after a missed heartbeat before a client counts as lost, in seconds.
+    public var heartbeatGrace = 10
+    /// Allowed `presenceTimeout`, in seconds; values outside are clamped.
+    public var presenceTimeoutRange: ClosedRange<Int> = 5...300
+    /// Default `presenceTimeout`, in seconds.
+    public var defaultPresenceTimeout = 300
+    /// Messages kept for a disconnected session until it resumes.
+    public var resumeBufferMaxMessages = 1_000
+    /// Bytes of messages kept for a disconnected session until it resumes.
+    public var resumeBufferMaxBytes = 1024 * 1024
+
+    /// The reference's limits.
+    public init() {}
+
+    /// The reference's limits with the per-client rate limits lifted (for load tests).
+    public static var withoutRateLimits: Limits {
+        var limits = Limits()
+        limits.publishesPerSecondPerClient = nil
+        limits.otherCallsPerSecondPerClient = nil
+        return limits
+    }
+
+    /// Clamps a requested heartbeat interval into the allowed range (0 means the default).
+    public func clampedHeartbeatInterval(_ seconds: Int) -> Int {
+        seconds == 0 ? defaultHeartbeatInterval : min(max(seconds, heartbeatIntervalRange.lowerBound), heartbeatIntervalRange.upperBound)
+    }
+
+    /// Clamps a requested presence timeout into the allowed range (0 means the default).
+    public func clampedPresenceTimeout(_ seconds: Int) -> Int {
+        seconds == 0 ? defaultPresenceTimeout : min(max(seconds, presenceTimeoutRange.lowerBound), presenceTimeoutRange.upperBound)
+    }
+}

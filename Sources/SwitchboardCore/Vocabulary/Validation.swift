@@ -1,0 +1,42 @@
+/// Checks of names and ids against the limits, shared by every module so they refuse alike.
+public enum Validation {
+    /// A user id is non-empty, at most `limits.userIdMaxBytes` bytes, printable ASCII.
+    public static func checkUserId(_ userId: String, limits: Limits, operation: String) throws(RtmError) {
+        let bytes = userId.utf8
+        guard !bytes.isEmpty else {
+            throw RtmError(.invalidUserId, operation: operation, reason: "user id is empty")
+        }
+        guard bytes.count <= limits.userIdMaxBytes else {
+            throw RtmError(
+                .invalidUserId, operation: operation,
+                reason: "user id is \(bytes.count) bytes; at most \(limits.userIdMaxBytes)")
+        }
+        guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+            throw RtmError(.invalidUserId, operation: operation, reason: "user id has a non-printable character")
+        }
+    }
+
+    /// A channel name is non-empty, at most `limits.channelNameMaxLength` characters, no control characters.
+    public static func checkChannelName(_ name: String, limits: Limits, operation: String) throws(RtmError) {
+        guard !name.isEmpty else {
+            throw RtmError(.invalidChannelName, operation: operation, reason: "channel name is empty")
+        }
+        guard name.count <= limits.channelNameMaxLength else {
+            throw RtmError(
+                .invalidChannelName, operation: operation,
+                reason: "channel name is \(name.count) characters; at most \(limits.channelNameMaxLength)")
+        }
+        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw RtmError(.invalidChannelName, operation: operation, reason: "channel name has a control character")
+        }
+    }
+
+    /// A custom type is at most `limits.customTypeMaxLength` characters.
+    public static func checkCustomType(_ customType: String, limits: Limits, operation: String) throws(RtmError) {
+        guard customType.count <= limits.customTypeMaxLength else {
+            throw RtmError(
+                .channelCustomTypeLengthOverflow, operation: operation,
+                reason: "customType is \(customType.count) characters; at most \(limits.customTypeMaxLength)")
+        }
+    }
+}

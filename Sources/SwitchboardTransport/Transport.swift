@@ -1,0 +1,2 @@
+/// Sockets, event loops and WebSocket.
+public enum Transport {}

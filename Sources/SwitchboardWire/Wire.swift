@@ -1,0 +1,2 @@
+/// The wire format shared by server and client.
+public enum Wire {}
