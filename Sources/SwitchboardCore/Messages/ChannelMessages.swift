@@ -64,7 +64,7 @@ public struct ChannelsOfSession: BusRequest {
 }
 
 /// A session subscribed to a message channel or joined a stream channel.
-public struct ChannelJoined: BusEvent {
+public struct ChannelJoined: BusEvent, Hashable {
     public var session: SessionID
     public var userId: UserID
     public var channel: ChannelKey
@@ -88,7 +88,7 @@ public enum ChannelLeaveReason: Sendable, Hashable {
 }
 
 /// A session left a channel.
-public struct ChannelLeft: BusEvent {
+public struct ChannelLeft: BusEvent, Hashable {
     public var session: SessionID
     public var userId: UserID
     public var channel: ChannelKey
@@ -103,7 +103,7 @@ public struct ChannelLeft: BusEvent {
 }
 
 /// A message was accepted and handed to its receivers.
-public struct MessagePublished: BusEvent {
+public struct MessagePublished: BusEvent, Hashable {
     public var publisher: UserID
     public var channel: ChannelKey
     public var payloadBytes: Int

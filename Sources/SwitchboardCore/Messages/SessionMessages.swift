@@ -120,7 +120,7 @@ public struct SessionsOfUser: BusRequest {
 }
 
 /// A transport connection closed (socket closed, protocol error, slow consumer …).
-public struct ConnectionDropped: BusEvent {
+public struct ConnectionDropped: BusEvent, Hashable {
     /// The connection.
     public var connection: ConnectionID
     /// The session it carried, if it had logged in.
@@ -133,7 +133,7 @@ public struct ConnectionDropped: BusEvent {
 }
 
 /// A session started.
-public struct SessionOpened: BusEvent {
+public struct SessionOpened: BusEvent, Hashable {
     public var session: SessionID
     public var userId: UserID
     public var connection: ConnectionID
@@ -146,7 +146,7 @@ public struct SessionOpened: BusEvent {
 }
 
 /// A session lost its connection and waits, for its presence timeout, to be resumed.
-public struct SessionSuspended: BusEvent {
+public struct SessionSuspended: BusEvent, Hashable {
     public var session: SessionID
     public var userId: UserID
     /// Creates the event.
@@ -157,7 +157,7 @@ public struct SessionSuspended: BusEvent {
 }
 
 /// A suspended session was resumed on a new connection.
-public struct SessionResumed: BusEvent {
+public struct SessionResumed: BusEvent, Hashable {
     public var session: SessionID
     public var userId: UserID
     public var connection: ConnectionID
@@ -170,7 +170,7 @@ public struct SessionResumed: BusEvent {
 }
 
 /// A suspended session was not resumed within its presence timeout.
-public struct SessionTimedOut: BusEvent {
+public struct SessionTimedOut: BusEvent, Hashable {
     public var session: SessionID
     public var userId: UserID
     /// Creates the event.
@@ -195,7 +195,7 @@ public enum SessionEndReason: Sendable, Hashable {
 }
 
 /// A session ended; everything it held is to be released.
-public struct SessionClosed: BusEvent {
+public struct SessionClosed: BusEvent, Hashable {
     public var session: SessionID
     public var userId: UserID
     public var reason: SessionEndReason
@@ -205,4 +205,28 @@ public struct SessionClosed: BusEvent {
         self.userId = userId
         self.reason = reason
     }
+}
+
+/// Check a login token. Handled by the crypto module when app certificates are configured; with
+/// no handler on the bus every token is accepted (development mode).
+public struct VerifyLoginToken: BusRequest {
+    public typealias Response = TokenGrant
+    public static let operation = "login"
+    public var appId: String
+    public var userId: UserID
+    public var token: String
+    /// Creates the check.
+    public init(appId: String, userId: UserID, token: String) {
+        self.appId = appId
+        self.userId = userId
+        self.token = token
+    }
+}
+
+/// What a valid token grants.
+public struct TokenGrant: Sendable, Hashable {
+    /// When the login privilege expires, in Unix seconds; nil when it never does.
+    public var loginExpiresAt: UInt64?
+    /// Creates a grant.
+    public init(loginExpiresAt: UInt64?) { self.loginExpiresAt = loginExpiresAt }
 }

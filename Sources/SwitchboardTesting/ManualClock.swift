@@ -1,4 +1,5 @@
 import Synchronization
+import SwitchboardCore
 
 /// A clock that moves only when a test says so.
 ///

@@ -1,0 +1,110 @@
+import Testing
+import Synchronization
+import SwitchboardCore
+import SwitchboardTesting
+
+private struct Tick: BusEvent, Hashable { let value: Int }
+private struct Other: BusEvent, Hashable {}
+private struct Doubler: BusRequest {
+    typealias Response = Int
+    static let operation = "double"
+    let value: Int
+}
+
+@Suite struct EventBusTests {
+    @Test func eventsArriveInPublishOrderAtEverySubscriber() async {
+        let bus = EventBus()
+        let first = EventRecorder(), second = EventRecorder()
+        first.record(Tick.self, on: bus)
+        second.record(Tick.self, on: bus)
+        for value in 0..<500 { bus.publish(Tick(value: value)) }
+        bus.publish(Other())
+        #expect(await first.waitFor(Tick.self, count: 500).map(\.value) == Array(0..<500))
+        #expect(await second.waitFor(Tick.self, count: 500).map(\.value) == Array(0..<500))
+        #expect(first.events(of: Other.self).isEmpty)
+    }
+
+    @Test func aSubscriptionIsLiveWhenSubscribeReturns() async {
+        let bus = EventBus()
+        let seen = Mutex<[Int]>([])
+        bus.subscribe(Tick.self) { event in seen.withLock { $0.append(event.value) } }
+        await bus.publishAndWait(Tick(value: 1))
+        #expect(seen.withLock { $0 } == [1])
+    }
+
+    @Test func cancelledSubscriptionsReceiveNothing() async {
+        let bus = EventBus()
+        let seen = Mutex(0)
+        let subscription = bus.subscribe(Tick.self) { _ in seen.withLock { $0 += 1 } }
+        await bus.publishAndWait(Tick(value: 1))
+        subscription.cancel()
+        await bus.publishAndWait(Tick(value: 2))
+        #expect(seen.withLock { $0 } == 1)
+        #expect(bus.subscriberCount(of: Tick.self) == 0)
+    }
+
+    @Test func requestsGoToTheOneHandlerAndCanBeSwapped() async throws {
+        let bus = EventBus()
+        await #expect(throws: RtmError.self) { try await bus.request(Doubler(value: 2)) }
+        bus.handle(Doubler.self) { $0.value * 2 }
+        #expect(try await bus.request(Doubler(value: 21)) == 42)
+        bus.handle(Doubler.self) { $0.value * 3 }
+        #expect(try await bus.request(Doubler(value: 2)) == 6)
+        do {
+            bus.removeHandler(Doubler.self)
+            _ = try await bus.request(Doubler(value: 1))
+        } catch {
+            #expect(error.code == .serviceNotSupport)
+            #expect(error.operation == "double")
+        }
+    }
+}
+
+@Suite struct ManualClockTests {
+    @Test func sleepersWakeOnlyWhenTimeIsAdvancedPastTheirDeadline() async throws {
+        let clock = ManualClock()
+        let tasks = [3, 1, 2].map { seconds in
+            Task {
+                try await clock.sleep(for: .seconds(seconds))
+                return seconds
+            }
+        }
+        await clock.waitForSleepers(count: 3)
+        clock.advance(by: .milliseconds(999))
+        #expect(clock.sleeperCount == 3)
+        clock.advance(by: .milliseconds(1001))
+        #expect(try await tasks[1].value == 1)
+        #expect(try await tasks[2].value == 2)
+        #expect(clock.sleeperCount == 1)
+        tasks[0].cancel()
+        await #expect(throws: CancellationError.self) { try await tasks[0].value }
+        #expect(clock.wallMilliseconds == 1_700_000_002_000)
+    }
+}
+
+@Suite struct ValidationTests {
+    @Test func limitsHaveTheReferenceDefaults() {
+        let limits = Limits()
+        #expect(limits.messagePayloadMaxBytes == 32_768)
+        #expect(limits.customTypeMaxLength == 32)
+        #expect(limits.channelNameMaxLength == 64)
+        #expect(limits.subscribedChannelsPerClient == 50)
+        #expect(limits.publishesPerSecondPerClient == 60)
+        #expect(limits.otherCallsPerSecondPerClient == 20)
+        #expect(limits.clampedHeartbeatInterval(1) == 5)
+        #expect(limits.clampedHeartbeatInterval(4000) == 1800)
+        #expect(limits.clampedPresenceTimeout(0) == 300)
+        #expect(limits.clampedPresenceTimeout(2) == 5)
+    }
+
+    @Test func errorCodesKeepTheReferenceRawValues() {
+        #expect(RtmErrorCode.operationRateExceedLimitation.rawValue == -10021)
+        #expect(RtmErrorCode.channelReceiverOffline.rawValue == -11033)
+        #expect(RtmErrorCode.invalidUserId.rawValue == -10006)
+        #expect(RtmErrorCode.lockNotExist.rawValue == -14008)
+        #expect(RtmErrorCode.allCases.count == 100)
+        #expect(RtmLinkStateChangeReason.sameUidLogin.rawValue == 27)
+        #expect(RtmSubscribeChannelFeature.defaultFeatures.rawValue == 0b101)
+        #expect(RtmAreaCode.GLOB.rawValue == 0xFFFF_FFFF)
+    }
+}
