@@ -1,0 +1,101 @@
+import Dispatch
+import Foundation
+
+/// The immutable copy of a configuration that a client runs with.
+struct ClientSettings: Sendable {
+    var appId: String
+    var userId: String
+    var presenceTimeout: Int
+    var heartbeatInterval: Int
+    var reconnectTimeout: Int
+    var servers: [ServerAddress]
+    var encryption: EncryptionSettings?
+
+    struct EncryptionSettings: Sendable {
+        var mode: RtmEncryptionMode
+        var key: String
+        var salt: [UInt8]
+    }
+
+    /// Checks and copies `config` (values out of range are clamped, as the reference does).
+    init(_ config: RtmClientConfig) throws(RtmErrorInfo) {
+        guard !config.appId.isEmpty else {
+            throw RtmErrorInfo(.invalidAppId, operation: "initialize", reason: "appId is empty")
+        }
+        do {
+            try Validation.checkUserId(config.userId, limits: Limits(), operation: "initialize")
+        } catch {
+            throw RtmErrorInfo(error)
+        }
+        if !config.useStringUserId, UInt64(config.userId) == nil {
+            throw RtmErrorInfo(.invalidUserId, operation: "initialize", reason: "useStringUserId is false but userId is not numeric")
+        }
+        appId = config.appId
+        userId = config.userId
+        let limits = Limits()
+        presenceTimeout = limits.clampedPresenceTimeout(Int(config.presenceTimeout))
+        heartbeatInterval = limits.clampedHeartbeatInterval(Int(config.heartbeatInterval))
+        let reconnect = Int(config.reconnectTimeout)
+        reconnectTimeout = reconnect == 0 ? 0 : min(max(reconnect, 15), 3600)
+        let hosts = config.privateConfig?.accessPointHosts ?? []
+        guard !hosts.isEmpty else {
+            throw RtmErrorInfo(
+                .invalidPrivateConfig, operation: "initialize",
+                reason: "privateConfig.accessPointHosts must name a Switchboard server")
+        }
+        var servers: [ServerAddress] = []
+        for host in hosts {
+            guard let address = ServerAddress(host) else {
+                throw RtmErrorInfo(.invalidPrivateConfig, operation: "initialize", reason: "cannot read server address \(host)")
+            }
+            servers.append(address)
+        }
+        self.servers = servers
+        if let encryption = config.encryptionConfig, encryption.encryptionMode != .none {
+            guard !encryption.encryptionKey.isEmpty, encryption.encryptionKdfSalt.count == 32 else {
+                throw RtmErrorInfo(
+                    .invalidEncryptionParameter, operation: "initialize",
+                    reason: "encryption needs a non-empty key and a 32-byte salt")
+            }
+            self.encryption = EncryptionSettings(
+                mode: encryption.encryptionMode, key: encryption.encryptionKey, salt: Array(encryption.encryptionKdfSalt))
+        }
+    }
+}
+
+/// A server to connect to, read from `accessPointHosts`.
+struct ServerAddress: Sendable, Hashable {
+    var secure: Bool
+    var host: String
+    var port: Int
+    var path: String
+
+    /// The WebSocket URL.
+    var url: String { "\(secure ? "wss" : "ws")://\(host):\(port)\(path)" }
+
+    /// Reads `ws://host:port/path`, `wss://…` or a bare `host:port`.
+    init?(_ text: String) {
+        var rest = Substring(text)
+        secure = false
+        if rest.hasPrefix("wss://") {
+            secure = true
+            rest = rest.dropFirst(6)
+        } else if rest.hasPrefix("ws://") {
+            rest = rest.dropFirst(5)
+        } else if rest.contains("://") {
+            return nil
+        }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        path = slash == rest.endIndex ? "/" : String(rest[slash...])
+        let authority = rest[..<slash]
+        if let colon = authority.lastIndex(of: ":") {
+            guard let port = Int(authority[authority.index(after: colon)...]), (1...65535).contains(port) else { return nil }
+            host = String(authority[..<colon])
+            self.port = port
+        } else {
+            host = String(authority)
+            port = secure ? 443 : 9100
+        }
+        guard !host.isEmpty else { return nil }
+    }
+}

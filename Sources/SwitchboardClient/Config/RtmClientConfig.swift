@@ -1,0 +1,104 @@
+import Dispatch
+import Foundation
+@_exported import SwitchboardCore
+
+/// Settings that hold for the whole life of a client (`AgoraRtmClientConfig`).
+public final class RtmClientConfig: NSObject {
+    /// The app id.
+    public var appId: String
+    /// The user id; unique per user or device.
+    public var userId: String
+    /// Whether user ids are strings (`true`) or numeric strings (`false`).
+    public var useStringUserId: Bool = true
+    /// Whether the ISP domain policy restriction is on (accepted, no effect on a self-hosted server).
+    public var ispPolicyEnabled: Bool = false
+    /// Dual-network transmission (accepted, no effect on a self-hosted server).
+    public var multipath: Bool = false
+    /// Seconds the server waits for a lost client before telling others, in [5, 300].
+    public var presenceTimeout: UInt32 = 300
+    /// Seconds between heartbeats, in [5, 1800].
+    public var heartbeatInterval: UInt32 = 5
+    /// Seconds to keep trying to connect: 0 for ever, otherwise [15, 3600].
+    public var reconnectTimeout: UInt32 = 0
+    /// Service area (accepted, no effect on a self-hosted server).
+    public var areaCode: RtmAreaCode = .GLOB
+    /// Proxy settings.
+    public var proxyConfig: RtmProxyConfig?
+    /// Transport protocol choice (accepted; Switchboard always uses TCP).
+    public var protocolType: RtmProtocolType = .tcpUdp
+    /// Log settings.
+    public var logConfig: RtmLogConfig?
+    /// Client-side encryption settings.
+    public var encryptionConfig: RtmEncryptionConfig?
+    /// Private deployment settings: `accessPointHosts` names the Switchboard server.
+    public var privateConfig: RtmPrivateConfig?
+    /// The queue delegate callbacks run on. On Linux `nil` means a private serial queue, because a
+    /// command-line program's main queue does not run; on Apple platforms `nil` means the main queue.
+    public var callbackQueue: DispatchQueue?
+
+    /// Creates a configuration for `appId` and `userId` with the reference's defaults.
+    public init(appId: String, userId: String) {
+        self.appId = appId
+        self.userId = userId
+    }
+}
+
+/// Local log settings (`AgoraRtmLogConfig`).
+public final class RtmLogConfig: NSObject {
+    /// Where log files go.
+    public var filePath: String = ""
+    /// Log file size in KB, clamped to [128, 1024].
+    public var fileSizeInKB: Int32 = 1024 {
+        didSet { fileSizeInKB = min(max(fileSizeInKB, 128), 1024) }
+    }
+    /// Output level.
+    public var level: RtmLogLevel = .info
+
+    /// Creates the defaults.
+    public override init() {}
+}
+
+/// Proxy settings (`AgoraRtmProxyConfig`).
+public final class RtmProxyConfig: NSObject {
+    /// Proxy type.
+    public var proxyType: RtmProxyType = .none
+    /// Proxy host.
+    public var server: String
+    /// Proxy port.
+    public var port: UInt16 = 0
+    /// Proxy account.
+    public var account: String = ""
+    /// Proxy password.
+    public var password: String = ""
+
+    /// Creates proxy settings for `server`.
+    public init(server: String, port: UInt16 = 0, proxyType: RtmProxyType = .none) {
+        self.server = server
+        self.port = port
+        self.proxyType = proxyType
+    }
+}
+
+/// Client-side encryption settings (`AgoraRtmEncryptionConfig`).
+public final class RtmEncryptionConfig: NSObject {
+    /// The mode.
+    public var encryptionMode: RtmEncryptionMode = .none
+    /// The key string.
+    public var encryptionKey: String = ""
+    /// The 32-byte salt.
+    public var encryptionKdfSalt: Data = Data()
+
+    /// Creates the defaults (no encryption).
+    public override init() {}
+}
+
+/// Private deployment settings (`AgoraRtmPrivateConfig`).
+public final class RtmPrivateConfig: NSObject {
+    /// Service types.
+    public var serviceType: RtmServiceType = [.message, .stream]
+    /// Server addresses: `ws://host:port`, `wss://host:port` or `host:port`.
+    public var accessPointHosts: [String] = []
+
+    /// Creates the defaults.
+    public override init() {}
+}

@@ -1,0 +1,25 @@
+/// Receives the client's events (`AgoraRtmClientDelegate`). Every method has an empty default.
+public protocol RtmClientDelegate: AnyObject {
+    /// A message arrived on a subscribed channel or the user channel.
+    func rtmKit(_ rtmKit: RtmClientKit, didReceiveMessageEvent event: RtmMessageEvent)
+    /// The link state changed.
+    func rtmKit(_ rtmKit: RtmClientKit, didReceiveLinkStateEvent event: RtmLinkStateEvent)
+    /// The login token expires within 30 seconds; `channel` is nil for the login token.
+    func rtmKit(_ rtmKit: RtmClientKit, tokenPrivilegeWillExpire channel: String?)
+}
+
+extension RtmClientDelegate {
+    public func rtmKit(_ rtmKit: RtmClientKit, didReceiveMessageEvent event: RtmMessageEvent) {}
+    public func rtmKit(_ rtmKit: RtmClientKit, didReceiveLinkStateEvent event: RtmLinkStateEvent) {}
+    public func rtmKit(_ rtmKit: RtmClientKit, tokenPrivilegeWillExpire channel: String?) {}
+}
+
+/// Every event a client reports, for the `events` stream.
+public enum RtmEvent: Sendable {
+    /// A message arrived.
+    case message(RtmMessageEvent)
+    /// The link state changed.
+    case linkState(RtmLinkStateEvent)
+    /// The login token expires soon.
+    case tokenPrivilegeWillExpire(channel: String?)
+}

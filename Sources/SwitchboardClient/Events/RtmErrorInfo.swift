@@ -1,0 +1,42 @@
+import Foundation
+
+/// What went wrong with a call (`AgoraRtmErrorInfo`): the error code, the operation and a reason.
+public final class RtmErrorInfo: NSObject, Error, Sendable {
+    /// The reference's error code.
+    public let errorCode: RtmErrorCode
+    /// The API that failed.
+    public let operation: String
+    /// A short human-readable reason.
+    public let reason: String
+
+    /// Creates an error.
+    public init(_ errorCode: RtmErrorCode, operation: String, reason: String) {
+        self.errorCode = errorCode
+        self.operation = operation
+        self.reason = reason
+    }
+
+    /// Wraps a core error.
+    public convenience init(_ error: RtmError) {
+        self.init(error.code, operation: error.operation, reason: error.reason)
+    }
+
+    public override var description: String { "\(operation) failed: \(errorCode) (\(errorCode.rawValue)): \(reason)" }
+}
+
+/// The response of a call that succeeded (`AgoraRtmCommonResponse`).
+public final class RtmCommonResponse: NSObject, Sendable {
+    /// The channel the call was about; empty when none.
+    public let channelName: String
+    /// Local time of the response, milliseconds since 1970.
+    public let timestamp: UInt64
+
+    /// Creates a response.
+    public init(channelName: String = "", timestamp: UInt64 = UInt64(Date().timeIntervalSince1970 * 1000)) {
+        self.channelName = channelName
+        self.timestamp = timestamp
+    }
+}
+
+/// The completion block of an asynchronous call (`AgoraRtmOperationBlock`).
+public typealias RtmOperationBlock = @Sendable (RtmCommonResponse?, RtmErrorInfo?) -> Void

@@ -1,0 +1,32 @@
+import SwitchboardCore
+
+/// What a detached session missed, kept in order up to a count and a byte bound.
+///
+/// Past either bound new pushes are dropped and counted, with the channels they were for, so
+/// the resume can report what it could not restore.
+struct ResumeBuffer<Frame> {
+    private(set) var frames: [Frame] = []
+    private(set) var bytes = 0
+    private(set) var loss = ResumeLoss.none
+    let maxFrames: Int
+    let maxBytes: Int
+
+    init(maxFrames: Int, maxBytes: Int) {
+        self.maxFrames = maxFrames
+        self.maxBytes = maxBytes
+    }
+
+    /// Keeps `frame` of `size` bytes for `channel`, or counts it as lost when over a bound.
+    mutating func append(_ frame: Frame, size: Int, channel: ChannelKey?) {
+        if frames.count < maxFrames, bytes + size <= maxBytes {
+            frames.append(frame)
+            bytes += size
+            return
+        }
+        loss.droppedPushes += 1
+        if let channel, !loss.channels.contains(channel) { loss.channels.append(channel) }
+    }
+
+    /// Hands over everything kept and what was lost.
+    func drain() -> (frames: [Frame], loss: ResumeLoss) { (frames, loss) }
+}
