@@ -1,12 +1,16 @@
 import SwitchboardCore
 
-/// The crypto module: AES-GCM, key derivation, HMAC, hashing and secure random.
+/// The crypto module: AES-GCM, key derivation, HMAC, hashing, secure random and login-token checks.
 ///
 /// Each method runs the matching `CryptoPrimitives` function; code on a hot path (per-message
 /// sealing in the SDK) should call `CryptoPrimitives` directly and skip the actor hop.
 public actor Crypto {
-    /// Creates the module.
-    public init() {}
+    private let verifier: TokenVerifier
+
+    /// Creates the module with the apps it can verify tokens for (`appId` → app certificate).
+    public init(credentials: [String: String] = [:]) {
+        verifier = TokenVerifier(credentials: credentials)
+    }
 
     /// AES-GCM encryption: returns `ciphertext || tag`. See `CryptoPrimitives.seal`.
     public func seal(
@@ -55,5 +59,10 @@ public actor Crypto {
     /// Whether two byte strings are equal, compared in constant time.
     public func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         CryptoPrimitives.constantTimeEquals(lhs, rhs)
+    }
+
+    /// Checks a login token (formats 006 and 007). See `TokenVerifier.verifyLogin`.
+    public func verifyLogin(token: String, appId: String, userId: String, now: UInt64) throws(RtmError) -> TokenGrant {
+        try verifier.verifyLogin(token: token, appId: appId, userId: userId, now: now)
     }
 }
