@@ -19,12 +19,15 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
 
         // Shared vocabulary and the bus.
         .target(name: "SwitchboardCore"),
 
         // Modules (actors). Each imports SwitchboardCore and nothing else of ours.
-        .target(name: "SwitchboardCrypto", dependencies: ["SwitchboardCore", "COpenSSL"]),
+        .target(name: "SwitchboardCrypto", dependencies: ["SwitchboardCore", "COpenSSL", "CZlib"]),
         .target(name: "SwitchboardSession", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardMessageRouter", dependencies: ["SwitchboardCore"]),
 

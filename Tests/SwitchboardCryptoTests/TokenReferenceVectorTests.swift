@@ -1,0 +1,64 @@
+import SwitchboardCore
+import Testing
+
+@testable import SwitchboardCrypto
+
+/// Tokens produced by an independent Python implementation of both formats (standard library
+/// `hmac`, `hashlib`, `zlib`, `base64`, `struct`), written from the format description alone.
+enum ReferenceTokens {
+    static let appId = "970CA35de60c44645bbae8a215061b33"
+    static let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
+
+    /// 006 for user "alice": salt 1234567, ts 1700086400, privilege 1000 → 1700003600.
+    static let alice006 =
+        "006970CA35de60c44645bbae8a215061b33IABZw3mqWUhXED+Z7dYvKSqlMY/ludxUmOWEKmJZglrh4wAAAABHvI4nEACH1hIAgEJVZQEA6AMQ/1Nl"
+
+    /// 007 for user "alice": issueTs 1700000000, expire 3600, salt 99999, RTM login privilege 3600.
+    static let alice007 =
+        "007eJxTYNjX92nrnp9q7E5WDkpVe+o6vrKH/csrfClxSjdXQaDU97UCg6W5gbOjsWlKqplBsomJmYlpUlJiqkWikaGpgZlhkrExw8fgVAE+Bob5bYwMjAxMDCASxGdlSMzJTE4FAOcNHPM="
+
+    /// 007 for user "bob": issueTs 1700000000, expire 86400, salt 42, an RTC service
+    /// (channel "room", uid "bob", privilege 1 → 600) and an RTM service (login privilege 1800).
+    static let bob007WithRTC =
+        "007eJxTYPi6+bBjqUlYeuxiBuaV5rZ1tXN3rOpySTnB0H2xbbLRM1EFBktzA2dHY9OUVDODZBMTMxPTpKTEVItEI0NTAzPDJGNjho/BqQ2BjAxaDAwMTAyMYBjBxMDAwlCUn5/LzJCUnwQR5mBnYABzAdSLHow="
+
+    static let verifier = TokenVerifier(credentials: [appId: certificate])
+}
+
+@Test func verifiesReference006Token() throws {
+    let grant = try ReferenceTokens.verifier.verifyLogin(
+        token: ReferenceTokens.alice006, appId: ReferenceTokens.appId, userId: "alice", now: 1_700_000_000)
+    #expect(grant == TokenGrant(format: .accessToken006, loginExpiresAt: 1_700_003_600))
+}
+
+@Test func mints006IdenticalToReference() throws {
+    let token = try TokenMinter.mint006(
+        appId: ReferenceTokens.appId, appCertificate: ReferenceTokens.certificate, userId: "alice",
+        salt: 1_234_567, ts: 1_700_086_400, loginExpiresAt: 1_700_003_600)
+    #expect(token == ReferenceTokens.alice006)
+}
+
+@Test func verifiesReference007Token() throws {
+    let grant = try ReferenceTokens.verifier.verifyLogin(
+        token: ReferenceTokens.alice007, appId: ReferenceTokens.appId, userId: "alice", now: 1_700_000_100)
+    #expect(grant == TokenGrant(format: .accessToken007, loginExpiresAt: 1_700_003_600))
+}
+
+@Test func mints007MatchingReferenceBody() throws {
+    let token = try TokenMinter.mint007(
+        appId: ReferenceTokens.appId, appCertificate: ReferenceTokens.certificate, userId: "alice",
+        issuedAt: 1_700_000_000, expireSeconds: 3600, salt: 99_999)
+    let ours = try AccessToken007(parsing: token)
+    let reference = try AccessToken007(parsing: ReferenceTokens.alice007)
+    #expect(ours.signingInfo == reference.signingInfo)
+    #expect(ours.signature == reference.signature)
+}
+
+@Test func verifiesReference007TokenWithSeveralServices() throws {
+    let grant = try ReferenceTokens.verifier.verifyLogin(
+        token: ReferenceTokens.bob007WithRTC, appId: ReferenceTokens.appId, userId: "bob", now: 1_700_000_000)
+    #expect(grant.loginExpiresAt == 1_700_001_800)
+    let parsed = try AccessToken007(parsing: ReferenceTokens.bob007WithRTC)
+    #expect(parsed.services[TokenService.rtcType]?.fields == .rtc(channelName: "room", uid: "bob"))
+    #expect(parsed.services[TokenService.rtcType]?.privileges == [1: 600])
+}
