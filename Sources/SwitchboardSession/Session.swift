@@ -11,16 +11,21 @@ public actor Session: Module {
 
     /// How often the ticker looks at deadlines.
     public nonisolated let tickInterval: Duration
+    /// The app ids this server serves; nil serves any.
+    public nonisolated let allowedAppIds: Set<String>?
     private let makeSecret: @Sendable () -> String
     private var table: SessionTable?
     private var context: ModuleContext?
     private var ticker: Task<Void, Never>?
 
-    /// Creates the module. `makeSecret` makes resume secrets (random by default).
+    /// Creates the module serving `allowedAppIds` (nil: any app id). `makeSecret` makes resume
+    /// secrets (random by default).
     public init(
+        allowedAppIds: Set<String>? = nil,
         tickInterval: Duration = .seconds(1),
         makeSecret: @escaping @Sendable () -> String = Session.randomSecret
     ) {
+        self.allowedAppIds = allowedAppIds
         self.tickInterval = tickInterval
         self.makeSecret = makeSecret
     }
@@ -37,7 +42,7 @@ public actor Session: Module {
 
     public func start(_ context: ModuleContext) async {
         self.context = context
-        table = SessionTable(limits: context.limits)
+        table = SessionTable(limits: context.limits, allowedAppIds: allowedAppIds)
         let bus = context.bus
         bus.handle(Login.self) { [self] request throws(RtmError) in try await login(request) }
         bus.handle(Logout.self) { [self] request throws(RtmError) in try await logout(request) }

@@ -26,6 +26,8 @@ struct SessionTable: Sendable {
     }
 
     let limits: Limits
+    /// The app ids this server serves; nil serves any.
+    let allowedAppIds: Set<String>?
     /// Seconds before token expiry at which the client is warned.
     let tokenWarningSeconds: UInt64 = 30
 
@@ -34,7 +36,10 @@ struct SessionTable: Sendable {
     private var byConnection: [ConnectionID: SessionID] = [:]
     private var lastID: UInt64 = 0
 
-    init(limits: Limits) { self.limits = limits }
+    init(limits: Limits, allowedAppIds: Set<String>? = nil) {
+        self.limits = limits
+        self.allowedAppIds = allowedAppIds
+    }
 
     func session(on connection: ConnectionID) -> SessionID? { byConnection[connection] }
 
@@ -44,6 +49,9 @@ struct SessionTable: Sendable {
     mutating func login(
         _ request: Login, secret: String, tokenExpiresAt: UInt64?, now: Duration
     ) throws(RtmError) -> LoginOutcome {
+        guard !request.appId.isEmpty, allowedAppIds?.contains(request.appId) ?? true else {
+            throw RtmError(.invalidAppId, operation: Login.operation, reason: "this server does not serve app id '\(request.appId)'")
+        }
         try Validation.checkUserId(request.userId, limits: limits, operation: Login.operation)
         guard byConnection[request.connection] == nil else {
             throw RtmError(.duplicateOperation, operation: Login.operation, reason: "this connection is already logged in")

@@ -23,6 +23,22 @@ import SwitchboardCore
         #expect(table.sessions.isEmpty)
     }
 
+    @Test func onlyServedAppIdsMayLogIn() throws {
+        var table = SessionTable(limits: limits, allowedAppIds: ["app"])
+        var other = login("alice", on: 1)
+        other.appId = "elsewhere"
+        #expect(throws: RtmError.self) {
+            var copy = table
+            _ = try copy.login(other, secret: "s", tokenExpiresAt: nil, now: .zero)
+        }
+        do {
+            _ = try table.login(other, secret: "s", tokenExpiresAt: nil, now: .zero)
+        } catch {
+            #expect(error.code == .invalidAppId)
+        }
+        _ = try table.login(login("alice", on: 1), secret: "s", tokenExpiresAt: nil, now: .zero)
+    }
+
     @Test func clampsIntervals() throws {
         var table = SessionTable(limits: limits)
         var request = login("alice", on: 1)

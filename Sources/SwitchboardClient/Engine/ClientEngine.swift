@@ -1,0 +1,376 @@
+import SwitchboardCore
+import SwitchboardTransport
+import SwitchboardWire
+
+/// The client's connection to its server: login, requests and their answers, heartbeats,
+/// automatic reconnection with session resume, and re-subscription after a lost session.
+actor ClientEngine {
+    private let settings: ClientSettings
+    private let dispatcher: EventDispatcher
+    private let clock: any SwitchboardClock
+    private let group: EventLoopGroup
+    /// How long a request may wait for its answer.
+    private let requestTimeout: Duration = .seconds(10)
+    /// How long a heartbeat may wait for its answer before the link counts as lost.
+    private let heartbeatTimeout: Duration = .seconds(10)
+    /// How long one connection attempt may take.
+    private let connectTimeout: Duration = .seconds(5)
+
+    private var state: RtmLinkState = .idle
+    private var token = ""
+    private var ticket: ResumeTicket?
+    /// The channels the user asked for, with their features: restored after a lost session.
+    private var subscriptions: [String: RtmSubscribeChannelFeature] = [:]
+    private var socket: WebSocketConnection?
+    /// Increases with every connection, so stale callbacks are recognised.
+    private var generation = 0
+    private var nextRequestId: UInt32 = 0
+    private var pending: [UInt32: CheckedContinuation<ServerFrame, Never>] = [:]
+    private var heartbeatTask: Task<Void, Never>?
+    private var reconnectTask: Task<Void, Never>?
+    private var destroyed = false
+
+    init(settings: ClientSettings, dispatcher: EventDispatcher, clock: any SwitchboardClock) {
+        self.settings = settings
+        self.dispatcher = dispatcher
+        self.clock = clock
+        group = EventLoopGroup(threads: 1)
+    }
+
+    var linkState: RtmLinkState { state }
+
+    // MARK: Login and logout
+
+    func login(token: String?) async throws(RtmErrorInfo) {
+        try checkAlive("login")
+        guard state == .idle || state == .failed else {
+            throw RtmErrorInfo(.duplicateOperation, operation: "login", reason: "already logged in or logging in")
+        }
+        self.token = token ?? ""
+        ticket = nil
+        transition(to: .connecting, operation: .login, reason: .login)
+        let deadline = settings.reconnectTimeout > 0 ? clock.now + .seconds(settings.reconnectTimeout) : nil
+        var attempt = 0
+        while true {
+            do {
+                _ = try await connectAndLogin()
+                transition(to: .connected, operation: .login, reason: .loginSuccess)
+                startHeartbeat()
+                return
+            } catch {
+                if let fatal = LinkPolicy.fatalReason(forLoginError: error.errorCode) {
+                    transition(to: .failed, operation: .login, reason: fatal)
+                    throw error
+                }
+                if state != .connecting {
+                    throw RtmErrorInfo(.loginCanceled, operation: "login", reason: "login was interrupted")
+                }
+                if let deadline, clock.now >= deadline {
+                    transition(to: .failed, operation: .login, reason: .loginTimeout)
+                    throw RtmErrorInfo(.loginTimeout, operation: "login", reason: "could not reach \(settings.servers[0].url) in time")
+                }
+            }
+            try? await clock.sleep(for: LinkPolicy.backoff(attempt: attempt))
+            attempt += 1
+            if state != .connecting {
+                throw RtmErrorInfo(.loginCanceled, operation: "login", reason: "login was interrupted")
+            }
+        }
+    }
+
+    func logout() async throws(RtmErrorInfo) {
+        try checkAlive("logout")
+        guard state != .idle else {
+            throw RtmErrorInfo(.notLogin, operation: "logout", reason: "not logged in")
+        }
+        let wasConnected = state == .connected
+        reconnectTask?.cancel()
+        reconnectTask = nil
+        if wasConnected {
+            _ = try? await request(operation: "logout") { .logout(id: $0) }
+        }
+        closeSocket()
+        subscriptions.removeAll()
+        ticket = nil
+        transition(to: .idle, operation: .logout, reason: .logout)
+    }
+
+    func renewToken(_ token: String) async throws(RtmErrorInfo) {
+        try checkAlive("renewToken")
+        self.token = token
+        _ = try await request(operation: "renewToken") { .renewToken(id: $0, token: token) }
+    }
+
+    func destroy() {
+        guard !destroyed else { return }
+        destroyed = true
+        reconnectTask?.cancel()
+        if state == .connected, let socket {
+            socket.send(OutboundFrame.binary(ClientFrame.logout(id: 0).encode()))
+        }
+        closeSocket()
+        group.shutdown()
+        dispatcher.finish()
+    }
+
+    // MARK: Channels and messages
+
+    func subscribe(_ channel: String, features: RtmSubscribeChannelFeature) async throws(RtmErrorInfo) {
+        _ = try await request(operation: "subscribe") { .subscribe(id: $0, channel: channel, features: features) }
+        subscriptions[channel] = features
+    }
+
+    func unsubscribe(_ channel: String) async throws(RtmErrorInfo) {
+        _ = try await request(operation: "unsubscribe") { .unsubscribe(id: $0, channel: channel) }
+        subscriptions[channel] = nil
+    }
+
+    func publish(
+        channel: String, payload: MessagePayload, channelType: RtmChannelType, customType: String
+    ) async throws(RtmErrorInfo) {
+        _ = try await request(operation: "publish") {
+            .publish(id: $0, channelType: channelType, channel: channel, message: payload, customType: customType)
+        }
+    }
+
+    // MARK: Requests
+
+    /// Sends a request on the live connection and waits for its answer.
+    private func request(
+        operation: String, _ make: (UInt32) -> ClientFrame
+    ) async throws(RtmErrorInfo) -> ServerFrame {
+        try checkAlive(operation)
+        switch state {
+        case .connected: break
+        case .idle, .failed:
+            throw RtmErrorInfo(.notLogin, operation: operation, reason: "log in first")
+        case .connecting, .disconnected, .suspended:
+            throw RtmErrorInfo(.notConnected, operation: operation, reason: "not connected to the server right now")
+        }
+        return try await send(operation: operation, make)
+    }
+
+    /// Sends a request on the current socket, whatever the link state, and waits for its answer.
+    private func send(operation: String, _ make: (UInt32) -> ClientFrame) async throws(RtmErrorInfo) -> ServerFrame {
+        guard let socket else {
+            throw RtmErrorInfo(.notConnected, operation: operation, reason: "not connected to the server right now")
+        }
+        nextRequestId &+= 1
+        let id = nextRequestId
+        let frame = make(id)
+        let timeout = requestTimeout
+        let clock = clock
+        let timer = Task { [weak self] in
+            do { try await clock.sleep(for: timeout) } catch { return }
+            await self?.answer(id, with: .error(id: id, RtmError(.notConnected, operation: operation, reason: "no answer from the server in time")))
+        }
+        let answer = await withCheckedContinuation { (continuation: CheckedContinuation<ServerFrame, Never>) in
+            pending[id] = continuation
+            socket.send(OutboundFrame.binary(frame.encode()))
+        }
+        timer.cancel()
+        if case .error(_, let error) = answer {
+            throw RtmErrorInfo(RtmError(error.code, operation: operation, reason: error.reason))
+        }
+        return answer
+    }
+
+    private func answer(_ id: UInt32, with frame: ServerFrame) {
+        pending.removeValue(forKey: id)?.resume(returning: frame)
+    }
+
+    private func failPending(_ reason: String) {
+        let waiting = pending
+        pending.removeAll()
+        for (id, continuation) in waiting {
+            continuation.resume(returning: .error(id: id, RtmError(.notConnected, operation: "", reason: reason)))
+        }
+    }
+
+    // MARK: Connections
+
+    /// Opens a socket to the server and logs in on it (resuming when a ticket is held).
+    private func connectAndLogin() async throws(RtmErrorInfo) -> LoginGranted {
+        closeSocket()
+        generation += 1
+        let current = generation
+        let inbox = SocketInbox()
+        let address = settings.servers[(current - 1) % settings.servers.count]
+        let connection: WebSocketConnection
+        do {
+            connection = try await WebSocketClient.connect(
+                to: address.url, subprotocols: [Wire.subprotocol], group: group, handler: inbox, timeout: connectTimeout)
+        } catch {
+            throw RtmErrorInfo(.notConnected, operation: "login", reason: "cannot connect to \(address.url): \(error)")
+        }
+        guard current == generation, !destroyed else {
+            connection.close(code: .normalClosure, reason: "superseded")
+            throw RtmErrorInfo(.loginCanceled, operation: "login", reason: "login was interrupted")
+        }
+        socket = connection
+        Task { [weak self] in
+            for await item in inbox.stream {
+                await self?.received(item, generation: current)
+            }
+        }
+        let settings = settings
+        let token = token
+        let ticket = ticket
+        let answer = try await send(operation: "login") {
+            .login(
+                id: $0, appId: settings.appId, userId: settings.userId, token: token,
+                heartbeatInterval: settings.heartbeatInterval, presenceTimeout: settings.presenceTimeout, resume: ticket)
+        }
+        guard case .loginOk(_, let grant) = answer else {
+            throw RtmErrorInfo(.loginRejected, operation: "login", reason: "unexpected answer to login")
+        }
+        self.ticket = grant.ticket
+        return grant
+    }
+
+    private func closeSocket() {
+        heartbeatTask?.cancel()
+        heartbeatTask = nil
+        generation += 1
+        socket?.close(code: .normalClosure, reason: "")
+        socket = nil
+        failPending("the connection closed")
+    }
+
+    private func received(_ item: SocketInbox.Item, generation current: Int) {
+        guard current == generation else { return }
+        switch item {
+        case .frame(let frame):
+            if let id = frame.requestId {
+                answer(id, with: frame)
+                return
+            }
+            switch frame {
+            case .message(let delivery):
+                dispatcher.emit(.message(RtmMessageEvent(delivery)))
+            case .tokenPrivilegeWillExpire:
+                dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
+            case .closing(let reason, _):
+                switch LinkPolicy.decision(forClosing: reason) {
+                case .reconnect: linkLost(operation: .serverTimeout, reason: .keepAliveTimeout)
+                case .ignore: break
+                case .fail(let failure): serverEnded(failure)
+                }
+            case .ok, .loginOk, .error:
+                break
+            }
+        case .undecodable:
+            break
+        case .closed:
+            linkLost(operation: .networkChange, reason: .connectionError)
+        }
+    }
+
+    /// The server ended the session for good.
+    private func serverEnded(_ reason: RtmLinkStateChangeReason) {
+        closeSocket()
+        reconnectTask?.cancel()
+        reconnectTask = nil
+        ticket = nil
+        transition(to: .failed, operation: .serverReject, reason: reason)
+    }
+
+    // MARK: Heartbeats and reconnection
+
+    private func startHeartbeat() {
+        heartbeatTask?.cancel()
+        let interval = Duration.seconds(settings.heartbeatInterval)
+        let current = generation
+        let clock = clock
+        heartbeatTask = Task { [weak self] in
+            while !Task.isCancelled {
+                do { try await clock.sleep(for: interval) } catch { return }
+                guard let self, await self.heartbeat(generation: current) else { return }
+            }
+        }
+    }
+
+    /// Sends one heartbeat; returns false when the link is gone.
+    private func heartbeat(generation current: Int) async -> Bool {
+        guard current == generation, state == .connected, socket != nil else { return false }
+        do {
+            _ = try await send(operation: "heartbeat") { .heartbeat(id: $0) }
+            return true
+        } catch {
+            guard current == generation else { return false }
+            linkLost(operation: .heartbeatTimeout, reason: .keepAliveTimeout)
+            return false
+        }
+    }
+
+    /// The connection is gone without the server ending the session: reconnect and resume.
+    private func linkLost(operation: RtmLinkOperation, reason: RtmLinkStateChangeReason) {
+        guard state == .connected, !destroyed else { return }
+        closeSocket()
+        transition(
+            to: .disconnected, operation: operation, reason: reason, affectedChannels: subscriptions.keys.sorted())
+        reconnectTask = Task { [weak self] in await self?.reconnect() }
+    }
+
+    private func reconnect() async {
+        let deadline = settings.reconnectTimeout > 0 ? clock.now + .seconds(settings.reconnectTimeout) : nil
+        var attempt = 0
+        while !Task.isCancelled, state == .disconnected {
+            if let deadline, clock.now >= deadline {
+                closeSocket()
+                transition(to: .failed, operation: .autoReconnect, reason: .reconnectTimeout)
+                return
+            }
+            do {
+                let grant = try await connectAndLogin()
+                guard state == .disconnected else { return }
+                var unrestored = grant.loss.channels.map(\.name)
+                if !grant.resumed {
+                    for (channel, features) in subscriptions.sorted(by: { $0.key < $1.key }) {
+                        do {
+                            _ = try await send(operation: "subscribe") { .subscribe(id: $0, channel: channel, features: features) }
+                        } catch {
+                            unrestored.append(channel)
+                        }
+                    }
+                }
+                transition(
+                    to: .connected, operation: .reconnected, reason: .reconnectSuccess,
+                    affectedChannels: subscriptions.keys.sorted(), unrestoredChannels: unrestored,
+                    isResumed: grant.resumed)
+                startHeartbeat()
+                return
+            } catch {
+                if let fatal = LinkPolicy.fatalReason(forLoginError: error.errorCode) {
+                    closeSocket()
+                    transition(to: .failed, operation: .autoReconnect, reason: fatal)
+                    return
+                }
+            }
+            try? await clock.sleep(for: LinkPolicy.backoff(attempt: attempt))
+            attempt += 1
+        }
+    }
+
+    // MARK: State
+
+    private func transition(
+        to next: RtmLinkState, operation: RtmLinkOperation, reason: RtmLinkStateChangeReason,
+        affectedChannels: [String] = [], unrestoredChannels: [String] = [], isResumed: Bool = false
+    ) {
+        let previous = state
+        state = next
+        dispatcher.emit(
+            .linkState(
+                RtmLinkStateEvent(
+                    currentState: next, previousState: previous, serviceType: .message, operation: operation,
+                    reasonCode: reason, affectedChannels: affectedChannels, unrestoredChannels: unrestoredChannels,
+                    isResumed: isResumed, timestamp: clock.wallMilliseconds)))
+    }
+
+    private func checkAlive(_ operation: String) throws(RtmErrorInfo) {
+        if destroyed {
+            throw RtmErrorInfo(.notInitialized, operation: operation, reason: "the client was destroyed")
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import SwitchboardCore
+import SwitchboardMessageRouter
+import SwitchboardSession
+
+/// The modules a server runs: one slot per built-in module, each replaceable, plus any number of
+/// extra modules that the built-in ones do not know about.
+public struct ServerModules: Sendable {
+    /// Logins, heartbeats, resume (answers `Login`, `Logout`, `Heartbeat`, `RenewToken`, `SessionsOfUser`).
+    public var session: any Module
+    /// Message channels and user channels (answers `Subscribe`, `Unsubscribe`, `Publish`, `ChannelsOfSession`).
+    public var messageRouter: any Module
+    /// Extra modules, started after the built-in ones, in order.
+    public var extensions: [any Module] = []
+
+    /// The built-in modules for `configuration`.
+    public init(for configuration: ServerConfiguration) {
+        session = Session(allowedAppIds: configuration.appIds)
+        messageRouter = MessageRouter()
+    }
+
+    /// Every module, in start order.
+    var all: [any Module] { [session, messageRouter] + extensions }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+import SwitchboardCore
+import SwitchboardTransport
+import SwitchboardWire
+
+/// A Switchboard server: the bus, the modules on it, and the WebSocket listener in front.
+///
+/// Build it with a configuration, optionally replace or add modules, `start()` it, and
+/// `shutdown()` it (or `run()` it until the task is cancelled).
+public final class SwitchboardServer: Sendable {
+    /// The configuration it was built with.
+    public let configuration: ServerConfiguration
+    /// The bus every module talks through; embedders may subscribe to its events.
+    public let bus: EventBus
+    /// The modules, in start order.
+    public let modules: [any Module]
+
+    private let outbox: ServerOutbox
+    private let group: EventLoopGroup
+    private let listener: WebSocketServer
+    private let phase = Mutex(Phase.idle)
+
+    private enum Phase { case idle, running(port: Int), stopped }
+
+    /// Builds a server; `customize` may replace built-in modules or add extensions.
+    public init(
+        configuration: ServerConfiguration = ServerConfiguration(),
+        customize: (inout ServerModules) -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        var modules = ServerModules(for: configuration)
+        customize(&modules)
+        self.modules = modules.all
+        bus = EventBus()
+        outbox = ServerOutbox(limits: configuration.limits)
+        group = EventLoopGroup(threads: configuration.eventLoopThreads ?? ProcessInfo.processInfo.activeProcessorCount)
+        let dispatcher = RequestDispatcher(
+            bus: bus, clock: configuration.clock, limits: configuration.limits, log: configuration.log)
+        let hub = ConnectionHub(outbox: outbox, bus: bus, dispatcher: dispatcher, log: configuration.log)
+        var socketConfiguration = WebSocketServerConfiguration(host: configuration.host, port: configuration.port)
+        socketConfiguration.subprotocol = Wire.subprotocol
+        socketConfiguration.maxMessageBytes = Wire.maxFrameSize
+        socketConfiguration.maxOutboundBytes = configuration.maxOutboundBytesPerConnection
+        listener = WebSocketServer(configuration: socketConfiguration, group: group, handler: hub)
+    }
+
+    /// Starts every module, then listens. Returns the port it listens on.
+    @discardableResult
+    public func start() async throws -> Int {
+        let context = ModuleContext(
+            bus: bus, clock: configuration.clock, limits: configuration.limits, outbox: outbox)
+        for module in modules { await module.start(context) }
+        let port = try listener.start()
+        phase.withLock { $0 = .running(port: port) }
+        configuration.log(.info, "switchboard listening on \(url)")
+        return port
+    }
+
+    /// The port it listens on, once started.
+    public var port: Int? {
+        phase.withLock { if case .running(let port) = $0 { port } else { nil } }
+    }
+
+    /// The URL clients connect to, once started.
+    public var url: String { "ws://\(configuration.host):\(port ?? configuration.port)" }
+
+    /// How many client connections are open.
+    public var connectionCount: Int { outbox.connectionCount }
+
+    /// Stops accepting, closes every connection with a going-away code, and stops the modules.
+    public func shutdown() async {
+        let wasRunning = phase.withLock { phase -> Bool in
+            defer { phase = .stopped }
+            if case .running = phase { return true }
+            return false
+        }
+        guard wasRunning else { return }
+        listener.stop(code: .goingAway)
+        for module in modules.reversed() { await module.shutdown() }
+        group.shutdown()
+        configuration.log(.info, "switchboard stopped")
+    }
+
+    /// Starts, then runs until the calling task is cancelled, then shuts down.
+    public func run() async throws {
+        try await start()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                shutdownSignal.withLock { $0 = continuation }
+                if Task.isCancelled { wakeRunner() }
+            }
+        } onCancel: {
+            wakeRunner()
+        }
+        await shutdown()
+    }
+
+    private let shutdownSignal = Mutex<CheckedContinuation<Void, Never>?>(nil)
+
+    private func wakeRunner() {
+        let continuation = shutdownSignal.withLock { signal in
+            defer { signal = nil }
+            return signal
+        }
+        continuation?.resume()
+    }
+}

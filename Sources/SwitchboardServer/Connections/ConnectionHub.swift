@@ -1,0 +1,52 @@
+import Synchronization
+import SwitchboardCore
+import SwitchboardTransport
+import SwitchboardWire
+
+/// Receives the transport's connection callbacks and gives each connection a `ClientLink` with
+/// its own request loop.
+final class ConnectionHub: WebSocketHandler {
+    private let links = Mutex<[UInt64: ClientLink]>([:])
+    private let outbox: ServerOutbox
+    private let bus: EventBus
+    private let dispatcher: RequestDispatcher
+    private let log: ServerLog
+
+    init(outbox: ServerOutbox, bus: EventBus, dispatcher: RequestDispatcher, log: ServerLog) {
+        self.outbox = outbox
+        self.bus = bus
+        self.dispatcher = dispatcher
+        self.log = log
+    }
+
+    func webSocketOpened(_ connection: WebSocketConnection) {
+        let link = ClientLink(socket: connection)
+        links.withLock { $0[connection.id] = link }
+        outbox.register(link)
+        log(.debug, "\(link.id) opened from \(connection.remoteAddress)")
+        let dispatcher = dispatcher
+        Task { await dispatcher.serve(link) }
+    }
+
+    func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
+        guard let link = links.withLock({ $0[connection.id] }) else { return }
+        switch message {
+        case .binary(let bytes):
+            do {
+                link.received(.frame(try ClientFrame.decode(bytes)))
+            } catch {
+                link.received(.malformed(error))
+            }
+        case .text:
+            connection.close(code: .unsupportedData, reason: "send binary MessagePack frames")
+        }
+    }
+
+    func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
+        guard let link = links.withLock({ $0.removeValue(forKey: connection.id) }) else { return }
+        link.finishInbound()
+        let session = outbox.connectionClosed(link.id)
+        log(.debug, "\(link.id) closed (\(code.map { String($0.rawValue) } ?? "no code") \(reason))")
+        bus.publish(ConnectionDropped(connection: link.id, session: session))
+    }
+}

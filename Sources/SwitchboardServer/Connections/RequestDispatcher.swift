@@ -1,0 +1,77 @@
+import SwitchboardCore
+import SwitchboardWire
+
+/// Turns one connection's frames into bus requests, in order, and answers each.
+struct RequestDispatcher: Sendable {
+    let bus: EventBus
+    let clock: any SwitchboardClock
+    let limits: Limits
+    let log: ServerLog
+
+    /// Serves `link` until its connection closes.
+    func serve(_ link: ClientLink) async {
+        var limiter = CallRateLimiter(limits: limits)
+        for await item in link.inbound {
+            switch item {
+            case .malformed(let error):
+                log(.debug, "\(link.id): malformed frame: \(error)")
+                if let id = error.requestId {
+                    link.reply(.error(id: id, RtmError(.invalidParameter, operation: "decode", reason: error.description)))
+                } else {
+                    link.socket.close(code: .invalidPayload, reason: "undecodable frame")
+                }
+            case .frame(let frame):
+                await handle(frame, on: link, limiter: &limiter)
+            }
+        }
+    }
+
+    private func handle(_ frame: ClientFrame, on link: ClientLink, limiter: inout CallRateLimiter) async {
+        if case .login(let id, let appId, let userId, let token, let heartbeat, let presence, let resume) = frame {
+            link.beginLogin()
+            do {
+                let grant = try await bus.request(
+                    Login(
+                        connection: link.id, appId: appId, userId: userId, token: token,
+                        heartbeatInterval: heartbeat, presenceTimeout: presence, resume: resume))
+                link.finishLogin(.loginOk(id: id, grant), session: grant.session, userId: userId)
+            } catch {
+                link.finishLogin(.error(id: id, error), session: nil, userId: userId)
+            }
+            return
+        }
+        guard let (session, userId) = link.identity else {
+            link.reply(.error(id: frame.id, RtmError(.notLogin, operation: frame.type, reason: "log in first")))
+            return
+        }
+        do {
+            switch frame {
+            case .login:
+                return
+            case .heartbeat:
+                _ = try await bus.request(Heartbeat(session: session))
+            case .logout:
+                _ = try await bus.request(Logout(session: session))
+                link.clearSession()
+            case .renewToken(_, let token):
+                try limiter.take(.other, now: clock.now, operation: RenewToken.operation)
+                _ = try await bus.request(RenewToken(session: session, token: token))
+            case .subscribe(_, let channel, let features):
+                try limiter.take(.other, now: clock.now, operation: Subscribe.operation)
+                _ = try await bus.request(Subscribe(session: session, userId: userId, channelName: channel, features: features))
+            case .unsubscribe(_, let channel):
+                try limiter.take(.other, now: clock.now, operation: Unsubscribe.operation)
+                _ = try await bus.request(Unsubscribe(session: session, userId: userId, channelName: channel))
+            case .publish(_, let channelType, let channel, let message, let customType):
+                try limiter.take(.publish, now: clock.now, operation: Publish.operation)
+                _ = try await bus.request(
+                    Publish(
+                        session: session, userId: userId, channelType: channelType, channelName: channel,
+                        payload: message, customType: customType))
+            }
+            link.reply(.ok(id: frame.id))
+        } catch {
+            link.reply(.error(id: frame.id, error))
+        }
+    }
+}
