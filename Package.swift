@@ -54,7 +54,7 @@ let package = Package(
 
         // Tests: one target per target.
         .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting"]),
-        .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto"]),
+        .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardSessionTests", dependencies: ["SwitchboardSession", "SwitchboardTesting"]),
         .testTarget(
             name: "SwitchboardMessageRouterTests",

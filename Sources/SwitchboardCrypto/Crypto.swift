@@ -5,7 +5,7 @@ import SwitchboardCore
 /// Each method runs the matching `CryptoPrimitives` function; code on a hot path (per-message
 /// sealing in the SDK) should call `CryptoPrimitives` directly and skip the actor hop.
 public actor Crypto {
-    private let verifier: TokenVerifier
+    let verifier: TokenVerifier
 
     /// Creates the module with the apps it can verify tokens for (`appId` → app certificate).
     public init(credentials: [String: String] = [:]) {

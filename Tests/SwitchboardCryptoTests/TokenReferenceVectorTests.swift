@@ -26,9 +26,9 @@ enum ReferenceTokens {
 }
 
 @Test func verifiesReference006Token() throws {
-    let grant = try ReferenceTokens.verifier.verifyLogin(
+    let verified = try ReferenceTokens.verifier.verify(
         token: ReferenceTokens.alice006, appId: ReferenceTokens.appId, userId: "alice", now: 1_700_000_000)
-    #expect(grant == TokenGrant(format: .accessToken006, loginExpiresAt: 1_700_003_600))
+    #expect(verified == VerifiedToken(format: .accessToken006, grant: TokenGrant(loginExpiresAt: 1_700_003_600)))
 }
 
 @Test func mints006IdenticalToReference() throws {
@@ -39,9 +39,9 @@ enum ReferenceTokens {
 }
 
 @Test func verifiesReference007Token() throws {
-    let grant = try ReferenceTokens.verifier.verifyLogin(
+    let verified = try ReferenceTokens.verifier.verify(
         token: ReferenceTokens.alice007, appId: ReferenceTokens.appId, userId: "alice", now: 1_700_000_100)
-    #expect(grant == TokenGrant(format: .accessToken007, loginExpiresAt: 1_700_003_600))
+    #expect(verified == VerifiedToken(format: .accessToken007, grant: TokenGrant(loginExpiresAt: 1_700_003_600)))
 }
 
 @Test func mints007MatchingReferenceBody() throws {

@@ -38,13 +38,13 @@ private func verify(_ token: String, app: String = appId, user: String = "alice"
 }
 
 @Test func mint007VerifyRoundTrip() throws {
-    let grant = try verifier.verifyLogin(token: try mint007(), appId: appId, userId: "alice", now: UInt64(issuedAt) + 10)
-    #expect(grant == TokenGrant(format: .accessToken007, loginExpiresAt: UInt64(issuedAt) + 600))
+    let verified = try verifier.verify(token: try mint007(), appId: appId, userId: "alice", now: UInt64(issuedAt) + 10)
+    #expect(verified == VerifiedToken(format: .accessToken007, grant: TokenGrant(loginExpiresAt: UInt64(issuedAt) + 600)))
 }
 
 @Test func mint006VerifyRoundTrip() throws {
-    let grant = try verifier.verifyLogin(token: try mint006(), appId: appId, userId: "alice", now: UInt64(issuedAt) + 10)
-    #expect(grant == TokenGrant(format: .accessToken006, loginExpiresAt: UInt64(issuedAt) + 600))
+    let verified = try verifier.verify(token: try mint006(), appId: appId, userId: "alice", now: UInt64(issuedAt) + 10)
+    #expect(verified == VerifiedToken(format: .accessToken006, grant: TokenGrant(loginExpiresAt: UInt64(issuedAt) + 600)))
 }
 
 @Test func zeroExpiryNeverExpires() throws {

@@ -11,13 +11,23 @@ public struct TokenVerifier: Sendable {
         self.credentials = credentials
     }
 
-    /// Verifies that `token` lets `userId` log in to `appId` at `now` (Unix seconds).
+    /// Whether any app is configured; with none, no token can be verified.
+    public var hasCredentials: Bool { !credentials.isEmpty }
+
+    /// Verifies that `token` lets `userId` log in to `appId` at `now` (Unix seconds) and returns
+    /// what it grants. Throws as `verify` does.
+    public func verifyLogin(token: String, appId: String, userId: String, now: UInt64) throws(RtmError) -> TokenGrant {
+        try verify(token: token, appId: appId, userId: userId, now: now).grant
+    }
+
+    /// Verifies that `token` lets `userId` log in to `appId` at `now` (Unix seconds) and returns
+    /// its format with what it grants.
     ///
     /// Throws `.invalidAppId` when `appId` is not configured or the token was issued for another
     /// app; `.invalidToken` when the token is malformed, in an unknown format, wrongly signed, for
     /// another user or without the login privilege; `.tokenExpired` when the token or its login
     /// privilege has expired.
-    public func verifyLogin(token: String, appId: String, userId: String, now: UInt64) throws(RtmError) -> TokenGrant {
+    public func verify(token: String, appId: String, userId: String, now: UInt64) throws(RtmError) -> VerifiedToken {
         guard let certificate = credentials[appId] else {
             throw RtmError(.invalidAppId, operation: "login", reason: "appId is not configured on this server")
         }
@@ -32,7 +42,7 @@ public struct TokenVerifier: Sendable {
 
     private func verify007(
         _ token: AccessToken007, appId: String, certificate: String, userId: String, now: UInt64
-    ) throws(RtmError) -> TokenGrant {
+    ) throws(RtmError) -> VerifiedToken {
         guard token.appId == appId else { throw Self.otherApp }
         guard CryptoPrimitives.constantTimeEquals(token.signature, token.expectedSignature(appCertificate: certificate)) else {
             throw Self.badSignature
@@ -48,7 +58,7 @@ public struct TokenVerifier: Sendable {
 
     private func verify006(
         _ token: AccessToken006, appId: String, certificate: String, userId: String, now: UInt64
-    ) throws(RtmError) -> TokenGrant {
+    ) throws(RtmError) -> VerifiedToken {
         guard token.appId == appId else { throw Self.otherApp }
         let expected = token.expectedSignature(appCertificate: certificate, channelName: "", uid: userId)
         guard CryptoPrimitives.constantTimeEquals(token.signature, expected) else {
@@ -61,11 +71,11 @@ public struct TokenVerifier: Sendable {
         return try Self.grant(.accessToken006, expiresAt: privilege == 0 ? nil : UInt64(privilege), now: now)
     }
 
-    private static func grant(_ format: TokenGrant.Format, expiresAt: UInt64?, now: UInt64) throws(RtmError) -> TokenGrant {
+    private static func grant(_ format: VerifiedToken.Format, expiresAt: UInt64?, now: UInt64) throws(RtmError) -> VerifiedToken {
         if let expiresAt, now >= expiresAt {
             throw RtmError(.tokenExpired, operation: "login", reason: "token expired at \(expiresAt)")
         }
-        return TokenGrant(format: format, loginExpiresAt: expiresAt)
+        return VerifiedToken(format: format, grant: TokenGrant(loginExpiresAt: expiresAt))
     }
 
     private static let otherApp = RtmError(.invalidAppId, operation: "login", reason: "token was issued for another appId")

@@ -1,5 +1,7 @@
-/// What a verified login token allows.
-public struct TokenGrant: Sendable, Hashable {
+import SwitchboardCore
+
+/// A login token that passed verification: the format it was in and what it grants.
+public struct VerifiedToken: Sendable, Hashable {
     /// The token formats Switchboard accepts.
     public enum Format: String, Sendable, Hashable {
         /// `006`, Agora AccessToken.
@@ -10,12 +12,12 @@ public struct TokenGrant: Sendable, Hashable {
 
     /// The format the token was in.
     public let format: Format
-    /// When the login privilege ends, in Unix seconds; `nil` when it never does.
-    public let loginExpiresAt: UInt64?
+    /// What the token allows.
+    public let grant: TokenGrant
 
-    /// Creates a grant.
-    public init(format: Format, loginExpiresAt: UInt64?) {
+    /// Creates a verified token.
+    public init(format: Format, grant: TokenGrant) {
         self.format = format
-        self.loginExpiresAt = loginExpiresAt
+        self.grant = grant
     }
 }

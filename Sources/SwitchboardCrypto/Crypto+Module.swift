@@ -1,0 +1,20 @@
+import SwitchboardCore
+
+/// On the bus, `Crypto` answers `VerifyLoginToken` when at least one app is configured. With no
+/// app configured it registers nothing, which the session module reads as development mode.
+extension Crypto: Module {
+    /// `"crypto"`.
+    public nonisolated var name: String { "crypto" }
+
+    /// Registers the `VerifyLoginToken` handler if any app credential is configured.
+    public func start(_ context: ModuleContext) async {
+        guard verifier.hasCredentials else { return }
+        let verifier = self.verifier
+        let clock = context.clock
+        context.bus.handle(VerifyLoginToken.self) { request throws(RtmError) in
+            try verifier.verifyLogin(
+                token: request.token, appId: request.appId, userId: request.userId,
+                now: clock.wallMilliseconds / 1000)
+        }
+    }
+}
