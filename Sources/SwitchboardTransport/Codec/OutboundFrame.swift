@@ -48,6 +48,15 @@ public final class OutboundFrame: @unchecked Sendable {
         self.headerLength = headerLength
     }
 
+    /// Wraps bytes that are sent verbatim (used for handshake heads).
+    init(rawBytes: [UInt8]) {
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: rawBytes.count, alignment: 8)
+        rawBytes.withUnsafeBytes { if $0.count > 0 { storage.copyMemory(from: $0) } }
+        self.storage = storage
+        opcode = .binary
+        headerLength = 0
+    }
+
     deinit { storage.deallocate() }
 
     /// A binary message frame.
