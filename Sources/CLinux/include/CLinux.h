@@ -8,4 +8,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
+
+/// accept4(2), which glibc only declares under _GNU_SOURCE.
+int switchboard_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 #endif

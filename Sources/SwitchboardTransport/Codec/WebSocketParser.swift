@@ -1,0 +1,191 @@
+/// Pure state machine that turns the inbound bytes of a WebSocket connection into events:
+/// it checks every framing rule of RFC 6455, reassembles fragmented messages, validates text
+/// as UTF-8 as soon as bytes arrive, and enforces the message size limit from frame headers
+/// before buffering any payload.
+public struct WebSocketParser: Sendable {
+    /// Which end is parsing: a server expects masked frames, a client unmasked ones.
+    public let role: WebSocketRole
+    /// Largest accepted message (sum of its fragments), in bytes.
+    public let maxMessageBytes: Int
+
+    private var buffer: [UInt8] = []
+    private var readIndex = 0
+    private var failure: WebSocketProtocolError?
+    private var fragmentOpcode: WebSocketOpcode?
+    private var fragments: [UInt8] = []
+    private var validator = UTF8Validator()
+    private var validatedInFrame = 0
+
+    /// Creates a parser for `role` accepting messages up to `maxMessageBytes`.
+    public init(role: WebSocketRole, maxMessageBytes: Int) {
+        self.role = role
+        self.maxMessageBytes = maxMessageBytes
+    }
+
+    /// Bytes received but not yet consumed by a complete frame.
+    public var bufferedByteCount: Int { buffer.count - readIndex }
+
+    /// Appends bytes read from the peer.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Appends bytes read from the peer.
+    public mutating func append(_ bytes: [UInt8]) {
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Returns the next event, or nil when more bytes are needed. After an error every later
+    /// call throws the same error.
+    public mutating func next() throws(WebSocketProtocolError) -> WebSocketEvent? {
+        if let failure { throw failure }
+        do {
+            return try parseNext()
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private mutating func compact() {
+        guard readIndex > 0 else { return }
+        if readIndex == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+        } else {
+            buffer.removeSubrange(0..<readIndex)
+        }
+        readIndex = 0
+    }
+
+    private mutating func parseNext() throws(WebSocketProtocolError) -> WebSocketEvent? {
+        while true {
+            let start = readIndex
+            let parsed = buffer.withUnsafeBytes {
+                FrameHeader.parse(UnsafeRawBufferPointer(rebasing: $0[start...]))
+            }
+            guard let header = parsed else { return nil }
+            let opcode = try check(header)
+            let length = Int(header.payloadLength)
+            let payloadStart = start + header.headerLength
+            let available = buffer.count - payloadStart
+            let isText = opcode == .text || (opcode == .continuation && fragmentOpcode == .text)
+            if isText {
+                if opcode == .text && validatedInFrame == 0 { validator = UTF8Validator() }
+                try validateText(header, payloadStart: payloadStart, upTo: min(available, length))
+            }
+            guard available >= length else { return nil }
+            var payload = Array(buffer[payloadStart..<(payloadStart + length)])
+            if let key = header.maskKey {
+                payload.withUnsafeMutableBytes { applyMask(key, to: $0) }
+            }
+            readIndex = payloadStart + length
+            validatedInFrame = 0
+            if let event = try handle(opcode, fin: header.fin, payload: payload) { return event }
+        }
+    }
+
+    private func check(_ header: FrameHeader) throws(WebSocketProtocolError) -> WebSocketOpcode {
+        guard header.reservedBits == 0 else {
+            throw WebSocketProtocolError(.protocolError, "reserved bits set")
+        }
+        guard let opcode = WebSocketOpcode(rawValue: header.opcodeValue) else {
+            throw WebSocketProtocolError(.protocolError, "unknown opcode")
+        }
+        switch (role, header.maskKey != nil) {
+        case (.server, false): throw WebSocketProtocolError(.protocolError, "frame not masked")
+        case (.client, true): throw WebSocketProtocolError(.protocolError, "frame masked")
+        default: break
+        }
+        if opcode.isControl {
+            guard header.fin else {
+                throw WebSocketProtocolError(.protocolError, "fragmented control frame")
+            }
+            guard header.payloadLength <= 125 else {
+                throw WebSocketProtocolError(.protocolError, "control frame too long")
+            }
+            return opcode
+        }
+        guard header.payloadLength >> 63 == 0 else {
+            throw WebSocketProtocolError(.protocolError, "invalid payload length")
+        }
+        if opcode == .continuation && fragmentOpcode == nil {
+            throw WebSocketProtocolError(.protocolError, "continuation without a message")
+        }
+        if opcode != .continuation && fragmentOpcode != nil {
+            throw WebSocketProtocolError(.protocolError, "new message inside a fragmented one")
+        }
+        if header.payloadLength > UInt64(maxMessageBytes - fragments.count) {
+            throw WebSocketProtocolError(.messageTooBig, "message too big")
+        }
+        return opcode
+    }
+
+    private mutating func validateText(
+        _ header: FrameHeader, payloadStart: Int, upTo end: Int
+    ) throws(WebSocketProtocolError) {
+        guard end > validatedInFrame else { return }
+        let from = validatedInFrame
+        var chunk = Array(buffer[(payloadStart + from)..<(payloadStart + end)])
+        if let key = header.maskKey {
+            chunk.withUnsafeMutableBytes { applyMask(key, to: $0, offset: from) }
+        }
+        validatedInFrame = end
+        guard validator.feed(chunk) else {
+            throw WebSocketProtocolError(.invalidPayload, "invalid UTF-8 in text message")
+        }
+    }
+
+    private mutating func handle(
+        _ opcode: WebSocketOpcode, fin: Bool, payload: [UInt8]
+    ) throws(WebSocketProtocolError) -> WebSocketEvent? {
+        switch opcode {
+        case .ping:
+            return .ping(payload)
+        case .pong:
+            return .pong(payload)
+        case .close:
+            return try Self.parseClose(payload)
+        case .text, .binary:
+            if fin { return try complete(opcode, payload) }
+            fragmentOpcode = opcode
+            fragments = payload
+            return nil
+        case .continuation:
+            fragments.append(contentsOf: payload)
+            guard fin, let messageOpcode = fragmentOpcode else { return nil }
+            let data = fragments
+            fragments = []
+            fragmentOpcode = nil
+            return try complete(messageOpcode, data)
+        }
+    }
+
+    private func complete(
+        _ opcode: WebSocketOpcode, _ data: [UInt8]
+    ) throws(WebSocketProtocolError) -> WebSocketEvent {
+        guard opcode == .text else { return .message(.binary(data)) }
+        guard validator.isAtBoundary else {
+            throw WebSocketProtocolError(.invalidPayload, "truncated UTF-8 in text message")
+        }
+        return .message(.text(String(decoding: data, as: UTF8.self)))
+    }
+
+    /// Decodes and validates a close frame payload.
+    static func parseClose(_ payload: [UInt8]) throws(WebSocketProtocolError) -> WebSocketEvent {
+        if payload.isEmpty { return .close(code: nil, reason: "") }
+        guard payload.count >= 2 else {
+            throw WebSocketProtocolError(.protocolError, "close payload of one byte")
+        }
+        let code = WebSocketCloseCode(rawValue: UInt16(payload[0]) << 8 | UInt16(payload[1]))
+        guard code.isSendable else {
+            throw WebSocketProtocolError(.protocolError, "invalid close code")
+        }
+        let reason = Array(payload[2...])
+        guard UTF8Validator.isValid(reason) else {
+            throw WebSocketProtocolError(.invalidPayload, "invalid UTF-8 in close reason")
+        }
+        return .close(code: code, reason: String(decoding: reason, as: UTF8.self))
+    }
+}

@@ -1,0 +1,230 @@
+import CLinux
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+/// One thread running `epoll_wait`; every socket registered with it is read, written and closed
+/// on that thread, and work from other threads reaches it through `execute`.
+public final class EventLoop: Sendable {
+    private struct Inbox {
+        var tasks: [@Sendable () -> Void] = []
+        var flushes: [any LoopFlushable] = []
+        var wakePending = false
+        var stopRequested = false
+    }
+
+    /// State touched only by the loop thread.
+    final class Local: @unchecked Sendable {
+        // Sendable proof: the only path to an instance is `EventLoop.local`, which checks
+        // `inEventLoop` with a precondition, so all access is on the one loop thread.
+        var registrations: [Int32: (generation: UInt32, handler: any Selectable)] = [:]
+        var nextGeneration: UInt32 = 1
+        var timers = LoopTimers()
+        var tasks: [@Sendable () -> Void] = []
+        var flushes: [any LoopFlushable] = []
+        let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        let iovecs = UnsafeMutableBufferPointer<iovec>.allocate(capacity: 64)
+        deinit {
+            readBuffer.deallocate()
+            iovecs.deallocate()
+        }
+    }
+
+    /// A short name for logs and thread names.
+    public let name: String
+    let epollFD: Int32
+    private let wakeFD: Int32
+    private let inbox = Mutex(Inbox())
+    private let thread = Atomic<UInt>(0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let localState = Local()
+
+    /// The loop-thread state; only on the loop thread.
+    var local: Local {
+        precondition(inEventLoop, "event loop state used off its thread")
+        return localState
+    }
+
+    init(name: String) throws(SocketError) {
+        self.name = name
+        let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else { throw SocketError("epoll_create1") }
+        let wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard wakeFD >= 0 else {
+            Glibc.close(epollFD)
+            throw SocketError("eventfd")
+        }
+        self.epollFD = epollFD
+        self.wakeFD = wakeFD
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = UInt64(UInt32(bitPattern: wakeFD))
+        epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
+    }
+
+    /// True when called on this loop's thread.
+    public var inEventLoop: Bool {
+        let id = thread.load(ordering: .acquiring)
+        return id != 0 && pthread_equal(pthread_self(), pthread_t(id)) != 0
+    }
+
+    /// Runs `task` on the loop thread, after the events currently being handled.
+    public func execute(_ task: @escaping @Sendable () -> Void) {
+        let onLoop = inEventLoop
+        let mustWake = inbox.withLock { inbox -> Bool in
+            inbox.tasks.append(task)
+            guard !onLoop && !inbox.wakePending else { return false }
+            inbox.wakePending = true
+            return true
+        }
+        if mustWake { wake() }
+    }
+
+    /// Queues `target` to be flushed on the loop thread; wakes the loop at most once per batch.
+    func scheduleFlush(_ target: any LoopFlushable) {
+        let onLoop = inEventLoop
+        let mustWake = inbox.withLock { inbox -> Bool in
+            inbox.flushes.append(target)
+            guard !onLoop && !inbox.wakePending else { return false }
+            inbox.wakePending = true
+            return true
+        }
+        if mustWake { wake() }
+    }
+
+    /// Runs `action` on the loop thread after `delay`; returns an id for `cancelTimer`. Loop only.
+    @discardableResult
+    func schedule(after delay: Duration, _ action: @escaping () -> Void) -> UInt64 {
+        local.timers.schedule(after: delay, action)
+    }
+
+    /// Cancels a timer from `schedule(after:)`. Loop only.
+    func cancelTimer(_ id: UInt64) {
+        local.timers.cancel(id)
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = Glibc.write(wakeFD, &one, 8)
+    }
+
+    // MARK: Registration (loop thread only)
+
+    /// Adds `fd` to epoll with `events`, dispatching readiness to `handler`.
+    func register(_ fd: Int32, events: UInt32, handler: any Selectable) throws(SocketError) {
+        let state = local
+        let generation = state.nextGeneration
+        state.nextGeneration &+= 1
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SocketError("epoll_ctl add") }
+        state.registrations[fd] = (generation, handler)
+    }
+
+    /// Changes the events watched for `fd`.
+    func reregister(_ fd: Int32, events: UInt32) {
+        guard let entry = local.registrations[fd] else { return }
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = UInt64(entry.generation) << 32 | UInt64(UInt32(bitPattern: fd))
+        epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    /// Removes `fd` from epoll (the caller closes it).
+    func deregister(_ fd: Int32) {
+        guard local.registrations.removeValue(forKey: fd) != nil else { return }
+        epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+    }
+
+    /// The loop's shared scratch buffer for reads. Loop only.
+    var readBuffer: UnsafeMutableRawBufferPointer { local.readBuffer }
+
+    // MARK: Running
+
+    func start() {
+        let thread = Thread { [self] in self.run() }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Asks the loop to finish and waits until its thread has exited. Not on the loop thread.
+    func shutdownAndWait() {
+        precondition(!inEventLoop, "an event loop cannot shut itself down synchronously")
+        let mustWake = inbox.withLock { inbox -> Bool in
+            if inbox.stopRequested { return false }
+            inbox.stopRequested = true
+            return true
+        }
+        if mustWake { wake() }
+        finished.wait()
+        finished.signal()
+    }
+
+    private func run() {
+        thread.store(UInt(pthread_self()), ordering: .releasing)
+        let capacity: Int32 = 256
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
+        defer { events.deallocate() }
+        while true {
+            let stop = runQueued()
+            if stop { break }
+            let busy = inbox.withLock { !$0.tasks.isEmpty || !$0.flushes.isEmpty }
+            let timeout = busy ? 0 : local.timers.timeoutMilliseconds()
+            let count = epoll_wait(epollFD, events, capacity, timeout)
+            if count < 0 {
+                if errno == EINTR { continue }
+                fatalError("epoll_wait failed: errno \(errno)")
+            }
+            for i in 0..<Int(count) {
+                let event = events[i]
+                let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: event.data.u64))
+                let generation = UInt32(truncatingIfNeeded: event.data.u64 >> 32)
+                if fd == wakeFD && generation == 0 {
+                    var value: UInt64 = 0
+                    _ = Glibc.read(wakeFD, &value, 8)
+                    continue
+                }
+                guard let entry = local.registrations[fd], entry.generation == generation else {
+                    continue
+                }
+                entry.handler.handleEvents(event.events)
+            }
+            for action in local.timers.due() { action() }
+        }
+        tearDown()
+        finished.signal()
+    }
+
+    /// Runs queued tasks and flushes; returns true when the loop should stop.
+    private func runQueued() -> Bool {
+        let state = local
+        let stop = inbox.withLock { inbox -> Bool in
+            swap(&inbox.tasks, &state.tasks)
+            swap(&inbox.flushes, &state.flushes)
+            inbox.wakePending = false
+            return inbox.stopRequested
+        }
+        for task in state.tasks { task() }
+        state.tasks.removeAll(keepingCapacity: true)
+        for target in state.flushes { target.flushOnLoop() }
+        state.flushes.removeAll(keepingCapacity: true)
+        return stop
+    }
+
+    private func tearDown() {
+        // Let sockets close themselves (and tell their owners), then run what that queued.
+        let handlers = local.registrations.values.map(\.handler)
+        for handler in handlers { handler.loopShuttingDown() }
+        _ = runQueued()
+        for (fd, _) in local.registrations {
+            epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+            Glibc.close(fd)
+        }
+        local.registrations.removeAll()
+        local.timers.removeAll()
+        Glibc.close(wakeFD)
+        Glibc.close(epollFD)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Synchronization
+
+/// A fixed set of event loops; new connections are spread over them round-robin.
+public final class EventLoopGroup: Sendable {
+    /// The loops, each running on its own thread.
+    public let loops: [EventLoop]
+    private let counter = Atomic<Int>(0)
+    private let isShutDown = Atomic<Bool>(false)
+
+    /// Starts `threads` event loops (one per core by default).
+    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws {
+        var loops: [EventLoop] = []
+        for index in 0..<max(1, threads) {
+            loops.append(try EventLoop(name: "switchboard-loop-\(index)"))
+        }
+        self.loops = loops
+        for loop in loops { loop.start() }
+    }
+
+    /// The loop for the next connection (round-robin).
+    public func next() -> EventLoop {
+        let index = counter.wrappingAdd(1, ordering: .relaxed).oldValue
+        return loops[index % loops.count]
+    }
+
+    /// True once `shutdown()` has been called.
+    public var isShuttingDown: Bool { isShutDown.load(ordering: .acquiring) }
+
+    /// Closes every socket still registered and joins the loop threads. Must not be called
+    /// from a loop thread; calling it again does nothing.
+    public func shutdown() {
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        for loop in loops { loop.shutdownAndWait() }
+    }
+}

@@ -1,0 +1,25 @@
+/// A value that may only be read or written on one event loop's thread.
+final class LoopConfined<Value>: @unchecked Sendable {
+    // Sendable proof: `storage` is only reached through `value`, whose accessors check
+    // `loop.inEventLoop` with a precondition, so every access happens on the single loop thread
+    // and is therefore serialized; the reference itself may travel between threads freely.
+    let loop: EventLoop
+    private var storage: Value
+
+    init(_ value: Value, loop: EventLoop) {
+        self.loop = loop
+        self.storage = value
+    }
+
+    /// The confined value; only on `loop`'s thread.
+    var value: Value {
+        get {
+            precondition(loop.inEventLoop, "loop-confined value used off its loop")
+            return storage
+        }
+        set {
+            precondition(loop.inEventLoop, "loop-confined value used off its loop")
+            storage = newValue
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// The byte transport under the WebSocket codec, driven on one event loop. Plain TCP
+/// (`TCPStream`) implements it today; a TLS layer can implement it on top of another stream.
+protocol ByteStream: AnyObject {
+    /// Receives the stream's inbound bytes and lifecycle.
+    var delegate: (any ByteStreamDelegate)? { get set }
+    /// The loop that drives the stream.
+    var loop: EventLoop { get }
+    /// True once the stream is closed.
+    var isClosed: Bool { get }
+    /// Queues `frame` behind what is already queued, without writing yet.
+    func enqueue(_ frame: OutboundFrame)
+    /// Moves all of `frames` to the write queue, leaving `frames` empty with its capacity.
+    func enqueue(contentsOf frames: inout [OutboundFrame])
+    /// Writes as much as the peer accepts now, and the rest as soon as it can.
+    func flush()
+    /// Finishes writing what is queued, then half-closes the output (TCP FIN).
+    func shutdownOutputAfterFlush()
+    /// Drops what is queued, tries once to write `lastFrame` if nothing is half-written, then
+    /// closes.
+    func abort(lastFrame: OutboundFrame?)
+    /// Closes now, dropping anything unwritten.
+    func close()
+}
+
+/// Receives a `ByteStream`'s events on its loop thread.
+protocol ByteStreamDelegate: AnyObject {
+    /// Bytes arrived; the buffer is only valid during the call.
+    func streamRead(_ bytes: UnsafeRawBufferPointer)
+    /// `byteCount` queued bytes reached the kernel.
+    func streamWrote(byteCount: Int)
+    /// The stream closed (peer EOF, error or `close`); called once.
+    func streamClosed()
+}

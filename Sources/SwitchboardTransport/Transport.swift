@@ -1,2 +1,0 @@
-/// Sockets, event loops and WebSocket.
-public enum Transport {}

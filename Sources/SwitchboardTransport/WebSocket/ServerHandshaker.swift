@@ -1,0 +1,101 @@
+/// Reads and answers the opening handshake of one accepted socket, then hands the socket to a
+/// `WebSocketEngine`. Lives on the socket's loop.
+final class ServerHandshaker: ByteStreamDelegate {
+    let stream: TCPStream
+    let remoteAddress: String
+    private let server: WebSocketServer
+    private let handshakeID: UInt64
+    private var reader: HTTPHeadReader
+    private var finished = false
+    private var timer: UInt64?
+
+    init(stream: TCPStream, remoteAddress: String, server: WebSocketServer, handshakeID: UInt64) {
+        self.stream = stream
+        self.remoteAddress = remoteAddress
+        self.server = server
+        self.handshakeID = handshakeID
+        self.reader = HTTPHeadReader(maxBytes: server.configuration.maxHandshakeBytes)
+    }
+
+    func start() {
+        stream.delegate = self
+        timer = stream.loop.schedule(after: server.configuration.handshakeTimeout) { [weak self] in
+            self?.timer = nil
+            self?.stream.close()
+        }
+    }
+
+    /// Drops the socket (server stopping).
+    func abort() {
+        stream.close()
+    }
+
+    func streamRead(_ bytes: UnsafeRawBufferPointer) {
+        guard !finished else { return }
+        let head: (head: [UInt8], rest: [UInt8])
+        do {
+            guard let complete = try reader.append(bytes) else { return }
+            head = complete
+        } catch {
+            refuse(ServerHandshake.Rejected(431, "request head too large").response)
+            return
+        }
+        let configuration = server.configuration
+        let handshake = ServerHandshake(
+            subprotocol: configuration.subprotocol, requireSubprotocol: configuration.requireSubprotocol)
+        switch handshake.respond(to: head.head) {
+        case .failure(let rejected):
+            refuse(rejected.response)
+        case .success(let accepted):
+            accept(accepted, rest: head.rest)
+        }
+    }
+
+    private func accept(_ accepted: ServerHandshake.Accepted, rest: [UInt8]) {
+        let configuration = server.configuration
+        let connection = WebSocketConnection(
+            remoteAddress: remoteAddress, subprotocol: accepted.subprotocol,
+            requestPath: accepted.path, requestHeaders: accepted.headers, role: .server,
+            eventLoop: stream.loop, maxOutboundBytes: configuration.maxOutboundBytes)
+        guard server.promote(handshakeID: handshakeID, to: connection) else {
+            refuse(ServerHandshake.Rejected(503, "server stopping").response)
+            return
+        }
+        finish()
+        stream.enqueue(.raw(accepted.response))
+        stream.flush()
+        let server = self.server
+        let engine = WebSocketEngine(
+            stream: stream, connection: connection, handler: server.handler,
+            maxMessageBytes: configuration.maxMessageBytes,
+            closingTimeout: configuration.closingTimeout,
+            onClosed: { server.forget($0) })
+        engine.start(initialBytes: rest)
+    }
+
+    private func refuse(_ response: [UInt8]) {
+        finish()
+        server.forget(handshakeID: handshakeID)
+        stream.enqueue(.raw(response))
+        stream.shutdownOutputAfterFlush()
+        guard !stream.isClosed else { return }
+        timer = stream.loop.schedule(after: server.configuration.closingTimeout) { [weak self] in
+            self?.timer = nil
+            self?.stream.close()
+        }
+    }
+
+    private func finish() {
+        finished = true
+        if let timer { stream.loop.cancelTimer(timer) }
+        timer = nil
+    }
+
+    func streamWrote(byteCount: Int) {}
+
+    func streamClosed() {
+        if let timer { stream.loop.cancelTimer(timer) }
+        timer = nil
+        server.forget(handshakeID: handshakeID)
+    }
+}

@@ -1,0 +1,154 @@
+import Synchronization
+
+/// One open WebSocket. Its metadata is immutable; sending and closing are safe from any thread:
+/// frames are queued under a lock and the connection's event loop writes them in batches.
+public final class WebSocketConnection: Sendable, LoopFlushable {
+    private struct Outbound {
+        var queue: [OutboundFrame] = []
+        var bufferedBytes = 0
+        var isOpen = true
+        var flushScheduled = false
+        var closeRequest: (code: WebSocketCloseCode, reason: String)?
+        var overflowed = false
+    }
+
+    private static let ids = Atomic<UInt64>(1)
+
+    /// Unique for the life of the process.
+    public let id: UInt64
+    /// The peer's address, "ip:port".
+    public let remoteAddress: String
+    /// The negotiated subprotocol, if any.
+    public let subprotocol: String?
+    /// The request target of the handshake (path and query).
+    public let requestPath: String
+    /// The handshake's request headers (server side) or response headers (client side), names
+    /// lowercased.
+    public let requestHeaders: [String: String]
+    /// Which end of the connection this side is.
+    public let role: WebSocketRole
+    /// The loop that owns the socket and calls the handler.
+    public let eventLoop: EventLoop
+    /// Most bytes that may wait to be written before the connection is dropped as a slow
+    /// consumer.
+    public let maxOutboundBytes: Int
+
+    private let outbound = Mutex(Outbound())
+    let engine: LoopConfined<WebSocketEngine?>
+
+    init(
+        remoteAddress: String, subprotocol: String?, requestPath: String,
+        requestHeaders: [String: String], role: WebSocketRole, eventLoop: EventLoop,
+        maxOutboundBytes: Int
+    ) {
+        self.id = Self.ids.wrappingAdd(1, ordering: .relaxed).oldValue
+        self.remoteAddress = remoteAddress
+        self.subprotocol = subprotocol
+        self.requestPath = requestPath
+        self.requestHeaders = requestHeaders
+        self.role = role
+        self.eventLoop = eventLoop
+        self.maxOutboundBytes = maxOutboundBytes
+        self.engine = LoopConfined(nil, loop: eventLoop)
+    }
+
+    /// True until a close starts from either side.
+    public var isOpen: Bool { outbound.withLock { $0.isOpen } }
+
+    /// Bytes queued or in the socket's send queue of this process, not yet handed to the kernel.
+    public var bufferedBytes: Int { outbound.withLock { $0.bufferedBytes } }
+
+    /// Queues a pre-encoded frame; false when the connection is no longer open or the frame
+    /// pushed the queue past `maxOutboundBytes` (the connection is then closed with 1008).
+    @discardableResult
+    public func send(_ frame: OutboundFrame) -> Bool {
+        let frame = role == .client ? frame.masked(with: OutboundFrame.randomMaskKey()) : frame
+        let (accepted, schedule) = outbound.withLock { state -> (Bool, Bool) in
+            guard state.isOpen else { return (false, false) }
+            if state.bufferedBytes + frame.count > maxOutboundBytes {
+                state.isOpen = false
+                state.overflowed = true
+                state.queue.removeAll()
+            } else {
+                state.queue.append(frame)
+                state.bufferedBytes += frame.count
+            }
+            guard !state.flushScheduled else { return (!state.overflowed, false) }
+            state.flushScheduled = true
+            return (!state.overflowed, true)
+        }
+        if schedule { eventLoop.scheduleFlush(self) }
+        return accepted
+    }
+
+    /// Sends `bytes` as one binary message.
+    @discardableResult
+    public func sendBinary(_ bytes: [UInt8]) -> Bool { send(.binary(bytes)) }
+
+    /// Sends `text` as one text message.
+    @discardableResult
+    public func sendText(_ text: String) -> Bool { send(.text(text)) }
+
+    /// Sends a ping; the peer's pong is not reported.
+    @discardableResult
+    public func sendPing(_ payload: [UInt8] = []) -> Bool { send(.ping(payload)) }
+
+    /// Starts the closing handshake after the frames already queued; later sends fail.
+    public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
+        let schedule = outbound.withLock { state -> Bool in
+            guard state.isOpen else { return false }
+            state.isOpen = false
+            state.closeRequest = (code, reason)
+            guard !state.flushScheduled else { return false }
+            state.flushScheduled = true
+            return true
+        }
+        if schedule { eventLoop.scheduleFlush(self) }
+    }
+
+    func flushOnLoop() {
+        guard let engine = engine.value else {
+            outbound.withLock { state in
+                state.flushScheduled = false
+                state.queue.removeAll()
+            }
+            return
+        }
+        let stream = engine.stream
+        let (closeRequest, overflowed) = outbound.withLock { state in
+            state.flushScheduled = false
+            if !state.overflowed { stream.enqueue(contentsOf: &state.queue) }
+            defer { state.closeRequest = nil }
+            return (state.closeRequest, state.overflowed)
+        }
+        if overflowed {
+            engine.closeSlowConsumer()
+            return
+        }
+        stream.flush()
+        if let closeRequest { engine.closeLocally(code: closeRequest.code, reason: closeRequest.reason) }
+    }
+
+    /// Stops accepting sends and drops what is not yet handed to the stream. Loop only.
+    func markClosed() {
+        outbound.withLock { state in
+            state.isOpen = false
+            state.queue.removeAll()
+        }
+    }
+
+    /// Counts bytes the engine queued directly (control frames). Loop only.
+    func didQueue(byteCount: Int) {
+        outbound.withLock { $0.bufferedBytes += byteCount }
+    }
+
+    /// Counts bytes the stream handed to the kernel. Loop only.
+    func didWrite(byteCount: Int) {
+        outbound.withLock { $0.bufferedBytes -= byteCount }
+    }
+}
+
+extension WebSocketConnection: CustomStringConvertible {
+    /// "WebSocket #id remote-address".
+    public var description: String { "WebSocket #\(id) \(remoteAddress)" }
+}

@@ -1,0 +1,149 @@
+/// Drives one open WebSocket on its loop: feeds inbound bytes to the parser, answers pings and
+/// close frames, reports messages to the handler, and runs the closing handshake.
+final class WebSocketEngine: ByteStreamDelegate {
+    private enum State {
+        case open
+        case closing(receivedClose: Bool)
+        case closed
+    }
+
+    let stream: any ByteStream
+    let connection: WebSocketConnection
+    private let handler: any WebSocketHandler
+    private var parser: WebSocketParser
+    private var state = State.open
+    private var closingTimer: UInt64?
+    private let closingTimeout: Duration
+    private let onClosed: (WebSocketConnection) -> Void
+
+    init(
+        stream: any ByteStream, connection: WebSocketConnection, handler: any WebSocketHandler,
+        maxMessageBytes: Int, closingTimeout: Duration,
+        onClosed: @escaping (WebSocketConnection) -> Void = { _ in }
+    ) {
+        self.stream = stream
+        self.connection = connection
+        self.handler = handler
+        self.parser = WebSocketParser(role: connection.role, maxMessageBytes: maxMessageBytes)
+        self.closingTimeout = closingTimeout
+        self.onClosed = onClosed
+    }
+
+    /// Takes over the stream, reports the connection open, then handles `initialBytes` (bytes
+    /// that arrived with the handshake).
+    func start(initialBytes: [UInt8]) {
+        connection.engine.value = self
+        stream.delegate = self
+        handler.webSocketOpened(connection)
+        if !initialBytes.isEmpty, case .open = state {
+            initialBytes.withUnsafeBytes { streamRead($0) }
+        }
+    }
+
+    func streamRead(_ bytes: UnsafeRawBufferPointer) {
+        switch state {
+        case .closed, .closing(receivedClose: true): return
+        default: break
+        }
+        parser.append(bytes)
+        do {
+            while let event = try parser.next() {
+                handle(event)
+                if case .closing(receivedClose: true) = state { return }
+                if case .closed = state { return }
+            }
+        } catch {
+            failProtocol(error)
+        }
+    }
+
+    private func handle(_ event: WebSocketEvent) {
+        let isOpen: Bool
+        if case .open = state { isOpen = true } else { isOpen = false }
+        switch event {
+        case .message(let message):
+            if isOpen && connection.isOpen { handler.webSocket(connection, received: message) }
+        case .ping(let payload):
+            if isOpen { sendControl(.pong(payload)) }
+        case .pong:
+            break
+        case .close(let code, let reason):
+            if isOpen {
+                connection.markClosed()
+                sendControl(.close(code: code))
+                state = .closing(receivedClose: true)
+                handler.webSocketClosed(connection, code: code, reason: reason)
+                finishClosing()
+            } else {
+                state = .closing(receivedClose: true)
+                if connection.role == .server { stream.close() }
+            }
+        }
+    }
+
+    private func failProtocol(_ error: WebSocketProtocolError) {
+        guard case .open = state else {
+            stream.close()
+            return
+        }
+        connection.markClosed()
+        sendControl(.close(code: error.code, reason: error.reason))
+        state = .closing(receivedClose: false)
+        handler.webSocketClosed(connection, code: error.code, reason: error.reason)
+        finishClosing()
+    }
+
+    /// Sends a close frame after what is queued and reports the close; for `close()` and stop.
+    func closeLocally(code: WebSocketCloseCode, reason: String) {
+        guard case .open = state else { return }
+        sendControl(.close(code: code, reason: reason))
+        state = .closing(receivedClose: false)
+        handler.webSocketClosed(connection, code: code, reason: reason)
+        finishClosing()
+    }
+
+    /// Drops a peer that does not read fast enough, without waiting for it.
+    func closeSlowConsumer() {
+        guard case .open = state else { return }
+        state = .closing(receivedClose: false)
+        handler.webSocketClosed(connection, code: .policyViolation, reason: "slow consumer")
+        var frame = OutboundFrame.close(code: .policyViolation, reason: "slow consumer")
+        if connection.role == .client { frame = frame.masked(with: OutboundFrame.randomMaskKey()) }
+        stream.abort(lastFrame: frame)
+    }
+
+    private func sendControl(_ frame: OutboundFrame) {
+        let frame = connection.role == .client ? frame.masked(with: OutboundFrame.randomMaskKey()) : frame
+        connection.didQueue(byteCount: frame.count)
+        stream.enqueue(frame)
+        stream.flush()
+    }
+
+    /// After our close frame: half-close once it is written, and give the peer a bounded time
+    /// to finish before the socket is closed.
+    private func finishClosing() {
+        guard !stream.isClosed else { return }
+        stream.shutdownOutputAfterFlush()
+        guard !stream.isClosed, closingTimer == nil else { return }
+        closingTimer = stream.loop.schedule(after: closingTimeout) { [weak self] in
+            self?.closingTimer = nil
+            self?.stream.close()
+        }
+    }
+
+    func streamWrote(byteCount: Int) {
+        connection.didWrite(byteCount: byteCount)
+    }
+
+    func streamClosed() {
+        if case .open = state {
+            connection.markClosed()
+            handler.webSocketClosed(connection, code: nil, reason: "")
+        }
+        state = .closed
+        if let closingTimer { stream.loop.cancelTimer(closingTimer) }
+        closingTimer = nil
+        connection.engine.value = nil
+        onClosed(connection)
+    }
+}

@@ -1,0 +1,132 @@
+import Glibc
+import Synchronization
+
+/// An RFC 6455 WebSocket server on an `EventLoopGroup`: one acceptor, connections spread over
+/// the loops round-robin, every connection's events delivered to `handler` on its loop.
+public final class WebSocketServer: Sendable {
+    private struct State {
+        var listener: LoopConfined<Acceptor>?
+        var started = false
+        var stopping = false
+        var nextHandshakeID: UInt64 = 1
+        var handshakes: [UInt64: LoopConfined<ServerHandshaker>] = [:]
+        var connections: [UInt64: WebSocketConnection] = [:]
+    }
+
+    /// Address and limits.
+    public let configuration: Configuration
+    /// The loops the server runs on.
+    public let group: EventLoopGroup
+    /// Receives every connection's events.
+    public let handler: any WebSocketHandler
+    private let state = Mutex(State())
+
+    /// A server that will listen per `configuration` once started.
+    public init(configuration: Configuration = Configuration(), group: EventLoopGroup, handler: any WebSocketHandler) {
+        self.configuration = configuration
+        self.group = group
+        self.handler = handler
+    }
+
+    /// Binds and starts accepting; returns the bound port. Not on a loop thread.
+    @discardableResult
+    public func start() throws -> Int {
+        precondition(!group.loops.contains { $0.inEventLoop }, "start() must not run on an event loop")
+        let address = try SocketAddress.resolve(host: configuration.host, port: configuration.port)
+        let fd = try Socket.listen(on: address)
+        let port = Socket.localAddress(fd)?.port ?? configuration.port
+        let loop = group.next()
+        let alreadyStarted = state.withLock { state -> Bool in
+            if state.started { return true }
+            state.started = true
+            return false
+        }
+        if alreadyStarted {
+            Glibc.close(fd)
+            throw SocketError("start", code: EALREADY)
+        }
+        let registered = Mutex<Result<Void, SocketError>?>(nil)
+        let done = Semaphore()
+        loop.execute { [self] in
+            let acceptor = Acceptor(fd: fd, loop: loop, server: self)
+            do {
+                try loop.register(fd, events: EPOLLINValue, handler: acceptor)
+                self.state.withLock { $0.listener = LoopConfined(acceptor, loop: loop) }
+                registered.withLock { $0 = .success(()) }
+            } catch let error as SocketError {
+                Glibc.close(fd)
+                registered.withLock { $0 = .failure(error) }
+            } catch {
+                preconditionFailure("register throws only SocketError")
+            }
+            done.signal()
+        }
+        done.wait()
+        try registered.withLock { $0 }?.get()
+        return port
+    }
+
+    /// Stops accepting and closes every connection with `code` (after the frames already
+    /// queued to it); handshakes in progress are dropped. Returns without waiting.
+    public func stop(code: WebSocketCloseCode = .goingAway) {
+        let (listener, handshakes, connections) = state.withLock { state in
+            state.stopping = true
+            defer {
+                state.listener = nil
+                state.handshakes.removeAll()
+            }
+            return (state.listener, Array(state.handshakes.values), Array(state.connections.values))
+        }
+        if let listener { listener.loop.execute { listener.value.close() } }
+        for handshake in handshakes { handshake.loop.execute { handshake.value.abort() } }
+        for connection in connections { connection.close(code: code, reason: "server stopping") }
+    }
+
+    /// Number of open connections.
+    public var connectionCount: Int { state.withLock { $0.connections.count } }
+
+    // MARK: Called by the acceptor and connections on their loops
+
+    /// Starts the handshake for an accepted socket on the current loop.
+    func adopt(fd: Int32, remoteAddress: String, loop: EventLoop) {
+        let stream: TCPStream
+        do {
+            stream = try TCPStream(fd: fd, loop: loop)
+        } catch {
+            return
+        }
+        Socket.setNoDelay(fd)
+        let id = state.withLock { state -> UInt64? in
+            guard !state.stopping else { return nil }
+            let id = state.nextHandshakeID
+            state.nextHandshakeID += 1
+            return id
+        }
+        guard let id else {
+            stream.close()
+            return
+        }
+        let handshaker = ServerHandshaker(
+            stream: stream, remoteAddress: remoteAddress, server: self, handshakeID: id)
+        state.withLock { $0.handshakes[id] = LoopConfined(handshaker, loop: loop) }
+        handshaker.start()
+    }
+
+    /// Moves a handshake to the open connections; false when the server is stopping.
+    func promote(handshakeID: UInt64, to connection: WebSocketConnection) -> Bool {
+        state.withLock { state in
+            state.handshakes[handshakeID] = nil
+            guard !state.stopping else { return false }
+            state.connections[connection.id] = connection
+            return true
+        }
+    }
+
+    func forget(handshakeID: UInt64) {
+        _ = state.withLock { $0.handshakes.removeValue(forKey: handshakeID) }
+    }
+
+    func forget(_ connection: WebSocketConnection) {
+        _ = state.withLock { $0.connections.removeValue(forKey: connection.id) }
+    }
+}

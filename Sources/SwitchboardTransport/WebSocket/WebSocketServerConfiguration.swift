@@ -1,0 +1,41 @@
+extension WebSocketServer {
+    /// Where a server listens and the limits it enforces on every connection.
+    public struct Configuration: Sendable {
+        /// Address to bind.
+        public var host: String
+        /// Port to bind; 0 picks a free port (returned by `start()`).
+        public var port: Int
+        /// The subprotocol the server speaks (for example "switchboard.v1").
+        public var subprotocol: String?
+        /// Refuse (HTTP 400) clients that do not offer `subprotocol`.
+        public var requireSubprotocol: Bool
+        /// Largest handshake request head; larger ones get 431 and are closed.
+        public var maxHandshakeBytes: Int
+        /// Largest inbound message; larger ones close the connection with 1009.
+        public var maxMessageBytes: Int
+        /// Most outbound bytes waiting per connection before it is closed with 1008.
+        public var maxOutboundBytes: Int
+        /// Time a client has to complete the handshake.
+        public var handshakeTimeout: Duration
+        /// Time the peer has to finish the closing handshake before the socket is closed.
+        public var closingTimeout: Duration
+
+        /// A configuration with the defaults for every limit.
+        public init(
+            host: String = "127.0.0.1", port: Int = 0, subprotocol: String? = nil,
+            requireSubprotocol: Bool = true, maxHandshakeBytes: Int = 8192,
+            maxMessageBytes: Int = 64 * 1024 + 1024, maxOutboundBytes: Int = 4 * 1024 * 1024,
+            handshakeTimeout: Duration = .seconds(10), closingTimeout: Duration = .seconds(2)
+        ) {
+            self.host = host
+            self.port = port
+            self.subprotocol = subprotocol
+            self.requireSubprotocol = requireSubprotocol
+            self.maxHandshakeBytes = maxHandshakeBytes
+            self.maxMessageBytes = maxMessageBytes
+            self.maxOutboundBytes = maxOutboundBytes
+            self.handshakeTimeout = handshakeTimeout
+            self.closingTimeout = closingTimeout
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Glibc
+@testable import SwitchboardTransport
+
+/// A blocking socket speaking raw bytes to the server, for tests that need to misbehave.
+final class RawClient {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int, receiveBufferSize: Int32? = nil) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBufferSize {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            Glibc.close(fd)
+            throw SocketError("connect")
+        }
+    }
+
+    deinit { Glibc.close(fd) }
+
+    func write(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    /// Reads more bytes into the buffer; false on EOF, error or timeout.
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let n = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { return false }
+        buffer += chunk[0..<n]
+        return true
+    }
+
+    /// Sends an upgrade request and returns the response head.
+    func handshake(
+        path: String = "/", subprotocol: String? = nil, extra: String = "", version: String = "13"
+    ) -> String? {
+        var request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
+        request += "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        request += "Sec-WebSocket-Version: \(version)\r\n"
+        if let subprotocol { request += "Sec-WebSocket-Protocol: \(subprotocol)\r\n" }
+        write(Array((request + extra + "\r\n").utf8))
+        return readHead()
+    }
+
+    /// Reads up to the end of an HTTP head.
+    func readHead() -> String? {
+        while true {
+            if let end = findHeadEnd() {
+                let head = String(decoding: buffer[..<end], as: UTF8.self)
+                buffer.removeFirst(end)
+                return head
+            }
+            guard fill() else { return nil }
+        }
+    }
+
+    private func findHeadEnd() -> Int? {
+        guard buffer.count >= 4 else { return nil }
+        for i in 0...(buffer.count - 4)
+        where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
+            return i + 4
+        }
+        return nil
+    }
+
+    /// Reads one server frame: (fin, opcode, payload); nil on EOF or timeout.
+    func readFrame() -> (fin: Bool, opcode: UInt8, payload: [UInt8])? {
+        while true {
+            if let header = buffer.withUnsafeBytes({ FrameHeader.parse($0) }) {
+                let total = header.headerLength + Int(header.payloadLength)
+                if buffer.count >= total {
+                    let payload = Array(buffer[header.headerLength..<total])
+                    buffer.removeFirst(total)
+                    return (header.fin, header.opcodeValue, payload)
+                }
+            }
+            guard fill() else { return nil }
+        }
+    }
+
+    /// Reads frames until a close frame; returns its code (nil when EOF came first).
+    func readCloseCode() -> UInt16? {
+        while let frame = readFrame() {
+            if frame.opcode == 8 {
+                guard frame.payload.count >= 2 else { return 1005 }
+                return UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1])
+            }
+        }
+        return nil
+    }
+
+    /// True when the server closed the TCP connection (EOF) within the receive timeout.
+    func readsEOF() -> Bool {
+        while fill() {}
+        return true
+    }
+}

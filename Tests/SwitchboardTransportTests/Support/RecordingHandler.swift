@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+import SwitchboardTransport
+
+/// Records every callback; optionally echoes messages back.
+final class RecordingHandler: WebSocketHandler {
+    struct Closed: Equatable {
+        let id: UInt64
+        let code: WebSocketCloseCode?
+        let reason: String
+    }
+
+    struct Log {
+        var opened: [WebSocketConnection] = []
+        var messages: [(id: UInt64, message: WebSocketMessage)] = []
+        var closed: [Closed] = []
+    }
+
+    let echo: Bool
+    let log = Mutex(Log())
+
+    init(echo: Bool = false) { self.echo = echo }
+
+    func webSocketOpened(_ connection: WebSocketConnection) {
+        log.withLock { $0.opened.append(connection) }
+    }
+
+    func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
+        log.withLock { $0.messages.append((connection.id, message)) }
+        guard echo else { return }
+        switch message {
+        case .text(let text): connection.sendText(text)
+        case .binary(let bytes): connection.sendBinary(bytes)
+        }
+    }
+
+    func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
+        log.withLock { $0.closed.append(Closed(id: connection.id, code: code, reason: reason)) }
+    }
+
+    var opened: [WebSocketConnection] { log.withLock { $0.opened } }
+    var closed: [Closed] { log.withLock { $0.closed } }
+    func messages(for id: UInt64) -> [WebSocketMessage] {
+        log.withLock { $0.messages.filter { $0.id == id }.map(\.message) }
+    }
+
+    /// Polls `condition` every few milliseconds for at most `seconds`; returns whether it held.
+    @discardableResult
+    func wait(seconds: Double = 5, _ condition: (Log) -> Bool) async -> Bool {
+        await eventually(seconds: seconds) { log.withLock { condition($0) } }
+    }
+}
+
+/// Polls `condition` every few milliseconds for at most `seconds`.
+func eventually(seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
+/// Runs `body` against a started server on 127.0.0.1 with its own two-thread group, and tears
+/// everything down afterwards.
+func withServer<R>(
+    _ configuration: WebSocketServer.Configuration = .init(),
+    handler: RecordingHandler = RecordingHandler(echo: true),
+    _ body: (_ server: WebSocketServer, _ port: Int, _ group: EventLoopGroup) async throws -> R
+) async throws -> R {
+    let group = try EventLoopGroup(threads: 2)
+    let server = WebSocketServer(configuration: configuration, group: group, handler: handler)
+    let port: Int
+    do {
+        port = try server.start()
+    } catch {
+        group.shutdown()
+        throw error
+    }
+    do {
+        let result = try await body(server, port, group)
+        server.stop()
+        group.shutdown()
+        return result
+    } catch {
+        server.stop()
+        group.shutdown()
+        throw error
+    }
+}
