@@ -97,7 +97,7 @@ extension ClientFrame {
         var customType = ""
         try reader.readFields(head) { key, reader throws(WireError) in
             switch key {
-            case .channelType: channelType = try reader.readChannelType(allowed: [.message, .user])
+            case .channelType: channelType = try reader.readChannelType(allowed: ChannelTypes.publishable)
             case .channel: channel = try reader.readString()
             case .message: message = try reader.readPayload()
             case .customType: customType = try reader.readString()

@@ -43,3 +43,11 @@ extension MessagePackWriter {
         }
     }
 }
+
+/// The channel-type sets fields accept.
+enum ChannelTypes {
+    /// What a publish may target: a message channel or a user.
+    static let publishable: Set<RtmChannelType> = [.message, .user]
+    /// Every type that names a channel.
+    static let named: Set<RtmChannelType> = [.message, .stream, .user]
+}

@@ -111,7 +111,7 @@ extension ServerFrame {
         var timestamp: UInt64?
         try reader.readFields(head) { key, reader throws(WireError) in
             switch key {
-            case .channelType: channelType = try reader.readChannelType(allowed: [.message, .stream, .user])
+            case .channelType: channelType = try reader.readChannelType(allowed: ChannelTypes.named)
             case .channel: channel = try reader.readString()
             case .topic: topic = try reader.readString()
             case .message: message = try reader.readPayload()
@@ -143,7 +143,7 @@ extension MessagePackReader {
             var name: String?
             for _ in 0..<(try readMapHeader()) {
                 switch try readFrameKey() {
-                case .channelType?: type = try readChannelType(allowed: [.message, .stream, .user])
+                case .channelType?: type = try readChannelType(allowed: ChannelTypes.named)
                 case .channel?: name = try readString()
                 default: try skipValue()
                 }
