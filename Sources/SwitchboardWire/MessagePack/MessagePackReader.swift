@@ -1,0 +1,342 @@
+/// A cursor that reads MessagePack values from bytes without building a value tree.
+///
+/// Safe on hostile input: every read checks that the bytes it needs are there before touching
+/// them or allocating for them, integers are range-checked, strings must be valid UTF-8, and
+/// `readValue`/`skipValue` refuse nesting deeper than `maxDepth`. Every failure is a `WireError`.
+public struct MessagePackReader<Bytes: RandomAccessCollection>
+where Bytes.Element == UInt8, Bytes.Index == Int {
+    /// The input.
+    public let bytes: Bytes
+    /// The index in `bytes` of the next byte to read.
+    public internal(set) var index: Int
+    /// How many arrays and maps `readValue` and `skipValue` accept nested in each other.
+    public let maxDepth: Int
+
+    /// Creates a reader at the start of `bytes`.
+    public init(_ bytes: Bytes, maxDepth: Int = Wire.maxNestingDepth) {
+        self.bytes = bytes
+        self.index = bytes.startIndex
+        self.maxDepth = maxDepth
+    }
+
+    /// Bytes read so far.
+    public var offset: Int { index - bytes.startIndex }
+    /// Bytes not yet read.
+    public var remaining: Int { bytes.endIndex - index }
+    /// True when every byte has been read.
+    public var isAtEnd: Bool { index >= bytes.endIndex }
+
+    /// The type of the next value, without reading it.
+    public func peekType() throws(WireError) -> MessagePackType {
+        MessagePackType(formatByte: try peekByte())
+    }
+
+    /// Reads a `nil`.
+    public mutating func readNil() throws(WireError) {
+        guard try peekByte() == 0xc0 else { throw mismatch("nil") }
+        index += 1
+    }
+
+    /// Reads a `nil` if one is next and tells whether it did.
+    public mutating func readNilIfPresent() throws(WireError) -> Bool {
+        guard try peekByte() == 0xc0 else { return false }
+        index += 1
+        return true
+    }
+
+    /// Reads a boolean.
+    public mutating func readBool() throws(WireError) -> Bool {
+        switch try peekByte() {
+        case 0xc2: index += 1; return false
+        case 0xc3: index += 1; return true
+        default: throw mismatch("bool")
+        }
+    }
+
+    /// Reads an integer in any MessagePack integer encoding, if its value fits `T`.
+    public mutating func readInteger<T: FixedWidthInteger>(_: T.Type = T.self) throws(WireError) -> T {
+        let start = offset
+        switch try readRawInteger() {
+        case .unsigned(let value):
+            if let result = T(exactly: value) { return result }
+            throw WireError(.integerOutOfRange("\(value) does not fit \(T.self)"), offset: start)
+        case .signed(let value):
+            if let result = T(exactly: value) { return result }
+            throw WireError(.integerOutOfRange("\(value) does not fit \(T.self)"), offset: start)
+        }
+    }
+
+    /// Reads a float: float 32, float 64, or an integer that a `Double` holds exactly.
+    public mutating func readDouble() throws(WireError) -> Double {
+        let start = offset
+        switch try peekByte() {
+        case 0xca:
+            index += 1
+            return Double(Float(bitPattern: try readBigEndian(UInt32.self)))
+        case 0xcb:
+            index += 1
+            return Double(bitPattern: try readBigEndian(UInt64.self))
+        default:
+            guard try peekType() == .integer else { throw mismatch("float") }
+            let raw = try readRawInteger()
+            let result: Double? =
+                switch raw {
+                case .unsigned(let value): Double(exactly: value)
+                case .signed(let value): Double(exactly: value)
+                }
+            guard let result else {
+                throw WireError(.integerOutOfRange("not exactly representable as Double"), offset: start)
+            }
+            return result
+        }
+    }
+
+    /// Reads a UTF-8 string.
+    public mutating func readString() throws(WireError) -> String {
+        let range = try readStringRange()
+        guard let text = String(validating: bytes[range], as: UTF8.self) else {
+            throw WireError(.invalidUTF8, offset: range.lowerBound - bytes.startIndex)
+        }
+        return text
+    }
+
+    /// Reads a binary value.
+    public mutating func readBinary() throws(WireError) -> [UInt8] {
+        [UInt8](bytes[try readBinaryRange()])
+    }
+
+    /// Reads an array header and returns how many values follow.
+    public mutating func readArrayHeader() throws(WireError) -> Int {
+        let start = offset
+        let count: Int
+        switch try peekByte() {
+        case let byte where byte & 0xf0 == 0x90: index += 1; count = Int(byte & 0x0f)
+        case 0xdc: index += 1; count = Int(try readBigEndian(UInt16.self))
+        case 0xdd: index += 1; count = Int(try readBigEndian(UInt32.self))
+        default: throw mismatch("array")
+        }
+        // Every value takes at least one byte.
+        guard count <= remaining else {
+            throw WireError(.lengthExceedsInput(declared: count, remaining: remaining), offset: start)
+        }
+        return count
+    }
+
+    /// Reads a map header and returns how many key-value entries follow.
+    public mutating func readMapHeader() throws(WireError) -> Int {
+        let start = offset
+        let count: Int
+        switch try peekByte() {
+        case let byte where byte & 0xf0 == 0x80: index += 1; count = Int(byte & 0x0f)
+        case 0xde: index += 1; count = Int(try readBigEndian(UInt16.self))
+        case 0xdf: index += 1; count = Int(try readBigEndian(UInt32.self))
+        default: throw mismatch("map")
+        }
+        // Every key and every value takes at least one byte.
+        guard count <= remaining / 2 else {
+            throw WireError(.lengthExceedsInput(declared: count, remaining: remaining), offset: start)
+        }
+        return count
+    }
+
+    /// Reads an extension value.
+    public mutating func readExtension() throws(WireError) -> (type: Int8, data: [UInt8]) {
+        let (type, range) = try readExtensionRange()
+        return (type, [UInt8](bytes[range]))
+    }
+
+    /// Reads any value as a tree.
+    public mutating func readValue() throws(WireError) -> MessagePackValue {
+        try readValue(depth: 0)
+    }
+
+    /// Steps over the next value, however nested (up to `maxDepth`), without keeping it.
+    ///
+    /// Strings inside are not checked for valid UTF-8.
+    public mutating func skipValue() throws(WireError) {
+        try skipValue(depth: 0)
+    }
+}
+
+// MARK: - Internals
+
+extension MessagePackReader {
+    enum RawInteger {
+        case unsigned(UInt64)
+        case signed(Int64)
+    }
+
+    func peekByte() throws(WireError) -> UInt8 {
+        guard index < bytes.endIndex else { throw WireError(.truncated, offset: offset) }
+        return bytes[index]
+    }
+
+    func mismatch(_ expected: String) -> WireError {
+        let found = index < bytes.endIndex ? MessagePackType(formatByte: bytes[index]).description : "end of input"
+        return WireError(.typeMismatch(expected: expected, found: found), offset: offset)
+    }
+
+    mutating func readBigEndian<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) throws(WireError) -> T {
+        let size = T.bitWidth / 8
+        guard remaining >= size else { throw WireError(.truncated, offset: offset) }
+        var value: T = 0
+        for position in index..<(index + size) {
+            value = value << 8 | T(bytes[position])
+        }
+        index += size
+        return value
+    }
+
+    /// Advances over `count` bytes and returns their index range.
+    mutating func take(_ count: Int, declaredAt start: Int) throws(WireError) -> Range<Int> {
+        guard count <= remaining else {
+            throw WireError(.lengthExceedsInput(declared: count, remaining: remaining), offset: start)
+        }
+        defer { index += count }
+        return index..<(index + count)
+    }
+
+    mutating func readRawInteger() throws(WireError) -> RawInteger {
+        let byte = try peekByte()
+        switch byte {
+        case 0x00...0x7f: index += 1; return .unsigned(UInt64(byte))
+        case 0xe0...0xff: index += 1; return .signed(Int64(Int8(bitPattern: byte)))
+        case 0xcc: index += 1; return .unsigned(UInt64(try readBigEndian(UInt8.self)))
+        case 0xcd: index += 1; return .unsigned(UInt64(try readBigEndian(UInt16.self)))
+        case 0xce: index += 1; return .unsigned(UInt64(try readBigEndian(UInt32.self)))
+        case 0xcf: index += 1; return .unsigned(try readBigEndian(UInt64.self))
+        case 0xd0: index += 1; return .signed(Int64(Int8(bitPattern: try readBigEndian(UInt8.self))))
+        case 0xd1: index += 1; return .signed(Int64(Int16(bitPattern: try readBigEndian(UInt16.self))))
+        case 0xd2: index += 1; return .signed(Int64(Int32(bitPattern: try readBigEndian(UInt32.self))))
+        case 0xd3: index += 1; return .signed(Int64(bitPattern: try readBigEndian(UInt64.self)))
+        default: throw mismatch("integer")
+        }
+    }
+
+    mutating func readStringRange() throws(WireError) -> Range<Int> {
+        let start = offset
+        let count: Int
+        switch try peekByte() {
+        case let byte where byte & 0xe0 == 0xa0: index += 1; count = Int(byte & 0x1f)
+        case 0xd9: index += 1; count = Int(try readBigEndian(UInt8.self))
+        case 0xda: index += 1; count = Int(try readBigEndian(UInt16.self))
+        case 0xdb: index += 1; count = Int(try readBigEndian(UInt32.self))
+        default: throw mismatch("string")
+        }
+        return try take(count, declaredAt: start)
+    }
+
+    mutating func readBinaryRange() throws(WireError) -> Range<Int> {
+        let start = offset
+        let count: Int
+        switch try peekByte() {
+        case 0xc4: index += 1; count = Int(try readBigEndian(UInt8.self))
+        case 0xc5: index += 1; count = Int(try readBigEndian(UInt16.self))
+        case 0xc6: index += 1; count = Int(try readBigEndian(UInt32.self))
+        default: throw mismatch("binary")
+        }
+        return try take(count, declaredAt: start)
+    }
+
+    mutating func readExtensionRange() throws(WireError) -> (type: Int8, data: Range<Int>) {
+        let start = offset
+        let count: Int
+        switch try peekByte() {
+        case 0xd4: index += 1; count = 1
+        case 0xd5: index += 1; count = 2
+        case 0xd6: index += 1; count = 4
+        case 0xd7: index += 1; count = 8
+        case 0xd8: index += 1; count = 16
+        case 0xc7: index += 1; count = Int(try readBigEndian(UInt8.self))
+        case 0xc8: index += 1; count = Int(try readBigEndian(UInt16.self))
+        case 0xc9: index += 1; count = Int(try readBigEndian(UInt32.self))
+        default: throw mismatch("ext")
+        }
+        let type = Int8(bitPattern: try readBigEndian(UInt8.self))
+        return (type, try take(count, declaredAt: start))
+    }
+
+    mutating func enterContainer(depth: Int) throws(WireError) {
+        guard depth < maxDepth else { throw WireError(.nestingTooDeep(limit: maxDepth), offset: offset) }
+    }
+
+    mutating func readValue(depth: Int) throws(WireError) -> MessagePackValue {
+        let byte = try peekByte()
+        switch MessagePackType(formatByte: byte) {
+        case .nil: index += 1; return .nil
+        case .bool: return .bool(try readBool())
+        case .integer:
+            switch try readRawInteger() {
+            case .unsigned(let value): return .uint(value)
+            case .signed(let value): return value >= 0 ? .uint(UInt64(value)) : .int(value)
+            }
+        case .float:
+            index += 1
+            if byte == 0xca { return .float(Float(bitPattern: try readBigEndian(UInt32.self))) }
+            return .double(Double(bitPattern: try readBigEndian(UInt64.self)))
+        case .string: return .string(try readString())
+        case .binary: return .binary(try readBinary())
+        case .ext:
+            let (type, data) = try readExtension()
+            return .ext(type: type, data: data)
+        case .array:
+            try enterContainer(depth: depth)
+            let count = try readArrayHeader()
+            var items: [MessagePackValue] = []
+            items.reserveCapacity(count)
+            for _ in 0..<count { items.append(try readValue(depth: depth + 1)) }
+            return .array(items)
+        case .map:
+            try enterContainer(depth: depth)
+            let count = try readMapHeader()
+            var pairs: [MessagePackPair] = []
+            pairs.reserveCapacity(count)
+            for _ in 0..<count {
+                let key = try readValue(depth: depth + 1)
+                pairs.append(MessagePackPair(key, try readValue(depth: depth + 1)))
+            }
+            return .map(pairs)
+        case .reserved:
+            throw WireError(.reservedFormat(byte), offset: offset)
+        }
+    }
+
+    mutating func skipValue(depth: Int) throws(WireError) {
+        let byte = try peekByte()
+        switch MessagePackType(formatByte: byte) {
+        case .nil, .bool: index += 1
+        case .integer: _ = try readRawInteger()
+        case .float:
+            index += 1
+            _ = try take(byte == 0xca ? 4 : 8, declaredAt: offset - 1)
+        case .string: _ = try readStringRange()
+        case .binary: _ = try readBinaryRange()
+        case .ext: _ = try readExtensionRange()
+        case .array:
+            try enterContainer(depth: depth)
+            for _ in 0..<(try readArrayHeader()) { try skipValue(depth: depth + 1) }
+        case .map:
+            try enterContainer(depth: depth)
+            for _ in 0..<(try readMapHeader()) {
+                try skipValue(depth: depth + 1)
+                try skipValue(depth: depth + 1)
+            }
+        case .reserved:
+            throw WireError(.reservedFormat(byte), offset: offset)
+        }
+    }
+}
+
+extension MessagePackValue {
+    /// Decodes exactly one value that spans all of `bytes`.
+    public static func decode<Bytes: RandomAccessCollection>(
+        _ bytes: Bytes, maxDepth: Int = Wire.maxNestingDepth
+    ) throws(WireError) -> MessagePackValue where Bytes.Element == UInt8, Bytes.Index == Int {
+        var reader = MessagePackReader(bytes, maxDepth: maxDepth)
+        let value = try reader.readValue()
+        guard reader.isAtEnd else {
+            throw WireError(.trailingBytes(reader.remaining), offset: reader.offset)
+        }
+        return value
+    }
+}

@@ -1,0 +1,40 @@
+/// Every map key the Switchboard frames use.
+enum FrameKey: String, CaseIterable, Sendable {
+    case t, id
+    case appId, userId, token, heartbeatInterval, presenceTimeout, resumeSession, resumeSecret
+    case channel, features, channelType, message, customType
+    case session, resumed, lostMessages, lostChannels
+    case code, operation, reason, detail
+    case topic, publisher, timestamp, secondsLeft
+
+    /// The keys with their UTF-8 bytes, so a key on the wire is matched without building a String.
+    static let table: [(key: FrameKey, utf8: [UInt8])] = allCases.map { ($0, Array($0.rawValue.utf8)) }
+
+    /// The key whose UTF-8 bytes are `bytes`, if any.
+    static func match<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> FrameKey? {
+        let count = bytes.count
+        for entry in table where entry.utf8.count == count && entry.utf8.elementsEqual(bytes) {
+            return entry.key
+        }
+        return nil
+    }
+}
+
+extension MessagePackWriter {
+    /// Writes a frame key.
+    mutating func writeKey(_ key: FrameKey) { writeString(key.rawValue) }
+}
+
+extension MessagePackReader {
+    /// Reads a map key: the known key it names, or nil for a key this version does not know.
+    mutating func readFrameKey() throws(WireError) -> FrameKey? {
+        let start = offset
+        guard try peekType() == .string else { throw WireError(.nonStringKey, offset: start) }
+        let range = try readStringRange()
+        if let key = FrameKey.match(bytes[range]) { return key }
+        guard String(validating: bytes[range], as: UTF8.self) != nil else {
+            throw WireError(.invalidUTF8, offset: range.lowerBound - bytes.startIndex)
+        }
+        return nil
+    }
+}

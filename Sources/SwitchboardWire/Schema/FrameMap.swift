@@ -1,0 +1,97 @@
+/// What is known about a frame after a first pass over its map: its type, its request id, and
+/// where its entries start.
+struct FrameHead: Sendable {
+    /// The `"t"` value.
+    var type: String
+    /// The `"id"` value, if present.
+    var id: UInt32?
+    /// How many entries the map has.
+    var count: Int
+    /// The index of the first entry.
+    var bodyStart: Int
+
+    /// An error for a required key that is absent.
+    func missing(_ key: FrameKey) -> WireError {
+        WireError(.missingKey(key.rawValue), offset: 0, requestId: id, messageType: type)
+    }
+
+    /// `value`, or the missing-key error for `key`.
+    func required<T>(_ value: T?, _ key: FrameKey) throws(WireError) -> T {
+        guard let value else { throw missing(key) }
+        return value
+    }
+
+    /// The request id, required for requests and responses.
+    func requiredId() throws(WireError) -> UInt32 {
+        try required(id, .id)
+    }
+}
+
+extension MessagePackReader {
+    /// Reads the frame's map once to find `"t"` and `"id"` and checks that nothing follows it,
+    /// then rewinds to the first entry.
+    mutating func readFrameHead() throws(WireError) -> FrameHead {
+        var type: String?
+        var id: UInt32?
+        var key: FrameKey?
+        let count: Int
+        let bodyStart: Int
+        do throws(WireError) {
+            count = try readMapHeader()
+            bodyStart = index
+            for _ in 0..<count {
+                key = nil
+                switch try readFrameKey() {
+                case .t?:
+                    key = .t
+                    type = try readString()
+                case .id?:
+                    key = .id
+                    id = try readInteger(UInt32.self)
+                default:
+                    try skipValue()
+                }
+            }
+            key = nil
+            guard isAtEnd else { throw WireError(.trailingBytes(remaining), offset: offset) }
+        } catch {
+            var failure = error
+            failure.requestId = id
+            failure.messageType = type
+            failure.key = key?.rawValue
+            throw failure
+        }
+        guard let type else {
+            throw WireError(.missingKey("t"), offset: 0, requestId: id)
+        }
+        index = bodyStart
+        return FrameHead(type: type, id: id, count: count, bodyStart: bodyStart)
+    }
+
+    /// Reads the entries of the frame after `readFrameHead`, handing each known key other than
+    /// `"t"` and `"id"` to `visit`, which reads its value and returns true, or returns false to
+    /// have it skipped. Unknown keys are skipped. Errors name the key and the frame.
+    mutating func readFields(
+        _ head: FrameHead, _ visit: (FrameKey, inout Self) throws(WireError) -> Bool
+    ) throws(WireError) {
+        index = head.bodyStart
+        var current: FrameKey?
+        do throws(WireError) {
+            for _ in 0..<head.count {
+                current = nil
+                guard let key = try readFrameKey(), key != .t, key != .id else {
+                    try skipValue()
+                    continue
+                }
+                current = key
+                if try !visit(key, &self) { try skipValue() }
+            }
+        } catch {
+            var failure = error
+            failure.requestId = head.id
+            failure.messageType = head.type
+            failure.key = current?.rawValue
+            throw failure
+        }
+    }
+}

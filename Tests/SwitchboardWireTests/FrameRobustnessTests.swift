@@ -1,0 +1,44 @@
+import Testing
+import SwitchboardWire
+
+@Suite("Frames on random input")
+struct FrameRobustnessTests {
+    @Test("20,000 random inputs never crash")
+    func randomBytes() {
+        var random = SplitMix64(seed: 0x5157_4954_4348)
+        var decoded = 0
+        for round in 0..<20_000 {
+            let length = Int(random.next() % 64)
+            var input = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            if round % 2 == 0, !input.isEmpty {
+                // Start half of them with a map header so the frame decoders get further.
+                input[0] = 0x80 | (input[0] & 0x0f)
+            }
+            if (try? MessagePackValue.decode(input)) != nil { decoded += 1 }
+            _ = try? ClientFrame.decode(input)
+            _ = try? ServerFrame.decode(input)
+        }
+        #expect(decoded > 0)
+    }
+
+    @Test("random mutations of valid frames never crash")
+    func mutatedFrames() {
+        let frames: [[UInt8]] = [
+            ClientFrame.login(id: 1, appId: "app", userId: "u", token: "t", heartbeatInterval: 5,
+                              presenceTimeout: 30, resume: nil).encode(),
+            ClientFrame.publish(id: 9, channelType: .message, channel: "c", message: .string("hi"), customType: "x").encode(),
+            ServerFrame.closing(reason: .sameUidLogin, detail: "again").encode(),
+        ]
+        var random = SplitMix64(seed: 42)
+        for round in 0..<10_000 {
+            var input = frames[round % frames.count]
+            for _ in 0..<(1 + Int(random.next() % 4)) {
+                let position = Int(random.next() % UInt64(input.count))
+                input[position] = UInt8(truncatingIfNeeded: random.next())
+            }
+            _ = try? ClientFrame.decode(input)
+            _ = try? ServerFrame.decode(input)
+            _ = try? MessagePackValue.decode(input)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Testing
+import SwitchboardCore
+import SwitchboardWire
+
+@Suite("Server frames")
+struct ServerFrameTests {
+    static func delivery(_ payload: MessagePayload, type: RtmChannelType = .message) -> MessageDelivery {
+        MessageDelivery(
+            channelType: type, channelName: "room", payload: payload, publisher: "alice", customType: "",
+            timestamp: 1_764_400_000_123)
+    }
+
+    static let frames: [ServerFrame] = [
+        .ok(id: 0), .ok(id: .max),
+        .loginOk(id: 1, LoginGranted(
+            session: SessionID(7), ticket: ResumeTicket(session: SessionID(7), secret: "abc"), resumed: false,
+            heartbeatInterval: 5, presenceTimeout: 300, loss: .none)),
+        .loginOk(id: 2, LoginGranted(
+            session: SessionID(.max), ticket: ResumeTicket(session: SessionID(.max), secret: ""), resumed: true,
+            heartbeatInterval: 0, presenceTimeout: 0,
+            loss: ResumeLoss(droppedPushes: 1_234, channels: [ChannelKey(.message, "room"), ChannelKey(.user, "bob"),
+                                                              ChannelKey(.stream, "ストリーム")]))),
+        .error(id: 3, RtmError(.channelReceiverOffline, operation: "publish", reason: "bob is offline")),
+        .error(id: 4, RtmError(.invalidParameter, operation: "", reason: "")),
+        .message(delivery(.string("hi"))),
+        .message(delivery(.string(""), type: .user)),
+        .message(delivery(.binary([]))),
+        .message(delivery(.binary(ClientFrameTests.thirtyTwoKiB))),
+        .message(MessageDelivery(
+            channelType: .stream, channelName: "s", channelTopic: "t🙂", payload: .string("ü"), publisher: "p",
+            customType: "c", timestamp: 0)),
+        .tokenPrivilegeWillExpire(secondsLeft: 30), .tokenPrivilegeWillExpire(secondsLeft: 0),
+        .closing(reason: .sameUidLogin, detail: "logged in elsewhere"), .closing(reason: .unknown, detail: ""),
+    ]
+
+    @Test("every server frame round-trips", arguments: frames)
+    func roundTrip(frame: ServerFrame) throws {
+        let encoded = frame.encode()
+        #expect(try ServerFrame.decode(encoded) == frame)
+        let value = try MessagePackValue.decode(encoded)
+        #expect(value["t"] == .string(frame.type))
+        #expect(value["id"]?.int64Value == frame.requestId.map(Int64.init))
+    }
+
+    @Test("a push encodes to the same bytes as its frame", arguments: frames.compactMap(\.push))
+    func pushFastPath(push: Push) throws {
+        #expect(Wire.encodePush(push) == ServerFrame(push).encode())
+        #expect(try ServerFrame.decode(Wire.encodePush(push)).push == push)
+    }
+
+    @Test func pushReservesEnoughCapacityUpFront() {
+        let push = Push.message(Self.delivery(.binary(ClientFrameTests.thirtyTwoKiB)))
+        let encoded = Wire.encodePush(push)
+        #expect(encoded.capacity >= encoded.count)
+        #expect(encoded.count <= 32_768 + 128)
+    }
+
+    @Test func unknownClosingReasonBecomesUnknown() throws {
+        let encoded = pack(map(["t": .string("closing"), "reason": .uint(999), "detail": .string("?")]))
+        #expect(try ServerFrame.decode(encoded) == .closing(reason: .unknown, detail: "?"))
+    }
+
+    @Test func unknownErrorCodeIsRefused() {
+        let encoded = pack(map(["t": .string("error"), "id": .uint(1), "code": .int(-1),
+                                "operation": .string("x"), "reason": .string("y")]))
+        let error = wireError { () throws(WireError) in try ServerFrame.decode(encoded) }
+        #expect(error?.key == "code")
+        #expect(error?.requestId == 1)
+    }
+}
