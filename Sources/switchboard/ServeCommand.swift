@@ -58,8 +58,7 @@ enum ServeCommand {
             if runner.isCancelled { break }
         }
         if server.port != nil {
-            print(server.url)
-            fflush(stdout)
+            FileHandle.standardOutput.write(Data((server.url + "\n").utf8))
         }
         try await runner.value
         signals.stop()
@@ -67,7 +66,7 @@ enum ServeCommand {
 }
 
 /// Calls `action` when one of `signals` arrives (instead of the default: dying).
-final class SignalWatcher: Sendable {
+final class SignalWatcher {
     private let sources: [any DispatchSourceSignal]
 
     init(signals: [Int32], action: @escaping @Sendable () -> Void) {

@@ -30,11 +30,11 @@ actor ClientEngine {
     private var reconnectTask: Task<Void, Never>?
     private var destroyed = false
 
-    init(settings: ClientSettings, dispatcher: EventDispatcher, clock: any SwitchboardClock) {
+    init(settings: ClientSettings, dispatcher: EventDispatcher, clock: any SwitchboardClock) throws {
         self.settings = settings
         self.dispatcher = dispatcher
         self.clock = clock
-        group = EventLoopGroup(threads: 1)
+        group = try EventLoopGroup(threads: 1)
     }
 
     var linkState: RtmLinkState { state }
@@ -199,7 +199,7 @@ actor ClientEngine {
         let connection: WebSocketConnection
         do {
             connection = try await WebSocketClient.connect(
-                to: address.url, subprotocols: [Wire.subprotocol], group: group, handler: inbox, timeout: connectTimeout)
+                to: address.url, subprotocols: [Wire.subprotocol], timeout: connectTimeout, group: group, handler: inbox)
         } catch {
             throw RtmErrorInfo(.notConnected, operation: "login", reason: "cannot connect to \(address.url): \(error)")
         }

@@ -24,7 +24,7 @@ public final class RtmClientKit: Sendable {
         #else
         dispatcher = EventDispatcher(callbackQueue: config.callbackQueue)
         #endif
-        engine = ClientEngine(settings: settings, dispatcher: dispatcher, clock: clock)
+        engine = try ClientEngine(settings: settings, dispatcher: dispatcher, clock: clock)
         dispatcher.bind(self)
         if let delegate { dispatcher.add(delegate) }
     }
@@ -167,19 +167,23 @@ public final class RtmClientKit: Sendable {
     }
 
     private func run(
-        channel: String = "", _ body: (ClientEngine) async throws(RtmErrorInfo) -> Void
+        channel: String = "", _ body: (ClientEngine) async throws -> Void
     ) async -> (RtmCommonResponse?, RtmErrorInfo?) {
         do {
             try await body(engine)
             return (RtmCommonResponse(channelName: channel), nil)
         } catch {
-            return (nil, error)
+            return (nil, Self.errorInfo(error))
         }
+    }
+
+    private static func errorInfo(_ error: any Error) -> RtmErrorInfo {
+        error as? RtmErrorInfo ?? RtmErrorInfo(.invalidParameter, operation: "", reason: "\(error)")
     }
 
     private func complete(
         _ completion: RtmOperationBlock?, channel: String = "",
-        _ body: @escaping @Sendable (ClientEngine) async throws(RtmErrorInfo) -> Void
+        _ body: @escaping @Sendable (ClientEngine) async throws -> Void
     ) {
         let engine = engine
         let queue = dispatcher.queue
@@ -189,7 +193,7 @@ public final class RtmClientKit: Sendable {
                 try await body(engine)
                 result = (RtmCommonResponse(channelName: channel), nil)
             } catch {
-                result = (nil, error)
+                result = (nil, Self.errorInfo(error))
             }
             guard let completion else { return }
             queue.async { completion(result.0, result.1) }

@@ -17,11 +17,14 @@ public final class SwitchboardServer: Sendable {
     public let modules: [any Module]
 
     private let outbox: ServerOutbox
-    private let group: EventLoopGroup
-    private let listener: WebSocketServer
+    private let hub: ConnectionHub
     private let phase = Mutex(Phase.idle)
 
-    private enum Phase { case idle, running(port: Int), stopped }
+    private enum Phase {
+        case idle
+        case running(port: Int, group: EventLoopGroup, listener: WebSocketServer)
+        case stopped
+    }
 
     /// Builds a server; `customize` may replace built-in modules or add extensions.
     public init(
@@ -34,15 +37,9 @@ public final class SwitchboardServer: Sendable {
         self.modules = modules.all
         bus = EventBus()
         outbox = ServerOutbox(limits: configuration.limits)
-        group = EventLoopGroup(threads: configuration.eventLoopThreads ?? ProcessInfo.processInfo.activeProcessorCount)
         let dispatcher = RequestDispatcher(
             bus: bus, clock: configuration.clock, limits: configuration.limits, log: configuration.log)
-        let hub = ConnectionHub(outbox: outbox, bus: bus, dispatcher: dispatcher, log: configuration.log)
-        var socketConfiguration = WebSocketServerConfiguration(host: configuration.host, port: configuration.port)
-        socketConfiguration.subprotocol = Wire.subprotocol
-        socketConfiguration.maxMessageBytes = Wire.maxFrameSize
-        socketConfiguration.maxOutboundBytes = configuration.maxOutboundBytesPerConnection
-        listener = WebSocketServer(configuration: socketConfiguration, group: group, handler: hub)
+        hub = ConnectionHub(outbox: outbox, bus: bus, dispatcher: dispatcher, log: configuration.log)
     }
 
     /// Starts every module, then listens. Returns the port it listens on.
@@ -51,15 +48,29 @@ public final class SwitchboardServer: Sendable {
         let context = ModuleContext(
             bus: bus, clock: configuration.clock, limits: configuration.limits, outbox: outbox)
         for module in modules { await module.start(context) }
-        let port = try listener.start()
-        phase.withLock { $0 = .running(port: port) }
+        let group = try EventLoopGroup(
+            threads: configuration.eventLoopThreads ?? ProcessInfo.processInfo.activeProcessorCount)
+        let listener = WebSocketServer(
+            configuration: WebSocketServer.Configuration(
+                host: configuration.host, port: configuration.port, subprotocol: Wire.subprotocol,
+                requireSubprotocol: true, maxMessageBytes: Wire.maxFrameSize,
+                maxOutboundBytes: configuration.maxOutboundBytesPerConnection),
+            group: group, handler: hub)
+        let port: Int
+        do {
+            port = try listener.start()
+        } catch {
+            group.shutdown()
+            throw error
+        }
+        phase.withLock { $0 = .running(port: port, group: group, listener: listener) }
         configuration.log(.info, "switchboard listening on \(url)")
         return port
     }
 
     /// The port it listens on, once started.
     public var port: Int? {
-        phase.withLock { if case .running(let port) = $0 { port } else { nil } }
+        phase.withLock { if case .running(let port, _, _) = $0 { port } else { nil } }
     }
 
     /// The URL clients connect to, once started.
@@ -70,12 +81,12 @@ public final class SwitchboardServer: Sendable {
 
     /// Stops accepting, closes every connection with a going-away code, and stops the modules.
     public func shutdown() async {
-        let wasRunning = phase.withLock { phase -> Bool in
+        let running = phase.withLock { phase -> (EventLoopGroup, WebSocketServer)? in
             defer { phase = .stopped }
-            if case .running = phase { return true }
-            return false
+            if case .running(_, let group, let listener) = phase { return (group, listener) }
+            return nil
         }
-        guard wasRunning else { return }
+        guard let (group, listener) = running else { return }
         listener.stop(code: .goingAway)
         for module in modules.reversed() { await module.shutdown() }
         group.shutdown()
