@@ -63,7 +63,10 @@ let package = Package(
         .testTarget(name: "SwitchboardTransportTests", dependencies: ["SwitchboardTransport"]),
         .testTarget(
             name: "SwitchboardServerTests",
-            dependencies: ["SwitchboardServer", "SwitchboardClient", "SwitchboardTesting"]),
+            dependencies: [
+                "SwitchboardServer", "SwitchboardClient", "SwitchboardTesting", "SwitchboardWire",
+                "SwitchboardTransport", "SwitchboardCrypto",
+            ]),
         .testTarget(
             name: "SwitchboardClientTests",
             dependencies: ["SwitchboardClient", "SwitchboardServer", "SwitchboardTesting"]),

@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import SwitchboardClient
+import SwitchboardServer
+import SwitchboardTesting
+
+/// Collects a client's events (from the `events` stream) and waits for the ones a test expects.
+final class EventLog: Sendable {
+    private final class Store: Sendable {
+        let events = Mutex<[RtmEvent]>([])
+    }
+
+    private let store = Store()
+    private let reader: Task<Void, Never>
+
+    init(_ client: RtmClientKit) {
+        let stream = client.events
+        let store = store
+        reader = Task {
+            for await event in stream { store.events.withLock { $0.append(event) } }
+        }
+    }
+
+    var all: [RtmEvent] { store.events.withLock { $0 } }
+
+    var messages: [RtmMessageEvent] {
+        all.compactMap { if case .message(let message) = $0 { message } else { nil } }
+    }
+
+    var linkStates: [RtmLinkStateEvent] {
+        all.compactMap { if case .linkState(let change) = $0 { change } else { nil } }
+    }
+
+    /// Waits (real time, bounded) until `condition` holds; returns whether it did.
+    @discardableResult
+    func wait(timeout: Duration = .seconds(10), until condition: (EventLog) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(self) { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return condition(self)
+    }
+
+    deinit { reader.cancel() }
+}
+
+/// A client of `server` for `userId`, with its event log.
+func makeClient(
+    _ userId: String, server: SwitchboardServer, clock: (any SwitchboardClock)? = nil,
+    configure: (RtmClientConfig) -> Void = { _ in }
+) throws -> (RtmClientKit, EventLog) {
+    let config = RtmClientConfig(appId: "test-app", userId: userId)
+    let privateConfig = RtmPrivateConfig()
+    privateConfig.accessPointHosts = [server.url]
+    config.privateConfig = privateConfig
+    configure(config)
+    let client = try RtmClientKit(config, delegate: nil, clock: clock ?? SystemClock())
+    return (client, EventLog(client))
+}
+
+/// Fails the test when a call answered an error.
+func expectOK(
+    _ result: (RtmCommonResponse?, RtmErrorInfo?), sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(result.1 == nil, "\(result.1.map(\.description) ?? "")", sourceLocation: sourceLocation)
+    #expect(result.0 != nil, sourceLocation: sourceLocation)
+}
+
+/// Fails the test unless a call answered `code`.
+func expectError(
+    _ code: RtmErrorCode, _ result: (RtmCommonResponse?, RtmErrorInfo?),
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(result.0 == nil, sourceLocation: sourceLocation)
+    #expect(result.1?.errorCode == code, "got \(result.1.map(\.description) ?? "success")", sourceLocation: sourceLocation)
+}
