@@ -8,52 +8,62 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
     /// The input.
     public let bytes: Bytes
     /// The index in `bytes` of the next byte to read.
-    public internal(set) var index: Int
+    public var index: Int { position }
+    @usableFromInline var position: Int
     /// How many arrays and maps `readValue` and `skipValue` accept nested in each other.
     public let maxDepth: Int
 
     /// Creates a reader at the start of `bytes`.
+    @inlinable
     public init(_ bytes: Bytes, maxDepth: Int = Wire.maxNestingDepth) {
         self.bytes = bytes
-        self.index = bytes.startIndex
+        self.position = bytes.startIndex
         self.maxDepth = maxDepth
     }
 
     /// Bytes read so far.
-    public var offset: Int { index - bytes.startIndex }
+    @inlinable
+    public var offset: Int { position - bytes.startIndex }
     /// Bytes not yet read.
-    public var remaining: Int { bytes.endIndex - index }
+    @inlinable
+    public var remaining: Int { bytes.endIndex - position }
     /// True when every byte has been read.
-    public var isAtEnd: Bool { index >= bytes.endIndex }
+    @inlinable
+    public var isAtEnd: Bool { position >= bytes.endIndex }
 
     /// The type of the next value, without reading it.
+    @inlinable
     public func peekType() throws(WireError) -> MessagePackType {
         MessagePackType(formatByte: try peekByte())
     }
 
     /// Reads a `nil`.
+    @inlinable
     public mutating func readNil() throws(WireError) {
         guard try peekByte() == 0xc0 else { throw mismatch("nil") }
-        index += 1
+        position += 1
     }
 
     /// Reads a `nil` if one is next and tells whether it did.
+    @inlinable
     public mutating func readNilIfPresent() throws(WireError) -> Bool {
         guard try peekByte() == 0xc0 else { return false }
-        index += 1
+        position += 1
         return true
     }
 
     /// Reads a boolean.
+    @inlinable
     public mutating func readBool() throws(WireError) -> Bool {
         switch try peekByte() {
-        case 0xc2: index += 1; return false
-        case 0xc3: index += 1; return true
+        case 0xc2: position += 1; return false
+        case 0xc3: position += 1; return true
         default: throw mismatch("bool")
         }
     }
 
     /// Reads an integer in any MessagePack integer encoding, if its value fits `T`.
+    @inlinable
     public mutating func readInteger<T: FixedWidthInteger>(_: T.Type = T.self) throws(WireError) -> T {
         let start = offset
         switch try readRawInteger() {
@@ -67,14 +77,15 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
     }
 
     /// Reads a float: float 32, float 64, or an integer that a `Double` holds exactly.
+    @inlinable
     public mutating func readDouble() throws(WireError) -> Double {
         let start = offset
         switch try peekByte() {
         case 0xca:
-            index += 1
+            position += 1
             return Double(Float(bitPattern: try readBigEndian(UInt32.self)))
         case 0xcb:
-            index += 1
+            position += 1
             return Double(bitPattern: try readBigEndian(UInt64.self))
         default:
             guard try peekType() == .integer else { throw mismatch("float") }
@@ -92,6 +103,7 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
     }
 
     /// Reads a UTF-8 string.
+    @inlinable
     public mutating func readString() throws(WireError) -> String {
         let range = try readStringRange()
         guard let text = String(validating: bytes[range], as: UTF8.self) else {
@@ -101,18 +113,20 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
     }
 
     /// Reads a binary value.
+    @inlinable
     public mutating func readBinary() throws(WireError) -> [UInt8] {
         [UInt8](bytes[try readBinaryRange()])
     }
 
     /// Reads an array header and returns how many values follow.
+    @inlinable
     public mutating func readArrayHeader() throws(WireError) -> Int {
         let start = offset
         let count: Int
         switch try peekByte() {
-        case let byte where byte & 0xf0 == 0x90: index += 1; count = Int(byte & 0x0f)
-        case 0xdc: index += 1; count = Int(try readBigEndian(UInt16.self))
-        case 0xdd: index += 1; count = Int(try readBigEndian(UInt32.self))
+        case let byte where byte & 0xf0 == 0x90: position += 1; count = Int(byte & 0x0f)
+        case 0xdc: position += 1; count = Int(try readBigEndian(UInt16.self))
+        case 0xdd: position += 1; count = Int(try readBigEndian(UInt32.self))
         default: throw mismatch("array")
         }
         // Every value takes at least one byte.
@@ -123,13 +137,14 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
     }
 
     /// Reads a map header and returns how many key-value entries follow.
+    @inlinable
     public mutating func readMapHeader() throws(WireError) -> Int {
         let start = offset
         let count: Int
         switch try peekByte() {
-        case let byte where byte & 0xf0 == 0x80: index += 1; count = Int(byte & 0x0f)
-        case 0xde: index += 1; count = Int(try readBigEndian(UInt16.self))
-        case 0xdf: index += 1; count = Int(try readBigEndian(UInt32.self))
+        case let byte where byte & 0xf0 == 0x80: position += 1; count = Int(byte & 0x0f)
+        case 0xde: position += 1; count = Int(try readBigEndian(UInt16.self))
+        case 0xdf: position += 1; count = Int(try readBigEndian(UInt32.self))
         default: throw mismatch("map")
         }
         // Every key and every value takes at least one byte.
@@ -140,12 +155,14 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
     }
 
     /// Reads an extension value.
+    @inlinable
     public mutating func readExtension() throws(WireError) -> (type: Int8, data: [UInt8]) {
         let (type, range) = try readExtensionRange()
         return (type, [UInt8](bytes[range]))
     }
 
     /// Reads any value as a tree.
+    @inlinable
     public mutating func readValue() throws(WireError) -> MessagePackValue {
         try readValue(depth: 0)
     }
@@ -153,6 +170,7 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
     /// Steps over the next value, however nested (up to `maxDepth`), without keeping it.
     ///
     /// Strings inside are not checked for valid UTF-8.
+    @inlinable
     public mutating func skipValue() throws(WireError) {
         try skipValue(depth: 0)
     }
@@ -161,109 +179,120 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
 // MARK: - Internals
 
 extension MessagePackReader {
+    @usableFromInline
     enum RawInteger {
         case unsigned(UInt64)
         case signed(Int64)
     }
 
+    @inlinable
     func peekByte() throws(WireError) -> UInt8 {
-        guard index < bytes.endIndex else { throw WireError(.truncated, offset: offset) }
-        return bytes[index]
+        guard position < bytes.endIndex else { throw WireError(.truncated, offset: offset) }
+        return bytes[position]
     }
 
+    @inlinable
     func mismatch(_ expected: String) -> WireError {
-        let found = index < bytes.endIndex ? MessagePackType(formatByte: bytes[index]).description : "end of input"
+        let found = position < bytes.endIndex ? MessagePackType(formatByte: bytes[position]).description : "end of input"
         return WireError(.typeMismatch(expected: expected, found: found), offset: offset)
     }
 
+    @inlinable
     mutating func readBigEndian<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) throws(WireError) -> T {
         let size = T.bitWidth / 8
         guard remaining >= size else { throw WireError(.truncated, offset: offset) }
         var value: T = 0
-        for position in index..<(index + size) {
+        for position in position..<(position + size) {
             value = value << 8 | T(bytes[position])
         }
-        index += size
+        position += size
         return value
     }
 
-    /// Advances over `count` bytes and returns their index range.
+    /// Advances over `count` bytes and returns their position range.
+    @inlinable
     mutating func take(_ count: Int, declaredAt start: Int) throws(WireError) -> Range<Int> {
         guard count <= remaining else {
             throw WireError(.lengthExceedsInput(declared: count, remaining: remaining), offset: start)
         }
-        defer { index += count }
-        return index..<(index + count)
+        defer { position += count }
+        return position..<(position + count)
     }
 
+    @inlinable
     mutating func readRawInteger() throws(WireError) -> RawInteger {
         let byte = try peekByte()
         switch byte {
-        case 0x00...0x7f: index += 1; return .unsigned(UInt64(byte))
-        case 0xe0...0xff: index += 1; return .signed(Int64(Int8(bitPattern: byte)))
-        case 0xcc: index += 1; return .unsigned(UInt64(try readBigEndian(UInt8.self)))
-        case 0xcd: index += 1; return .unsigned(UInt64(try readBigEndian(UInt16.self)))
-        case 0xce: index += 1; return .unsigned(UInt64(try readBigEndian(UInt32.self)))
-        case 0xcf: index += 1; return .unsigned(try readBigEndian(UInt64.self))
-        case 0xd0: index += 1; return .signed(Int64(Int8(bitPattern: try readBigEndian(UInt8.self))))
-        case 0xd1: index += 1; return .signed(Int64(Int16(bitPattern: try readBigEndian(UInt16.self))))
-        case 0xd2: index += 1; return .signed(Int64(Int32(bitPattern: try readBigEndian(UInt32.self))))
-        case 0xd3: index += 1; return .signed(Int64(bitPattern: try readBigEndian(UInt64.self)))
+        case 0x00...0x7f: position += 1; return .unsigned(UInt64(byte))
+        case 0xe0...0xff: position += 1; return .signed(Int64(Int8(bitPattern: byte)))
+        case 0xcc: position += 1; return .unsigned(UInt64(try readBigEndian(UInt8.self)))
+        case 0xcd: position += 1; return .unsigned(UInt64(try readBigEndian(UInt16.self)))
+        case 0xce: position += 1; return .unsigned(UInt64(try readBigEndian(UInt32.self)))
+        case 0xcf: position += 1; return .unsigned(try readBigEndian(UInt64.self))
+        case 0xd0: position += 1; return .signed(Int64(Int8(bitPattern: try readBigEndian(UInt8.self))))
+        case 0xd1: position += 1; return .signed(Int64(Int16(bitPattern: try readBigEndian(UInt16.self))))
+        case 0xd2: position += 1; return .signed(Int64(Int32(bitPattern: try readBigEndian(UInt32.self))))
+        case 0xd3: position += 1; return .signed(Int64(bitPattern: try readBigEndian(UInt64.self)))
         default: throw mismatch("integer")
         }
     }
 
+    @inlinable
     mutating func readStringRange() throws(WireError) -> Range<Int> {
         let start = offset
         let count: Int
         switch try peekByte() {
-        case let byte where byte & 0xe0 == 0xa0: index += 1; count = Int(byte & 0x1f)
-        case 0xd9: index += 1; count = Int(try readBigEndian(UInt8.self))
-        case 0xda: index += 1; count = Int(try readBigEndian(UInt16.self))
-        case 0xdb: index += 1; count = Int(try readBigEndian(UInt32.self))
+        case let byte where byte & 0xe0 == 0xa0: position += 1; count = Int(byte & 0x1f)
+        case 0xd9: position += 1; count = Int(try readBigEndian(UInt8.self))
+        case 0xda: position += 1; count = Int(try readBigEndian(UInt16.self))
+        case 0xdb: position += 1; count = Int(try readBigEndian(UInt32.self))
         default: throw mismatch("string")
         }
         return try take(count, declaredAt: start)
     }
 
+    @inlinable
     mutating func readBinaryRange() throws(WireError) -> Range<Int> {
         let start = offset
         let count: Int
         switch try peekByte() {
-        case 0xc4: index += 1; count = Int(try readBigEndian(UInt8.self))
-        case 0xc5: index += 1; count = Int(try readBigEndian(UInt16.self))
-        case 0xc6: index += 1; count = Int(try readBigEndian(UInt32.self))
+        case 0xc4: position += 1; count = Int(try readBigEndian(UInt8.self))
+        case 0xc5: position += 1; count = Int(try readBigEndian(UInt16.self))
+        case 0xc6: position += 1; count = Int(try readBigEndian(UInt32.self))
         default: throw mismatch("binary")
         }
         return try take(count, declaredAt: start)
     }
 
+    @inlinable
     mutating func readExtensionRange() throws(WireError) -> (type: Int8, data: Range<Int>) {
         let start = offset
         let count: Int
         switch try peekByte() {
-        case 0xd4: index += 1; count = 1
-        case 0xd5: index += 1; count = 2
-        case 0xd6: index += 1; count = 4
-        case 0xd7: index += 1; count = 8
-        case 0xd8: index += 1; count = 16
-        case 0xc7: index += 1; count = Int(try readBigEndian(UInt8.self))
-        case 0xc8: index += 1; count = Int(try readBigEndian(UInt16.self))
-        case 0xc9: index += 1; count = Int(try readBigEndian(UInt32.self))
+        case 0xd4: position += 1; count = 1
+        case 0xd5: position += 1; count = 2
+        case 0xd6: position += 1; count = 4
+        case 0xd7: position += 1; count = 8
+        case 0xd8: position += 1; count = 16
+        case 0xc7: position += 1; count = Int(try readBigEndian(UInt8.self))
+        case 0xc8: position += 1; count = Int(try readBigEndian(UInt16.self))
+        case 0xc9: position += 1; count = Int(try readBigEndian(UInt32.self))
         default: throw mismatch("ext")
         }
         let type = Int8(bitPattern: try readBigEndian(UInt8.self))
         return (type, try take(count, declaredAt: start))
     }
 
+    @inlinable
     mutating func enterContainer(depth: Int) throws(WireError) {
         guard depth < maxDepth else { throw WireError(.nestingTooDeep(limit: maxDepth), offset: offset) }
     }
 
+    @inlinable
     mutating func readValue(depth: Int) throws(WireError) -> MessagePackValue {
         let byte = try peekByte()
         switch MessagePackType(formatByte: byte) {
-        case .nil: index += 1; return .nil
+        case .nil: position += 1; return .nil
         case .bool: return .bool(try readBool())
         case .integer:
             switch try readRawInteger() {
@@ -271,7 +300,7 @@ extension MessagePackReader {
             case .signed(let value): return value >= 0 ? .uint(UInt64(value)) : .int(value)
             }
         case .float:
-            index += 1
+            position += 1
             if byte == 0xca { return .float(Float(bitPattern: try readBigEndian(UInt32.self))) }
             return .double(Double(bitPattern: try readBigEndian(UInt64.self)))
         case .string: return .string(try readString())
@@ -301,13 +330,14 @@ extension MessagePackReader {
         }
     }
 
+    @inlinable
     mutating func skipValue(depth: Int) throws(WireError) {
         let byte = try peekByte()
         switch MessagePackType(formatByte: byte) {
-        case .nil, .bool: index += 1
+        case .nil, .bool: position += 1
         case .integer: _ = try readRawInteger()
         case .float:
-            index += 1
+            position += 1
             _ = try take(byte == 0xca ? 4 : 8, declaredAt: offset - 1)
         case .string: _ = try readStringRange()
         case .binary: _ = try readBinaryRange()
@@ -329,6 +359,7 @@ extension MessagePackReader {
 
 extension MessagePackValue {
     /// Decodes exactly one value that spans all of `bytes`.
+    @inlinable
     public static func decode<Bytes: RandomAccessCollection>(
         _ bytes: Bytes, maxDepth: Int = Wire.maxNestingDepth
     ) throws(WireError) -> MessagePackValue where Bytes.Element == UInt8, Bytes.Index == Int {

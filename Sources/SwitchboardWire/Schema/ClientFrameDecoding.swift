@@ -2,7 +2,28 @@ import SwitchboardCore
 
 extension ClientFrame {
     /// Decodes one client frame; on failure the error carries the request id if it was readable.
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> ClientFrame {
+        try decodeFrame(bytes)
+    }
+
+    /// Decodes one client frame; on failure the error carries the request id if it was readable.
+    public static func decode(_ bytes: ArraySlice<UInt8>) throws(WireError) -> ClientFrame {
+        try decodeFrame(bytes)
+    }
+
+    /// Decodes one client frame; on failure the error carries the request id if it was readable.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> ClientFrame {
+        try decodeFrame(bytes)
+    }
+
+    /// Decodes one client frame; on failure the error carries the request id if it was readable.
     public static func decode<Bytes: RandomAccessCollection>(
+        _ bytes: Bytes
+    ) throws(WireError) -> ClientFrame where Bytes.Element == UInt8, Bytes.Index == Int {
+        try decodeFrame(bytes)
+    }
+
+    static func decodeFrame<Bytes: RandomAccessCollection>(
         _ bytes: Bytes
     ) throws(WireError) -> ClientFrame where Bytes.Element == UInt8, Bytes.Index == Int {
         var reader = MessagePackReader(bytes)

@@ -38,7 +38,7 @@ extension MessagePackReader {
         let bodyStart: Int
         do throws(WireError) {
             count = try readMapHeader()
-            bodyStart = index
+            bodyStart = position
             for _ in 0..<count {
                 key = nil
                 switch try readFrameKey() {
@@ -64,7 +64,7 @@ extension MessagePackReader {
         guard let type else {
             throw WireError(.missingKey("t"), offset: 0, requestId: id)
         }
-        index = bodyStart
+        position = bodyStart
         return FrameHead(type: type, id: id, count: count, bodyStart: bodyStart)
     }
 
@@ -74,7 +74,7 @@ extension MessagePackReader {
     mutating func readFields(
         _ head: FrameHead, _ visit: (FrameKey, inout Self) throws(WireError) -> Bool
     ) throws(WireError) {
-        index = head.bodyStart
+        position = head.bodyStart
         var current: FrameKey?
         do throws(WireError) {
             for _ in 0..<head.count {

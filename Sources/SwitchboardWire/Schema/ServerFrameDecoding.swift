@@ -2,7 +2,28 @@ import SwitchboardCore
 
 extension ServerFrame {
     /// Decodes one server frame.
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> ServerFrame {
+        try decodeFrame(bytes)
+    }
+
+    /// Decodes one server frame.
+    public static func decode(_ bytes: ArraySlice<UInt8>) throws(WireError) -> ServerFrame {
+        try decodeFrame(bytes)
+    }
+
+    /// Decodes one server frame.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> ServerFrame {
+        try decodeFrame(bytes)
+    }
+
+    /// Decodes one server frame.
     public static func decode<Bytes: RandomAccessCollection>(
+        _ bytes: Bytes
+    ) throws(WireError) -> ServerFrame where Bytes.Element == UInt8, Bytes.Index == Int {
+        try decodeFrame(bytes)
+    }
+
+    static func decodeFrame<Bytes: RandomAccessCollection>(
         _ bytes: Bytes
     ) throws(WireError) -> ServerFrame where Bytes.Element == UInt8, Bytes.Index == Int {
         var reader = MessagePackReader(bytes)
