@@ -117,3 +117,13 @@ public final class SwitchboardServer: Sendable {
         continuation?.resume()
     }
 }
+
+extension SwitchboardServer {
+    /// Closes every connection of `userId` as a network failure would, leaving the sessions to
+    /// be resumed (used to test resume).
+    func dropConnections(ofUser userId: UserID) {
+        for link in outbox.allLinks where link.identity?.userId == userId {
+            link.socket.close(code: .goingAway, reason: "connection cut")
+        }
+    }
+}

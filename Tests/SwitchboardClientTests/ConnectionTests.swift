@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import SwitchboardClient
+@testable import SwitchboardServer
+import SwitchboardTesting
+
+@Suite struct ConnectionTests {
+    @Test func aCutConnectionResumesWithNoLostMessage() async throws {
+        let server = try await TestServer.start()
+        let (alice, _) = try makeClient("alice", server: server)
+        let (bob, bobLog) = try makeClient("bob", server: server)
+        expectOK(await alice.login(""))
+        expectOK(await bob.login(""))
+        expectOK(await bob.subscribe(channelName: "room", option: nil))
+        let direct = RtmPublishOptions()
+        direct.channelType = .user
+        for index in 0..<10 {
+            expectOK(await alice.publish(channelName: "room", message: "before \(index)", option: nil))
+        }
+        server.dropConnections(ofUser: "bob")
+        // Everything below is published while bob is away: the server keeps it for him.
+        #expect(await bobLog.wait { $0.linkStates.last?.currentState == .disconnected })
+        for index in 0..<40 {
+            expectOK(await alice.publish(channelName: "room", message: "during \(index)", option: nil))
+            if index == 20 { expectOK(await alice.publish(channelName: "bob", message: "direct", option: direct)) }
+        }
+        #expect(await bobLog.wait { $0.messages.count >= 51 })
+        #expect(await bobLog.wait { log in log.linkStates.contains { $0.currentState == .connected && $0.operation == .reconnected } })
+        try? await Task.sleep(for: .milliseconds(50))
+        let room = bobLog.messages.filter { $0.channelType == .message }.compactMap(\.message.stringData)
+        #expect(room == (0..<10).map { "before \($0)" } + (0..<40).map { "during \($0)" })
+        #expect(bobLog.messages.filter { $0.channelType == .user }.map(\.message.stringData) == ["direct"])
+        let states = bobLog.linkStates
+        let lost = try #require(states.first { $0.currentState == .disconnected })
+        #expect(lost.previousState == .connected)
+        #expect(lost.affectedChannels == ["room"])
+        let back = try #require(states.last)
+        #expect(back.currentState == .connected)
+        #expect(back.previousState == .disconnected)
+        #expect(back.reasonCode == .reconnectSuccess)
+        #expect(back.isResumed)
+        #expect(back.unrestoredChannels.isEmpty)
+        // The subscription stood through the cut.
+        expectOK(await alice.publish(channelName: "room", message: "after", option: nil))
+        #expect(await bobLog.wait { $0.messages.last?.message.stringData == "after" })
+        alice.destroy()
+        bob.destroy()
+        await server.shutdown()
+    }
+
+    @Test func aLostSessionIsRebuiltBySubscribingAgain() async throws {
+        // A server restart loses every session: the client logs in anew and subscribes again by itself.
+        var server = try await TestServer.start()
+        let port = try #require(server.port)
+        let (bob, bobLog) = try makeClient("bob", server: server)
+        expectOK(await bob.login(""))
+        expectOK(await bob.subscribe(channelName: "room", option: nil))
+        await server.shutdown()
+        #expect(await bobLog.wait { $0.linkStates.last?.currentState == .disconnected })
+        server = try await TestServer.start(configure: { $0.port = port })
+        #expect(await bobLog.wait { $0.linkStates.last?.currentState == .connected })
+        let back = try #require(bobLog.linkStates.last)
+        #expect(!back.isResumed)
+        #expect(back.unrestoredChannels.isEmpty)
+        let (alice, _) = try makeClient("alice", server: server)
+        expectOK(await alice.login(""))
+        expectOK(await alice.publish(channelName: "room", message: "welcome back", option: nil))
+        #expect(await bobLog.wait { $0.messages.last?.message.stringData == "welcome back" })
+        alice.destroy()
+        bob.destroy()
+        await server.shutdown()
+    }
+
+    @Test func aSecondLoginWithTheSameUserIdKicksTheFirst() async throws {
+        let server = try await TestServer.start()
+        let (first, firstLog) = try makeClient("alice", server: server)
+        let (second, _) = try makeClient("alice", server: server)
+        expectOK(await first.login(""))
+        expectOK(await second.login(""))
+        #expect(await firstLog.wait { $0.linkStates.last?.currentState == .failed })
+        let kicked = try #require(firstLog.linkStates.last)
+        #expect(kicked.reasonCode == .sameUidLogin)
+        #expect(kicked.previousState == .connected)
+        #expect(kicked.operation == .serverReject)
+        expectError(.notLogin, await first.publish(channelName: "room", message: "x", option: nil))
+        expectOK(await second.publish(channelName: "room", message: "x", option: nil))
+        first.destroy()
+        second.destroy()
+        await server.shutdown()
+    }
+
+    @Test func reconnectTimeoutEndsInFailed() async throws {
+        let server = try await TestServer.start()
+        let clock = ManualClock()
+        let (client, log) = try makeClient("alice", server: server, clock: clock) { $0.reconnectTimeout = 20 }
+        expectOK(await client.login(""))
+        await server.shutdown()
+        #expect(await log.wait { $0.linkStates.last?.currentState == .disconnected })
+        for _ in 0..<30 where log.linkStates.last?.currentState != .failed {
+            await clock.waitForSleepers()
+            clock.advance(by: .seconds(1))
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(await log.wait { $0.linkStates.last?.currentState == .failed })
+        #expect(log.linkStates.last?.reasonCode == .reconnectTimeout)
+        client.destroy()
+    }
+
+    @Test func logoutIsImmediateAndCallsAfterItNeedALogin() async throws {
+        let server = try await TestServer.start()
+        let (client, log) = try makeClient("alice", server: server)
+        expectOK(await client.login(""))
+        expectOK(await client.subscribe(channelName: "room", option: nil))
+        expectOK(await client.logout())
+        #expect(await log.wait { $0.linkStates.last?.currentState == .idle })
+        #expect(log.linkStates.last?.reasonCode == .logout)
+        expectError(.notLogin, await client.subscribe(channelName: "room", option: nil))
+        expectError(.notLogin, await client.logout())
+        expectOK(await client.login(""))
+        client.destroy()
+        await server.shutdown()
+    }
+
+    @Test func configurationErrorsAreThrownAtCreation() throws {
+        let config = RtmClientConfig(appId: "app", userId: "")
+        #expect(throws: RtmErrorInfo.self) { try RtmClientKit(config, delegate: nil) }
+        let noServer = RtmClientConfig(appId: "app", userId: "alice")
+        do {
+            _ = try RtmClientKit(noServer, delegate: nil)
+            Issue.record("a client with no server address must not be created")
+        } catch let error as RtmErrorInfo {
+            #expect(error.errorCode == .invalidPrivateConfig)
+        }
+        let badSalt = RtmClientConfig(appId: "app", userId: "alice")
+        badSalt.privateConfig = RtmPrivateConfig()
+        badSalt.privateConfig?.accessPointHosts = ["ws://127.0.0.1:1"]
+        badSalt.encryptionConfig = RtmEncryptionConfig()
+        badSalt.encryptionConfig?.encryptionMode = .AES256GCM
+        badSalt.encryptionConfig?.encryptionKey = "key"
+        badSalt.encryptionConfig?.encryptionKdfSalt = Data(count: 5)
+        do {
+            _ = try RtmClientKit(badSalt, delegate: nil)
+            Issue.record("a 5-byte salt must be refused")
+        } catch let error as RtmErrorInfo {
+            #expect(error.errorCode == .invalidEncryptionParameter)
+        }
+    }
+}
