@@ -260,4 +260,42 @@ import Testing
             }
         }
     }
+
+    @Test func closeWithoutStatusAndBufferAccounting() async throws {
+        let handler = RecordingHandler(echo: true)
+        try await withServer(handler: handler) { _, port, _ in
+            let raw = try RawClient(port: port)
+            _ = raw.handshake()
+            raw.write(wireFrame(opcode: 2, payload: [UInt8](repeating: 1, count: 1000)))
+            #expect(raw.readFrame()?.payload.count == 1000)
+            let serverSide = try #require(handler.opened.first)
+            #expect(await eventually { serverSide.bufferedBytes == 0 })
+            raw.write(wireFrame(opcode: 8, payload: []))
+            let reply = try #require(raw.readFrame())
+            #expect(reply.opcode == 8 && reply.payload.isEmpty)
+            #expect(await handler.wait { $0.closed.count == 1 })
+            #expect(handler.closed.first?.code == .noStatusReceived)
+            #expect(!serverSide.sendText("late"))
+        }
+    }
+
+    @Test func closedConnectionsAreReleased() async throws {
+        final class Forgetful: WebSocketHandler {
+            func webSocketOpened(_ connection: WebSocketConnection) {}
+            func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {}
+            func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {}
+        }
+        try await withServer(handler: RecordingHandler(echo: true)) { server, port, group in
+            weak var weakClient: WebSocketConnection?
+            do {
+                let client = try await WebSocketClient.connect(
+                    to: "ws://127.0.0.1:\(port)/", group: group, handler: Forgetful())
+                weakClient = client
+                client.sendText("x")
+                client.close()
+            }
+            #expect(await eventually { weakClient == nil })
+            #expect(await eventually { server.connectionCount == 0 })
+        }
+    }
 }

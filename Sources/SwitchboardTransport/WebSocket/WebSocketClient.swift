@@ -1,3 +1,5 @@
+import Glibc
+
 /// Opens client WebSocket connections on an `EventLoopGroup`, sharing the server's codec.
 public enum WebSocketClient {
     /// Connects to `url` (`ws://host:port/path`), performs the opening handshake offering
@@ -26,11 +28,15 @@ public enum WebSocketClient {
             closingTimeout: closingTimeout)
         let loop = group.next()
         return try await withCheckedThrowingContinuation { continuation in
-            loop.execute {
+            let submitted = loop.submit {
                 ClientConnector(
                     fd: fd, address: address, loop: loop, handshake: handshake, options: options,
                     handler: handler, continuation: continuation
                 ).start()
+            }
+            if !submitted {
+                close(fd)
+                continuation.resume(throwing: WebSocketClientError.shutDown)
             }
         }
     }

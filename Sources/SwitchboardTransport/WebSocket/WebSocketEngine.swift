@@ -72,7 +72,7 @@ final class WebSocketEngine: ByteStreamDelegate {
                 connection.markClosed()
                 sendControl(.close(code: code))
                 state = .closing(receivedClose: true)
-                handler.webSocketClosed(connection, code: code, reason: reason)
+                handler.webSocketClosed(connection, code: code ?? .noStatusReceived, reason: reason)
                 finishClosing()
             } else {
                 state = .closing(receivedClose: true)

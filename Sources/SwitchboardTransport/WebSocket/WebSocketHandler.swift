@@ -5,8 +5,9 @@ public protocol WebSocketHandler: Sendable {
     func webSocketOpened(_ connection: WebSocketConnection)
     /// A complete data message arrived.
     func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage)
-    /// The connection stopped being open. `code` is the peer's close code when the peer closed,
-    /// the code this side sent when it closed (including protocol errors and slow consumers),
-    /// and nil when the connection dropped without a close frame.
+    /// The connection stopped being open; no more messages follow. `code` is the peer's close
+    /// code when the peer closed (`.noStatusReceived` for a close frame without one), the code
+    /// this side sent when it closed (including protocol errors and slow consumers), and nil
+    /// when the connection dropped without a close frame.
     func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String)
 }
