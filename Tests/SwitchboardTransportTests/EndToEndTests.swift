@@ -298,4 +298,36 @@ import Testing
             #expect(await eventually { server.connectionCount == 0 })
         }
     }
+
+    @Test func aBurstOfSendsWakesTheLoopOnceAndIsWrittenInOneBatch() async throws {
+        let handler = RecordingHandler()
+        try await withServer(handler: handler) { _, port, _ in
+            let raw = try RawClient(port: port)
+            _ = raw.handshake()
+            #expect(await handler.wait { $0.opened.count == 1 })
+            let connection = handler.opened[0]
+            let loop = connection.eventLoop
+            // Hold the loop busy so every send below queues behind one pending wake-up.
+            let gate = DispatchSemaphore(value: 0)
+            let parked = DispatchSemaphore(value: 0)
+            loop.execute {
+                parked.signal()
+                gate.wait()
+            }
+            parked.wait()
+            let before = loop.wakeupCount
+            let frame = OutboundFrame.binary([1, 2, 3])
+            for _ in 0..<1000 { #expect(connection.send(frame)) }
+            #expect(loop.wakeupCount - before <= 1)
+            #expect(connection.bufferedBytes == 1000 * frame.count)
+            gate.signal()
+            for _ in 0..<1000 {
+                guard raw.readFrame()?.payload == [1, 2, 3] else {
+                    Issue.record("frame missing")
+                    break
+                }
+            }
+            #expect(await eventually { connection.bufferedBytes == 0 })
+        }
+    }
 }

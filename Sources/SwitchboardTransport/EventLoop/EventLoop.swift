@@ -38,6 +38,7 @@ public final class EventLoop: Sendable {
     private let wakeFD: Int32
     private let inbox = Mutex(Inbox())
     private let thread = Atomic<UInt>(0)
+    private let wakeups = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
     private let localState = Local()
 
@@ -115,7 +116,11 @@ public final class EventLoop: Sendable {
         local.timers.cancel(id)
     }
 
+    /// How many times another thread had to wake the loop (one eventfd write each).
+    var wakeupCount: Int { wakeups.load(ordering: .relaxed) }
+
     private func wake() {
+        wakeups.add(1, ordering: .relaxed)
         var one: UInt64 = 1
         _ = Glibc.write(wakeFD, &one, 8)
     }

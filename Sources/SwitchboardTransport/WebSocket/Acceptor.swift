@@ -18,8 +18,12 @@ final class Acceptor: Selectable {
         self.server = server
     }
 
+    /// Accepts per readiness event, so a connection flood cannot starve this loop's sockets;
+    /// the level-triggered listener reports the rest on the next turn.
+    private static let acceptBatch = 64
+
     func handleEvents(_ events: UInt32) {
-        while !isClosed {
+        for _ in 0..<Self.acceptBatch where !isClosed {
             let accepted: (fd: Int32, address: SocketAddress)?
             do {
                 accepted = try Socket.accept(fd)
