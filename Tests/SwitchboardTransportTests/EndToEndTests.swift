@@ -330,4 +330,18 @@ import Testing
             #expect(await eventually { connection.bufferedBytes == 0 })
         }
     }
+
+    @Test func pingFloodWithoutReadingIsDroppedAsSlowConsumer() async throws {
+        let handler = RecordingHandler()
+        try await withServer(.init(maxOutboundBytes: 64 * 1024), handler: handler) { _, port, _ in
+            let raw = try RawClient(port: port, receiveBufferSize: 4096)
+            _ = raw.handshake()
+            let batch = (0..<1000).flatMap { _ in wireFrame(opcode: 9, payload: [UInt8](repeating: 7, count: 125)) }
+            for _ in 0..<200 where handler.closed.isEmpty {
+                guard raw.tryWrite(batch) else { break }
+            }
+            #expect(await handler.wait { $0.closed.count == 1 })
+            #expect(handler.closed.first?.code == .policyViolation)
+        }
+    }
 }
