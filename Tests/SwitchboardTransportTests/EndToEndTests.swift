@@ -344,4 +344,19 @@ import Testing
             #expect(handler.closed.first?.code == .policyViolation)
         }
     }
+
+    @Test func cancellingConnectStopsIt() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let fd = try Socket.listen(on: SocketAddress.resolve(host: "127.0.0.1", port: 0))
+        defer { close(fd) }
+        let port = try #require(Socket.localAddress(fd)?.port)
+        let attempt = Task {
+            try await WebSocketClient.connect(
+                to: "ws://127.0.0.1:\(port)/", timeout: .seconds(30), group: group, handler: RecordingHandler())
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        attempt.cancel()
+        await #expect(throws: WebSocketClientError.cancelled) { _ = try await attempt.value }
+    }
 }

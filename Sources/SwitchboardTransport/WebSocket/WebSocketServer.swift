@@ -7,6 +7,7 @@ public final class WebSocketServer: Sendable {
     private struct State {
         var listener: LoopConfined<Acceptor?>?
         var started = false
+        var port: Int?
         var stopping = false
         var nextHandshakeID: UInt64 = 1
         var handshakes: [UInt64: LoopConfined<ServerHandshaker>] = [:]
@@ -41,6 +42,7 @@ public final class WebSocketServer: Sendable {
         let alreadyStarted = state.withLock { state -> Bool in
             if state.started { return true }
             state.started = true
+            state.port = port
             state.listener = listener
             return false
         }
@@ -84,6 +86,9 @@ public final class WebSocketServer: Sendable {
         for handshake in handshakes { handshake.loop.execute { handshake.value.abort() } }
         for connection in connections { connection.close(code: code, reason: "server stopping") }
     }
+
+    /// The bound port once started.
+    public var port: Int? { state.withLock { $0.port } }
 
     /// Number of open connections.
     public var connectionCount: Int { state.withLock { $0.connections.count } }
