@@ -73,4 +73,24 @@ import Testing
         #expect(await client.wait { $0.closed.count == 1 })
         #expect(client.closed.first?.code == nil)
     }
+
+    @Test func timerHeapOrdersAndCancels() {
+        var timers = LoopTimers()
+        var fired: [Int] = []
+        let log = { (index: Int) in { fired.append(index) } }
+        _ = timers.schedule(after: .seconds(3600), log(-1))
+        var ids: [UInt64] = []
+        for index in 0..<200 {
+            ids.append(timers.schedule(after: .zero, log(index)))
+        }
+        for index in stride(from: 0, to: 200, by: 3) { timers.cancel(ids[index]) }
+        timers.cancel(ids[0])
+        #expect(timers.count == 1 + 200 - 67)
+        #expect(timers.timeoutMilliseconds() == 0)
+        for action in timers.due() { action() }
+        #expect(fired == (0..<200).filter { $0 % 3 != 0 })
+        #expect(timers.count == 1)
+        #expect(timers.timeoutMilliseconds() > 3_000)
+        #expect(timers.due().isEmpty)
+    }
 }

@@ -1,5 +1,7 @@
 /// Receives the life of WebSocket connections. Every call for one connection happens on that
 /// connection's event loop thread, in order: opened, any number of messages, closed once.
+/// The calls share the loop with every other connection on it, so they must return quickly and
+/// never block; hand slow work to another task or actor.
 public protocol WebSocketHandler: Sendable {
     /// The handshake completed; the connection can send.
     func webSocketOpened(_ connection: WebSocketConnection)
