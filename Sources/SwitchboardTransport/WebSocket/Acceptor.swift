@@ -1,8 +1,6 @@
 import CLinux
 import Glibc
 
-let EPOLLINValue = EPOLLIN.rawValue
-
 /// The listening socket of a server: accepts every pending connection when readable and hands
 /// each to the next loop of the group.
 final class Acceptor: Selectable {
@@ -48,7 +46,7 @@ final class Acceptor: Selectable {
         loop.schedule(after: .milliseconds(100)) { [weak self] in
             guard let self, !self.isClosed else { return }
             self.paused = false
-            self.loop.reregister(self.fd, events: EPOLLINValue)
+            self.loop.reregister(self.fd, events: EPOLLIN.rawValue)
         }
     }
 

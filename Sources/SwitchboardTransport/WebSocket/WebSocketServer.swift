@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import Synchronization
 
@@ -53,7 +54,7 @@ public final class WebSocketServer: Sendable {
         let accepting = loop.submit { [self] in
             let acceptor = Acceptor(fd: fd, loop: loop, server: self)
             do {
-                try loop.register(fd, events: EPOLLINValue, handler: acceptor)
+                try loop.register(fd, events: EPOLLIN.rawValue, handler: acceptor)
                 listener.value = acceptor
             } catch {
                 Glibc.close(fd)
