@@ -87,11 +87,27 @@ public struct FrameHeader: Sendable, Equatable {
     }
 }
 
-/// Applies (or removes) a WebSocket mask in place, `offset` bytes into the payload.
-@inline(__always)
+/// Applies (or removes) a WebSocket mask in place, `offset` bytes into the payload; eight bytes
+/// at a time.
 func applyMask(
     _ key: (UInt8, UInt8, UInt8, UInt8), to bytes: UnsafeMutableRawBufferPointer, offset: Int = 0
 ) {
-    let k = [key.0, key.1, key.2, key.3]
-    for i in 0..<bytes.count { bytes[i] ^= k[(i + offset) & 3] }
+    guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+    withUnsafeBytes(of: key) { k in
+        var pattern: UInt64 = 0
+        withUnsafeMutableBytes(of: &pattern) { p in
+            for j in 0..<8 { p[j] = k[(offset + j) & 3] }
+        }
+        let count = bytes.count
+        var i = 0
+        while i + 8 <= count {
+            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ pattern
+            base.storeBytes(of: word, toByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < count {
+            bytes[i] ^= k[(i + offset) & 3]
+            i += 1
+        }
+    }
 }

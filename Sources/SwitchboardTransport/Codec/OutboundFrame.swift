@@ -48,8 +48,9 @@ public final class OutboundFrame: @unchecked Sendable {
         self.headerLength = headerLength
     }
 
-    /// Wraps bytes that are sent verbatim (used for handshake heads).
+    /// Wraps bytes that are sent verbatim (used for handshake heads); never empty.
     init(rawBytes: [UInt8]) {
+        precondition(!rawBytes.isEmpty, "a raw write needs bytes")
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: rawBytes.count, alignment: 8)
         rawBytes.withUnsafeBytes { if $0.count > 0 { storage.copyMemory(from: $0) } }
         self.storage = storage

@@ -12,6 +12,7 @@ public final class EventLoop: Sendable {
         var flushes: [any LoopFlushable] = []
         var wakePending = false
         var stopRequested = false
+        var closed = false
     }
 
     /// State touched only by the loop thread.
@@ -37,6 +38,7 @@ public final class EventLoop: Sendable {
     private let wakeFD: Int32
     private let inbox = Mutex(Inbox())
     private let thread = Atomic<UInt>(0)
+    private let wakeups = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
     private let localState = Local()
 
@@ -69,22 +71,32 @@ public final class EventLoop: Sendable {
         return id != 0 && pthread_equal(pthread_self(), pthread_t(id)) != 0
     }
 
-    /// Runs `task` on the loop thread, after the events currently being handled.
+    /// Runs `task` on the loop thread, after the events currently being handled. A task
+    /// submitted after the loop has shut down is dropped.
     public func execute(_ task: @escaping @Sendable () -> Void) {
+        submit(task)
+    }
+
+    /// Like `execute`, but returns false (dropping `task`) when the loop has shut down.
+    @discardableResult
+    func submit(_ task: @escaping @Sendable () -> Void) -> Bool {
         let onLoop = inEventLoop
-        let mustWake = inbox.withLock { inbox -> Bool in
+        let (accepted, mustWake) = inbox.withLock { inbox -> (Bool, Bool) in
+            guard !inbox.closed else { return (false, false) }
             inbox.tasks.append(task)
-            guard !onLoop && !inbox.wakePending else { return false }
+            guard !onLoop && !inbox.wakePending else { return (true, false) }
             inbox.wakePending = true
-            return true
+            return (true, true)
         }
         if mustWake { wake() }
+        return accepted
     }
 
     /// Queues `target` to be flushed on the loop thread; wakes the loop at most once per batch.
     func scheduleFlush(_ target: any LoopFlushable) {
         let onLoop = inEventLoop
         let mustWake = inbox.withLock { inbox -> Bool in
+            guard !inbox.closed else { return false }
             inbox.flushes.append(target)
             guard !onLoop && !inbox.wakePending else { return false }
             inbox.wakePending = true
@@ -104,7 +116,11 @@ public final class EventLoop: Sendable {
         local.timers.cancel(id)
     }
 
+    /// How many times another thread had to wake the loop (one eventfd write each).
+    var wakeupCount: Int { wakeups.load(ordering: .relaxed) }
+
     private func wake() {
+        wakeups.add(1, ordering: .relaxed)
         var one: UInt64 = 1
         _ = Glibc.write(wakeFD, &one, 8)
     }
@@ -214,10 +230,16 @@ public final class EventLoop: Sendable {
     }
 
     private func tearDown() {
-        // Let sockets close themselves (and tell their owners), then run what that queued.
-        let handlers = local.registrations.values.map(\.handler)
-        for handler in handlers { handler.loopShuttingDown() }
-        _ = runQueued()
+        // From here on nothing new is accepted. Sockets close themselves (telling their owners),
+        // and tasks already queued still run; repeat until both are gone.
+        inbox.withLock { $0.closed = true }
+        for _ in 0..<64 {
+            let handlers = local.registrations.values.map(\.handler)
+            for handler in handlers { handler.loopShuttingDown() }
+            _ = runQueued()
+            let idle = inbox.withLock { $0.tasks.isEmpty && $0.flushes.isEmpty }
+            if idle && local.registrations.isEmpty { break }
+        }
         for (fd, _) in local.registrations {
             epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
             Glibc.close(fd)

@@ -75,4 +75,6 @@ public enum WebSocketClientError: Error, Equatable, Sendable {
     case closedDuringHandshake
     /// The event loop group was shut down.
     case shutDown
+    /// The connecting task was cancelled.
+    case cancelled
 }

@@ -29,11 +29,9 @@ struct SocketAddress: Sendable {
 
     /// The port number.
     var port: Int {
+        // sin_port and sin6_port both sit right after the 2-byte family.
         withUnsafeBytes(of: storage) { raw in
-            if family == AF_INET6 {
-                return Int(UInt16(bigEndian: raw.load(fromByteOffset: 2, as: UInt16.self)))
-            }
-            return Int(UInt16(bigEndian: raw.load(fromByteOffset: 2, as: UInt16.self)))
+            Int(UInt16(bigEndian: raw.load(fromByteOffset: 2, as: UInt16.self)))
         }
     }
 

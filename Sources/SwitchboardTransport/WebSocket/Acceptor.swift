@@ -1,8 +1,6 @@
 import CLinux
 import Glibc
 
-let EPOLLINValue = EPOLLIN.rawValue
-
 /// The listening socket of a server: accepts every pending connection when readable and hands
 /// each to the next loop of the group.
 final class Acceptor: Selectable {
@@ -18,8 +16,12 @@ final class Acceptor: Selectable {
         self.server = server
     }
 
+    /// Accepts per readiness event, so a connection flood cannot starve this loop's sockets;
+    /// the level-triggered listener reports the rest on the next turn.
+    private static let acceptBatch = 64
+
     func handleEvents(_ events: UInt32) {
-        while !isClosed {
+        for _ in 0..<Self.acceptBatch where !isClosed {
             let accepted: (fd: Int32, address: SocketAddress)?
             do {
                 accepted = try Socket.accept(fd)
@@ -44,7 +46,7 @@ final class Acceptor: Selectable {
         loop.schedule(after: .milliseconds(100)) { [weak self] in
             guard let self, !self.isClosed else { return }
             self.paused = false
-            self.loop.reregister(self.fd, events: EPOLLINValue)
+            self.loop.reregister(self.fd, events: EPOLLIN.rawValue)
         }
     }
 

@@ -71,6 +71,9 @@ final class ClientConnector: Selectable, ByteStreamDelegate {
 
     func loopShuttingDown() { fail(.shutDown) }
 
+    /// Abandons the attempt (the connecting task was cancelled); no effect once connected.
+    func cancel() { fail(.cancelled) }
+
     private func connected() {
         Socket.setNoDelay(fd)
         let stream: TCPStream

@@ -1,9 +1,11 @@
+import Glibc
+
 /// Opens client WebSocket connections on an `EventLoopGroup`, sharing the server's codec.
 public enum WebSocketClient {
     /// Connects to `url` (`ws://host:port/path`), performs the opening handshake offering
     /// `subprotocols`, and returns the open connection; its events go to `handler` on its loop.
     /// Fails with `WebSocketClientError.timedOut` when connecting and the handshake together take
-    /// longer than `timeout`.
+    /// longer than `timeout`, and with `.cancelled` when the calling task is cancelled first.
     public static func connect(
         to url: String, subprotocols: [String] = [], headers: [(String, String)] = [],
         timeout: Duration = .seconds(10), maxMessageBytes: Int = 64 * 1024 + 1024,
@@ -25,12 +27,25 @@ public enum WebSocketClient {
             timeout: timeout, maxMessageBytes: maxMessageBytes, maxOutboundBytes: maxOutboundBytes,
             closingTimeout: closingTimeout)
         let loop = group.next()
-        return try await withCheckedThrowingContinuation { continuation in
+        let connector = LoopConfined<ClientConnector?>(nil, loop: loop)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let submitted = loop.submit {
+                    let started = ClientConnector(
+                        fd: fd, address: address, loop: loop, handshake: handshake, options: options,
+                        handler: handler, continuation: continuation)
+                    connector.value = started
+                    started.start()
+                }
+                if !submitted {
+                    close(fd)
+                    continuation.resume(throwing: WebSocketClientError.shutDown)
+                }
+            }
+        } onCancel: {
             loop.execute {
-                ClientConnector(
-                    fd: fd, address: address, loop: loop, handshake: handshake, options: options,
-                    handler: handler, continuation: continuation
-                ).start()
+                connector.value?.cancel()
+                connector.value = nil
             }
         }
     }

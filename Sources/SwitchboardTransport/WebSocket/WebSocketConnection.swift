@@ -137,9 +137,13 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         }
     }
 
-    /// Counts bytes the engine queued directly (control frames). Loop only.
-    func didQueue(byteCount: Int) {
-        outbound.withLock { $0.bufferedBytes += byteCount }
+    /// Counts bytes the engine queued directly (control frames); returns the new total. Loop only.
+    @discardableResult
+    func didQueue(byteCount: Int) -> Int {
+        outbound.withLock { state in
+            state.bufferedBytes += byteCount
+            return state.bufferedBytes
+        }
     }
 
     /// Counts bytes the stream handed to the kernel. Loop only.

@@ -72,7 +72,7 @@ final class WebSocketEngine: ByteStreamDelegate {
                 connection.markClosed()
                 sendControl(.close(code: code))
                 state = .closing(receivedClose: true)
-                handler.webSocketClosed(connection, code: code, reason: reason)
+                handler.webSocketClosed(connection, code: code ?? .noStatusReceived, reason: reason)
                 finishClosing()
             } else {
                 state = .closing(receivedClose: true)
@@ -112,9 +112,16 @@ final class WebSocketEngine: ByteStreamDelegate {
         stream.abort(lastFrame: frame)
     }
 
+    /// Queues a control frame ahead of the connection's pending sends. Pongs count against the
+    /// outbound bound too, so a peer that pings without reading is dropped like any slow consumer.
     private func sendControl(_ frame: OutboundFrame) {
         let frame = connection.role == .client ? frame.masked(with: OutboundFrame.randomMaskKey()) : frame
-        connection.didQueue(byteCount: frame.count)
+        let buffered = connection.didQueue(byteCount: frame.count)
+        if frame.opcode == .pong && buffered > connection.maxOutboundBytes {
+            connection.markClosed()
+            closeSlowConsumer()
+            return
+        }
         stream.enqueue(frame)
         stream.flush()
     }

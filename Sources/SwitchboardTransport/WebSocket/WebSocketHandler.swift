@@ -1,12 +1,15 @@
 /// Receives the life of WebSocket connections. Every call for one connection happens on that
 /// connection's event loop thread, in order: opened, any number of messages, closed once.
+/// The calls share the loop with every other connection on it, so they must return quickly and
+/// never block; hand slow work to another task or actor.
 public protocol WebSocketHandler: Sendable {
     /// The handshake completed; the connection can send.
     func webSocketOpened(_ connection: WebSocketConnection)
     /// A complete data message arrived.
     func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage)
-    /// The connection stopped being open. `code` is the peer's close code when the peer closed,
-    /// the code this side sent when it closed (including protocol errors and slow consumers),
-    /// and nil when the connection dropped without a close frame.
+    /// The connection stopped being open; no more messages follow. `code` is the peer's close
+    /// code when the peer closed (`.noStatusReceived` for a close frame without one), the code
+    /// this side sent when it closed (including protocol errors and slow consumers), and nil
+    /// when the connection dropped without a close frame.
     func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String)
 }

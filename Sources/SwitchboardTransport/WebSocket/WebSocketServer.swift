@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import Synchronization
 
@@ -5,8 +6,9 @@ import Synchronization
 /// the loops round-robin, every connection's events delivered to `handler` on its loop.
 public final class WebSocketServer: Sendable {
     private struct State {
-        var listener: LoopConfined<Acceptor>?
+        var listener: LoopConfined<Acceptor?>?
         var started = false
+        var port: Int?
         var stopping = false
         var nextHandshakeID: UInt64 = 1
         var handshakes: [UInt64: LoopConfined<ServerHandshaker>] = [:]
@@ -28,41 +30,40 @@ public final class WebSocketServer: Sendable {
         self.handler = handler
     }
 
-    /// Binds and starts accepting; returns the bound port. Not on a loop thread.
+    /// Binds and starts accepting; returns the bound port (useful with port 0). Connections
+    /// that arrive before the acceptor runs wait in the listen backlog.
     @discardableResult
     public func start() throws -> Int {
-        precondition(!group.loops.contains { $0.inEventLoop }, "start() must not run on an event loop")
+        guard !group.isShuttingDown else { throw SocketError("start", code: ESHUTDOWN) }
         let address = try SocketAddress.resolve(host: configuration.host, port: configuration.port)
         let fd = try Socket.listen(on: address)
         let port = Socket.localAddress(fd)?.port ?? configuration.port
         let loop = group.next()
+        let listener = LoopConfined<Acceptor?>(nil, loop: loop)
         let alreadyStarted = state.withLock { state -> Bool in
             if state.started { return true }
             state.started = true
+            state.port = port
+            state.listener = listener
             return false
         }
         if alreadyStarted {
             Glibc.close(fd)
             throw SocketError("start", code: EALREADY)
         }
-        let registered = Mutex<Result<Void, SocketError>?>(nil)
-        let done = Semaphore()
-        loop.execute { [self] in
+        let accepting = loop.submit { [self] in
             let acceptor = Acceptor(fd: fd, loop: loop, server: self)
             do {
-                try loop.register(fd, events: EPOLLINValue, handler: acceptor)
-                self.state.withLock { $0.listener = LoopConfined(acceptor, loop: loop) }
-                registered.withLock { $0 = .success(()) }
-            } catch let error as SocketError {
-                Glibc.close(fd)
-                registered.withLock { $0 = .failure(error) }
+                try loop.register(fd, events: EPOLLIN.rawValue, handler: acceptor)
+                listener.value = acceptor
             } catch {
-                preconditionFailure("register throws only SocketError")
+                Glibc.close(fd)
             }
-            done.signal()
         }
-        done.wait()
-        try registered.withLock { $0 }?.get()
+        if !accepting {
+            Glibc.close(fd)
+            throw SocketError("start", code: ESHUTDOWN)
+        }
         return port
     }
 
@@ -77,10 +78,18 @@ public final class WebSocketServer: Sendable {
             }
             return (state.listener, Array(state.handshakes.values), Array(state.connections.values))
         }
-        if let listener { listener.loop.execute { listener.value.close() } }
+        if let listener {
+            listener.loop.execute {
+                listener.value?.close()
+                listener.value = nil
+            }
+        }
         for handshake in handshakes { handshake.loop.execute { handshake.value.abort() } }
         for connection in connections { connection.close(code: code, reason: "server stopping") }
     }
+
+    /// The bound port once started.
+    public var port: Int? { state.withLock { $0.port } }
 
     /// Number of open connections.
     public var connectionCount: Int { state.withLock { $0.connections.count } }
@@ -96,20 +105,21 @@ public final class WebSocketServer: Sendable {
             return
         }
         Socket.setNoDelay(fd)
-        let id = state.withLock { state -> UInt64? in
+        let handshaker = state.withLock { state -> LoopConfined<ServerHandshaker>? in
             guard !state.stopping else { return nil }
             let id = state.nextHandshakeID
             state.nextHandshakeID += 1
-            return id
+            let handshaker = LoopConfined(
+                ServerHandshaker(stream: stream, remoteAddress: remoteAddress, server: self, handshakeID: id),
+                loop: loop)
+            state.handshakes[id] = handshaker
+            return handshaker
         }
-        guard let id else {
+        guard let handshaker else {
             stream.close()
             return
         }
-        let handshaker = ServerHandshaker(
-            stream: stream, remoteAddress: remoteAddress, server: self, handshakeID: id)
-        state.withLock { $0.handshakes[id] = LoopConfined(handshaker, loop: loop) }
-        handshaker.start()
+        handshaker.value.start()
     }
 
     /// Moves a handshake to the open connections; false when the server is stopping.

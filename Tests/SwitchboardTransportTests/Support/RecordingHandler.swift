@@ -63,6 +63,7 @@ func eventually(seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
 
 /// Runs `body` against a started server on 127.0.0.1 with its own two-thread group, and tears
 /// everything down afterwards.
+@discardableResult
 func withServer<R>(
     _ configuration: WebSocketServer.Configuration = .init(),
     handler: RecordingHandler = RecordingHandler(echo: true),

@@ -1,0 +1,79 @@
+import Testing
+@testable import SwitchboardTransport
+
+/// Deterministic pseudo-random numbers (SplitMix64) so failures reproduce.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct ParserRobustnessTests {
+    /// Parses `bytes` delivered in the chunk sizes drawn from `random`.
+    func parseChunked(_ bytes: [UInt8], random: inout SeededGenerator) -> ([WebSocketEvent], WebSocketProtocolError?) {
+        var parser = WebSocketParser(role: .server, maxMessageBytes: 4096)
+        var events: [WebSocketEvent] = []
+        var offset = 0
+        while offset < bytes.count {
+            let size = Int.random(in: 1...max(1, min(300, bytes.count - offset)), using: &random)
+            parser.append(Array(bytes[offset..<(offset + size)]))
+            offset += size
+            do {
+                while let event = try parser.next() { events.append(event) }
+            } catch {
+                return (events, error)
+            }
+        }
+        return (events, nil)
+    }
+
+    func randomStream(_ random: inout SeededGenerator) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for _ in 0..<Int.random(in: 1...12, using: &random) {
+            let choice = Int.random(in: 0..<10, using: &random)
+            let length = Int.random(in: 0...(choice < 3 ? 125 : 3000), using: &random)
+            var payload = (0..<length).map { _ in UInt8.random(in: 0x20...0x7E, using: &random) }
+            switch choice {
+            case 0: bytes += wireFrame(opcode: 9, payload: Array(payload.prefix(125)))
+            case 1: bytes += wireFrame(opcode: 10, payload: Array(payload.prefix(125)))
+            case 2:
+                bytes += wireFrame(fin: false, opcode: 1, payload: payload)
+                    + wireFrame(opcode: 9, payload: [])
+                    + wireFrame(opcode: 0, payload: Array("é".utf8))
+            case 3 where length > 0:
+                payload[Int.random(in: 0..<length, using: &random)] = 0xFF
+                bytes += wireFrame(opcode: 1, payload: payload)
+            case 4: bytes += [UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random)]
+            default: bytes += wireFrame(opcode: choice % 2 == 0 ? 1 : 2, payload: payload)
+            }
+        }
+        return bytes
+    }
+
+    @Test func chunkingNeverChangesTheOutcome() {
+        var random = SeededGenerator(state: 0x5157_1CEB_0A2D)
+        for _ in 0..<300 {
+            let bytes = randomStream(&random)
+            let whole = parseAll(bytes, maxMessageBytes: 4096)
+            let chunked = parseChunked(bytes, random: &random)
+            #expect(chunked.0 == whole.events)
+            #expect(chunked.1 == whole.error)
+        }
+    }
+
+    @Test func randomBytesNeverCrashAndEndInAnErrorOrNeedMore() {
+        var random = SeededGenerator(state: 42)
+        for _ in 0..<2000 {
+            let bytes = (0..<Int.random(in: 0...200, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let result = parseAll(bytes, maxMessageBytes: 1024)
+            if let error = result.error {
+                #expect([1002, 1007, 1009].contains(error.code.rawValue))
+            }
+        }
+    }
+}
