@@ -8,7 +8,9 @@ import SwitchboardTesting
     @Test func aCutConnectionResumesWithNoLostMessage() async throws {
         let server = try await TestServer.start()
         let (alice, _) = try makeClient("alice", server: server)
-        let (bob, bobLog) = try makeClient("bob", server: server)
+        // Bob's clock is manual: he reconnects only when the test lets time pass for him.
+        let bobClock = ManualClock()
+        let (bob, bobLog) = try makeClient("bob", server: server, clock: bobClock)
         expectOK(await alice.login(""))
         expectOK(await bob.login(""))
         expectOK(await bob.subscribe(channelName: "room", option: nil))
@@ -24,6 +26,9 @@ import SwitchboardTesting
             expectOK(await alice.publish(channelName: "room", message: "during \(index)", option: nil))
             if index == 20 { expectOK(await alice.publish(channelName: "bob", message: "direct", option: direct)) }
         }
+        #expect(bobLog.messages.count == 10)
+        await bobClock.waitForSleepers()
+        bobClock.advance(by: .seconds(1))
         #expect(await bobLog.wait { $0.messages.count >= 51 })
         #expect(await bobLog.wait { log in log.linkStates.contains { $0.currentState == .connected && $0.operation == .reconnected } })
         try? await Task.sleep(for: .milliseconds(50))

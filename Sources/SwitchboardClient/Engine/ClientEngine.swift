@@ -58,12 +58,13 @@ actor ClientEngine {
                 startHeartbeat()
                 return
             } catch {
-                if let fatal = LinkPolicy.fatalReason(forLoginError: error.errorCode) {
-                    transition(to: .failed, operation: .login, reason: fatal)
-                    throw error
-                }
                 if state != .connecting {
                     throw RtmErrorInfo(.loginCanceled, operation: "login", reason: "login was interrupted")
+                }
+                if let fatal = LinkPolicy.fatalReason(forLoginError: error.errorCode) {
+                    closeSocket()
+                    transition(to: .failed, operation: .login, reason: fatal)
+                    throw error
                 }
                 if let deadline, clock.now >= deadline {
                     transition(to: .failed, operation: .login, reason: .loginTimeout)
@@ -316,6 +317,10 @@ actor ClientEngine {
         let deadline = settings.reconnectTimeout > 0 ? clock.now + .seconds(settings.reconnectTimeout) : nil
         var attempt = 0
         while !Task.isCancelled, state == .disconnected {
+            // Pause before every attempt, the first included, so a flapping link is not hammered.
+            try? await clock.sleep(for: LinkPolicy.backoff(attempt: attempt))
+            attempt += 1
+            guard !Task.isCancelled, state == .disconnected else { return }
             if let deadline, clock.now >= deadline {
                 closeSocket()
                 transition(to: .failed, operation: .autoReconnect, reason: .reconnectTimeout)
@@ -341,14 +346,13 @@ actor ClientEngine {
                 startHeartbeat()
                 return
             } catch {
+                guard state == .disconnected else { return }
                 if let fatal = LinkPolicy.fatalReason(forLoginError: error.errorCode) {
                     closeSocket()
                     transition(to: .failed, operation: .autoReconnect, reason: fatal)
                     return
                 }
             }
-            try? await clock.sleep(for: LinkPolicy.backoff(attempt: attempt))
-            attempt += 1
         }
     }
 

@@ -29,17 +29,17 @@ enum LinkPolicy {
         }
     }
 
-    /// The link-state reason for a login refused by the server, when retrying cannot help; nil
-    /// when the error may pass (the server was busy or unreachable).
+    /// The link-state reason for a login the server refused, when retrying cannot help; nil
+    /// when the server could not be reached or did not answer, which the next attempt may fix.
     static func fatalReason(forLoginError code: RtmErrorCode) -> RtmLinkStateChangeReason? {
         switch code {
+        case .notConnected, .loginTimeout: nil
         case .invalidToken: .invalidToken
         case .tokenExpired: .tokenExpired
         case .invalidAppId, .loginInconsistentAppId: .inconsistentAppId
         case .invalidUserId: .invalidUserId
         case .loginNotAuthorized: .loginNotAuthorized
-        case .loginRejected, .duplicateOperation, .invalidParameter: .loginRejected
-        default: nil
+        default: .loginRejected
         }
     }
 }

@@ -14,12 +14,11 @@ struct RequestDispatcher: Sendable {
         for await item in link.inbound {
             switch item {
             case .malformed(let error):
-                log(.debug, "\(link.id): malformed frame: \(error)")
-                if let id = error.requestId {
-                    link.reply(.error(id: id, RtmError(.invalidParameter, operation: "decode", reason: error.description)))
-                } else {
-                    link.socket.close(code: .invalidPayload, reason: "undecodable frame")
-                }
+                log(.debug, "\(link.id): undecodable frame: \(error)")
+                link.reply(
+                    .error(
+                        id: error.requestId ?? 0,
+                        RtmError(error.errorCode, operation: error.messageType ?? "decode", reason: error.reason)))
             case .frame(let frame):
                 await handle(frame, on: link, limiter: &limiter)
             }
@@ -53,6 +52,9 @@ struct RequestDispatcher: Sendable {
             case .logout:
                 _ = try await bus.request(Logout(session: session))
                 link.clearSession()
+                link.reply(.ok(id: frame.id))
+                link.socket.close(code: .normalClosure, reason: "logged out")
+                return
             case .renewToken(_, let token):
                 try limiter.take(.other, now: clock.now, operation: RenewToken.operation)
                 _ = try await bus.request(RenewToken(session: session, token: token))
