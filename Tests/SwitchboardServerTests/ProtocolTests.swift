@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import SwitchboardCore
+import SwitchboardServer
+import SwitchboardTesting
+import SwitchboardTransport
+import SwitchboardWire
+
+/// The server refuses bad input with the reference's codes, and one bad connection never
+/// disturbs another.
+@Suite struct ProtocolTests {
+    @Test func loginValidatesTheUserIdOnTheServer() async throws {
+        let server = try await TestServer.start()
+        let group = try EventLoopGroup(threads: 1)
+        for bad in ["", String(repeating: "x", count: 65), "line\nbreak"] {
+            let client = try await RawClient.connect(to: server.url, group: group)
+            #expect(await client.login(bad)?.errorCode == .invalidUserId, "user id \(bad.debugDescription)")
+            client.connection.close()
+        }
+        let fine = try await RawClient.connect(to: server.url, group: group)
+        guard case .loginOk(_, let grant) = await fine.login(String(repeating: "x", count: 64)) else {
+            Issue.record("a 64-byte user id is valid")
+            return
+        }
+        #expect(grant.heartbeatInterval == 5)
+        fine.connection.close()
+        await server.shutdown()
+        group.shutdown()
+    }
+
+    @Test func requestsBeforeLoginAreRefusedWithNotLogin() async throws {
+        let server = try await TestServer.start()
+        let group = try EventLoopGroup(threads: 1)
+        let client = try await RawClient.connect(to: server.url, group: group)
+        client.send(.subscribe(id: 7, channel: "room", features: .defaultFeatures))
+        #expect(await client.answer(to: 7)?.errorCode == .notLogin)
+        client.send(.publish(id: 8, channelType: .message, channel: "room", message: .string("x"), customType: ""))
+        #expect(await client.answer(to: 8)?.errorCode == .notLogin)
+        #expect(await client.login("alice", id: 9)?.requestId == 9)
+        client.send(.login(id: 10, appId: "test-app", userId: "alice", token: "", heartbeatInterval: 5, presenceTimeout: 5, resume: nil))
+        #expect(await client.answer(to: 10)?.errorCode == .duplicateOperation)
+        client.connection.close()
+        await server.shutdown()
+        group.shutdown()
+    }
+
+    @Test func garbageIsAnsweredAndOtherConnectionsCarryOn() async throws {
+        let server = try await TestServer.start()
+        let group = try EventLoopGroup(threads: 1)
+        let bystander = try await RawClient.connect(to: server.url, group: group)
+        _ = await bystander.login("bystander")
+        bystander.send(.subscribe(id: 2, channel: "room", features: .defaultFeatures))
+        _ = await bystander.answer(to: 2)
+
+        let attacker = try await RawClient.connect(to: server.url, group: group)
+        attacker.connection.sendBinary([0xC1, 0xFF, 0x00])
+        #expect(await attacker.answer(to: 0)?.errorCode == .invalidParameter)
+        // A publish with an unknown channel type keeps its id and gets invalidChannelType.
+        attacker.connection.sendBinary([0x84, 0xA1, 0x74, 0xA7] + Array("publish".utf8) + [0xA2, 0x69, 0x64, 0x05,
+            0xAB] + Array("channelType".utf8) + [0x09, 0xA7] + Array("channel".utf8) + [0xA1, 0x78])
+        #expect(await attacker.answer(to: 5)?.errorCode == .invalidChannelType)
+        attacker.connection.sendText("not msgpack")
+        #expect(await attacker.waitFor { $0.closeCode } == .some(.unsupportedData))
+
+        let publisher = try await RawClient.connect(to: server.url, group: group)
+        _ = await publisher.login("publisher")
+        publisher.send(.publish(id: 3, channelType: .message, channel: "room", message: .string("still here"), customType: ""))
+        #expect(await publisher.answer(to: 3) == .ok(id: 3))
+        let delivered = await bystander.waitFor { client in
+            client.received.first { if case .message = $0 { true } else { false } }
+        }
+        if case .message(let message)? = delivered {
+            #expect(message.payload == .string("still here"))
+        } else {
+            Issue.record("the bystander must still get messages")
+        }
+        bystander.connection.close()
+        publisher.connection.close()
+        await server.shutdown()
+        group.shutdown()
+    }
+
+    @Test func theSubprotocolIsRequired() async throws {
+        let server = try await TestServer.start()
+        let group = try EventLoopGroup(threads: 1)
+        await #expect(throws: (any Error).self) {
+            _ = try await RawClient.connect(to: server.url, group: group, subprotocols: ["chat"])
+        }
+        await server.shutdown()
+        group.shutdown()
+    }
+
+    @Test func shutdownSaysGoingAway() async throws {
+        let server = try await TestServer.start()
+        let group = try EventLoopGroup(threads: 1)
+        let client = try await RawClient.connect(to: server.url, group: group)
+        _ = await client.login("alice")
+        await server.shutdown()
+        #expect(await client.waitFor { $0.closeCode } == .some(.goingAway))
+        group.shutdown()
+    }
+}

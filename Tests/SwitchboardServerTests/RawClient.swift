@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+import SwitchboardCore
+import SwitchboardTransport
+import SwitchboardWire
+
+/// Collects what a raw client's socket delivers.
+final class RawInbox: WebSocketHandler {
+    let frames = Mutex<[ServerFrame]>([])
+    let closedWith = Mutex<WebSocketCloseCode??>(nil)
+
+    func webSocketOpened(_ connection: WebSocketConnection) {}
+
+    func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
+        guard case .binary(let bytes) = message, let frame = try? ServerFrame.decode(bytes) else { return }
+        frames.withLock { $0.append(frame) }
+    }
+
+    func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
+        closedWith.withLock { $0 = .some(code) }
+    }
+
+}
+
+/// A protocol-level client for server tests: sends `ClientFrame`s, collects `ServerFrame`s.
+final class RawClient: Sendable {
+    let connection: WebSocketConnection
+    private let inbox: RawInbox
+
+    private init(connection: WebSocketConnection, inbox: RawInbox) {
+        self.connection = connection
+        self.inbox = inbox
+    }
+
+    static func connect(to url: String, group: EventLoopGroup, subprotocols: [String] = [Wire.subprotocol]) async throws -> RawClient {
+        let inbox = RawInbox()
+        let connection = try await WebSocketClient.connect(
+            to: url, subprotocols: subprotocols, timeout: .seconds(5), group: group, handler: inbox)
+        return RawClient(connection: connection, inbox: inbox)
+    }
+
+    func send(_ frame: ClientFrame) { connection.send(OutboundFrame.binary(frame.encode())) }
+
+    var received: [ServerFrame] { inbox.frames.withLock { $0 } }
+
+    /// The close code once closed (`.some(nil)` when closed without one); nil while open.
+    var closeCode: WebSocketCloseCode?? { inbox.closedWith.withLock { $0 } }
+
+    /// Waits (bounded, real time) for the answer to request `id`.
+    func answer(to id: UInt32, timeout: Duration = .seconds(5)) async -> ServerFrame? {
+        await waitFor(timeout: timeout) { $0.received.first { $0.requestId == id } }
+    }
+
+    /// Waits (bounded, real time) until `pick` returns a value.
+    func waitFor<T>(timeout: Duration = .seconds(5), _ pick: (RawClient) -> T?) async -> T? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let value = pick(self) { return value }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return pick(self)
+    }
+
+    /// Logs in and returns the answer.
+    func login(_ userId: String, id: UInt32 = 1, token: String = "", appId: String = "test-app") async -> ServerFrame? {
+        send(.login(id: id, appId: appId, userId: userId, token: token, heartbeatInterval: 5, presenceTimeout: 30, resume: nil))
+        return await answer(to: id)
+    }
+}
+
+extension ServerFrame {
+    /// The error code of an `error` frame.
+    var errorCode: RtmErrorCode? {
+        if case .error(_, let error) = self { error.code } else { nil }
+    }
+}
