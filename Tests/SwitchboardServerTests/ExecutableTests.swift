@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import SwitchboardClient
+
+/// `switchboard serve` as an operator runs it: one line with its URL, graceful on SIGTERM.
+@Suite struct ExecutableTests {
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("switchboard")
+    }
+
+    @Test func servePrintsItsURLAndStopsGracefullyOnSIGTERM() async throws {
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-test-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path, "--log-level", "info"]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        let firstLine = Task.detached { () -> String in
+            var line = Data()
+            while true {
+                let byte = output.fileHandleForReading.readData(ofLength: 1)
+                if byte.isEmpty || byte == Data([0x0A]) { break }
+                line.append(byte)
+            }
+            return String(decoding: line, as: UTF8.self)
+        }
+        let url = await firstLine.value
+        #expect(url.hasPrefix("ws://127.0.0.1:"), "printed \(url.debugDescription)")
+        #expect(FileManager.default.fileExists(atPath: dataDirectory.path))
+
+        let config = RtmClientConfig(appId: "app", userId: "operator")
+        config.privateConfig = RtmPrivateConfig()
+        config.privateConfig?.accessPointHosts = [url]
+        let client = try RtmClientKit(config, delegate: nil)
+        let events = client.events
+        let sawDisconnect = Task {
+            for await event in events {
+                if case .linkState(let change) = event, change.currentState == .disconnected { return true }
+            }
+            return false
+        }
+        #expect(await client.login("").1 == nil)
+
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!process.isRunning)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("stopped"), "\(log)")
+        #expect(await sawDisconnect.value)
+        client.destroy()
+    }
+
+    @Test func badFlagsAreRefusedWithAUsageError() async throws {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--listen", "nowhere"]
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+    }
+}
