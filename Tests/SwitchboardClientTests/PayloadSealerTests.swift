@@ -53,6 +53,24 @@ import SwitchboardCrypto
         #expect(try sealer.open(.binary(stringKind)) == .string("A"))
     }
 
+    @Test func theExamplesOfTheProtocolDocumentOpen() throws {
+        let salt = Array(UInt8(0)..<32)
+        let examples: [(RtmEncryptionMode, String)] = [
+            (.AES128GCM, "01000102030405060708090a0becd4b87cec1798942e461fb2771fe6a7dc727a"),
+            (.AES256GCM, "01000102030405060708090a0b0aa5d078b78a2179871dba9dc9b7c43790e0d2"),
+        ]
+        for (mode, sealedHex) in examples {
+            let sealer = try PayloadSealer(.init(mode: mode, key: "k3y", salt: salt))
+            let sealed = stride(from: 0, to: sealedHex.count, by: 2).map { offset in
+                let start = sealedHex.index(sealedHex.startIndex, offsetBy: offset)
+                return UInt8(sealedHex[start..<sealedHex.index(start, offsetBy: 2)], radix: 16)!
+            }
+            #expect(try sealer.open(.binary(sealed)) == .string("hi"))
+        }
+        let key128 = try CryptoPrimitives.deriveKey(mode: .AES128GCM, encryptionKey: "k3y", salt: salt)
+        #expect(hex(key128) == "c8bd1c6c7e506d4a77e2f64db4594dd5")
+    }
+
     @Test(arguments: [RtmEncryptionMode.AES128GCM, .AES256GCM])
     func thePythonToolOpensWhatTheSDKSeals(mode: RtmEncryptionMode) async throws {
         let key = "k3y ✓"
