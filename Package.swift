@@ -44,7 +44,7 @@ let package = Package(
             ]),
         .target(
             name: "SwitchboardClient",
-            dependencies: ["SwitchboardCore", "SwitchboardWire", "SwitchboardTransport"]),
+            dependencies: ["SwitchboardCore", "SwitchboardWire", "SwitchboardTransport", "SwitchboardCrypto"]),
         .target(
             name: "SwitchboardTesting",
             dependencies: ["SwitchboardCore", "SwitchboardServer"]),
@@ -69,7 +69,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "SwitchboardClientTests",
-            dependencies: ["SwitchboardClient", "SwitchboardServer", "SwitchboardTesting"]),
+            dependencies: [
+                "SwitchboardClient", "SwitchboardServer", "SwitchboardTesting", "SwitchboardCrypto",
+                "SwitchboardMessageRouter",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
