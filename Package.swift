@@ -59,8 +59,8 @@ let package = Package(
         .testTarget(
             name: "SwitchboardMessageRouterTests",
             dependencies: ["SwitchboardMessageRouter", "SwitchboardTesting"]),
-        .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire"]),
-        .testTarget(name: "SwitchboardTransportTests", dependencies: ["SwitchboardTransport"]),
+        .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTesting"]),
+        .testTarget(name: "SwitchboardTransportTests", dependencies: ["SwitchboardTransport", "SwitchboardTesting"]),
         .testTarget(
             name: "SwitchboardServerTests",
             dependencies: [

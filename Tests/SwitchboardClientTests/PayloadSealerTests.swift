@@ -2,12 +2,10 @@ import Foundation
 import Testing
 @testable import SwitchboardClient
 import SwitchboardCrypto
+import SwitchboardTesting
 
 /// The sealed-body format, and an independent reader of it (tools/open_sealed.py, PyPI `cryptography`).
 @Suite struct PayloadSealerTests {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     static func sealer(_ mode: RtmEncryptionMode, key: String = "k3y ✓") throws -> PayloadSealer {
         try PayloadSealer(.init(mode: mode, key: key, salt: Array(testSalt)))
     }
@@ -104,21 +102,6 @@ import SwitchboardCrypto
 
     /// Runs tools/open_sealed.py to its end (at most 60 s) and returns its exit status and output.
     static func openSealed(_ arguments: [String]) async throws -> (status: Int32, text: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", repositoryRoot.appendingPathComponent("tools/open_sealed.py").path] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let reader = Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while process.isRunning && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        let data = await reader.value
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try await ProcessRunner.python("open_sealed.py", arguments)
     }
 }
