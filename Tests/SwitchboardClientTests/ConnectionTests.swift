@@ -177,3 +177,19 @@ import SwitchboardTesting
         }
     }
 }
+
+@Suite struct DestroyTests {
+    @Test func destroyStopsALoginThatIsStillTryingToConnect() async throws {
+        // Nothing listens on this port: the login keeps retrying until the client is destroyed.
+        let config = RtmClientConfig(appId: "app", userId: "alice")
+        config.privateConfig = RtmPrivateConfig()
+        config.privateConfig?.accessPointHosts = ["ws://127.0.0.1:9"]
+        let client = try RtmClientKit(config, delegate: nil)
+        let login = Task { await client.login("") }
+        try await Task.sleep(for: .milliseconds(300))
+        client.destroy()
+        let result = await login.value
+        #expect(result.1?.errorCode == .loginCanceled)
+        #expect(await client.login("").1?.errorCode == .notInitialized)
+    }
+}

@@ -116,6 +116,8 @@ actor ClientEngine {
         if state == .connected, let socket {
             socket.send(OutboundFrame.binary(ClientFrame.logout(id: 0).encode()))
         }
+        // A login still trying to connect sees the state leave `.connecting` and gives up.
+        state = .idle
         closeSocket()
         group.shutdown()
         dispatcher.finish()
