@@ -10,7 +10,13 @@ public actor MessageRouter: Module {
     public nonisolated let name = "message-router"
 
     private var table = SubscriptionTable()
+    /// Sessions known to have ended, newest last: a request that raced a session's end must not
+    /// leave a subscription behind. Session ids are never reused, so a bounded memory suffices.
+    private var endedSessions = Set<SessionID>()
+    private var endedOrder: [SessionID] = []
+    private let endedMemory = 65_536
     private var context: ModuleContext?
+    private var subscription: BusSubscription?
 
     /// Creates the module.
     public init() {}
@@ -24,7 +30,12 @@ public actor MessageRouter: Module {
         bus.handle(ChannelsOfSession.self) { [self] request in
             await table.channels(of: request.session).map { ChannelKey(.message, $0) }
         }
-        bus.subscribe(SessionClosed.self) { [self] event in await sessionClosed(event) }
+        subscription = bus.subscribe(SessionClosed.self) { [self] event in await sessionClosed(event) }
+    }
+
+    public func shutdown() async {
+        subscription?.cancel()
+        subscription = nil
     }
 
     // MARK: Subscriptions
@@ -32,6 +43,15 @@ public actor MessageRouter: Module {
     private func subscribe(_ request: Subscribe) throws(RtmError) -> Done {
         let context = try started(Subscribe.operation)
         try Validation.checkChannelName(request.channelName, limits: context.limits, operation: Subscribe.operation)
+        guard !endedSessions.contains(request.session) else {
+            throw RtmError(.notLogin, operation: Subscribe.operation, reason: "the session has ended")
+        }
+        let isNew = table.features(of: request.session, in: request.channelName) == nil
+        guard !isNew || table.subscriberCount(of: request.channelName) < context.limits.usersPerChannel else {
+            throw RtmError(
+                .channelJoinFailed, operation: Subscribe.operation,
+                reason: "\(request.channelName) already has \(context.limits.usersPerChannel) subscribers")
+        }
         let limit = context.limits.subscribedChannelsPerClient
         guard
             table.subscribe(
@@ -66,6 +86,12 @@ public actor MessageRouter: Module {
 
     private func sessionClosed(_ event: SessionClosed) {
         guard let context else { return }
+        if endedSessions.insert(event.session).inserted {
+            endedOrder.append(event.session)
+            if endedOrder.count > endedMemory {
+                endedSessions.remove(endedOrder.removeFirst())
+            }
+        }
         for name in table.removeAll(of: event.session) {
             context.bus.publish(
                 ChannelLeft(

@@ -17,6 +17,7 @@ public actor Session: Module {
     private var table: SessionTable?
     private var context: ModuleContext?
     private var ticker: Task<Void, Never>?
+    private var subscription: BusSubscription?
 
     /// Creates the module serving `allowedAppIds` (nil: any app id). `makeSecret` makes resume
     /// secrets (random by default).
@@ -49,13 +50,14 @@ public actor Session: Module {
         bus.handle(Heartbeat.self) { [self] request throws(RtmError) in try await heartbeat(request) }
         bus.handle(RenewToken.self) { [self] request throws(RtmError) in try await renew(request) }
         bus.handle(SessionsOfUser.self) { [self] request in await sessions(of: request.userId) }
-        bus.subscribe(ConnectionDropped.self) { [self] event in await connectionDropped(event) }
+        subscription = bus.subscribe(ConnectionDropped.self) { [self] event in await connectionDropped(event) }
         let clock = context.clock
         let interval = tickInterval
         ticker = Task { [weak self] in
             while !Task.isCancelled {
                 do { try await clock.sleep(for: interval) } catch { return }
-                await self?.tick()
+                guard let self else { return }
+                await self.tick()
             }
         }
     }
@@ -63,12 +65,16 @@ public actor Session: Module {
     public func shutdown() async {
         ticker?.cancel()
         ticker = nil
+        subscription?.cancel()
+        subscription = nil
     }
 
     // MARK: Requests
 
     private func login(_ request: Login) async throws(RtmError) -> LoginGranted {
-        guard let context else { throw notStarted(Login.operation) }
+        guard let context, let current = table else { throw notStarted(Login.operation) }
+        // Cheap refusals first, so a flood of bad logins costs no token verification.
+        try current.checkNotLoggedIn(request.connection)
         var grant = TokenGrant(loginExpiresAt: nil)
         if context.bus.hasHandler(VerifyLoginToken.self) {
             grant = try await context.bus.request(

@@ -43,6 +43,13 @@ struct SessionTable: Sendable {
 
     func session(on connection: ConnectionID) -> SessionID? { byConnection[connection] }
 
+    /// Refuses a second login on a connection that already has a session.
+    func checkNotLoggedIn(_ connection: ConnectionID) throws(RtmError) {
+        guard byConnection[connection] == nil else {
+            throw RtmError(.duplicateOperation, operation: Login.operation, reason: "this connection is already logged in")
+        }
+    }
+
     func sessions(of userId: UserID) -> [SessionID] { byUser[userId] ?? [] }
 
     /// Validates a login and applies it. `secret` is the fresh resume secret for a new session.
@@ -53,10 +60,9 @@ struct SessionTable: Sendable {
             throw RtmError(.invalidAppId, operation: Login.operation, reason: "this server does not serve app id '\(request.appId)'")
         }
         try Validation.checkUserId(request.userId, limits: limits, operation: Login.operation)
-        guard byConnection[request.connection] == nil else {
-            throw RtmError(.duplicateOperation, operation: Login.operation, reason: "this connection is already logged in")
-        }
-        if let ticket = request.resume, var record = sessions[ticket.session], record.secret == ticket.secret,
+        try checkNotLoggedIn(request.connection)
+        if let ticket = request.resume, var record = sessions[ticket.session],
+            Validation.constantTimeEquals(record.secret, ticket.secret),
             record.userId == request.userId, record.appId == request.appId
         {
             let stale = record.connection
@@ -64,7 +70,7 @@ struct SessionTable: Sendable {
             record.connection = request.connection
             record.suspendedAt = nil
             record.lastSeen = now
-            if let tokenExpiresAt, tokenExpiresAt != record.tokenExpiresAt {
+            if tokenExpiresAt != record.tokenExpiresAt {
                 record.tokenExpiresAt = tokenExpiresAt
                 record.expiryWarned = false
             }
@@ -128,7 +134,7 @@ struct SessionTable: Sendable {
     /// Applies the passage of time up to `now` (`unixSeconds` for token expiry).
     mutating func sweep(now: Duration, unixSeconds: UInt64) -> [Expiry] {
         var expiries: [Expiry] = []
-        for id in sessions.keys.sorted() {
+        for id in Array(sessions.keys) {
             guard var record = sessions[id] else { continue }
             if let expiresAt = record.tokenExpiresAt {
                 if unixSeconds >= expiresAt {

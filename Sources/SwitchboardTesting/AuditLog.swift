@@ -7,25 +7,24 @@ import SwitchboardCore
 public actor AuditLog: Module {
     public nonisolated let name = "audit-log"
     private var entries: [String] = []
-    private var subscriptions: [BusSubscription] = []
+    private var subscription: BusSubscription?
 
     /// Creates an empty log.
     public init() {}
 
     public func start(_ context: ModuleContext) async {
-        let bus = context.bus
-        subscriptions = [
-            bus.subscribe(SessionOpened.self) { [self] event in await append("login \(event.userId)") },
-            bus.subscribe(SessionClosed.self) { [self] event in await append("end \(event.userId) \(event.reason)") },
-            bus.subscribe(MessagePublished.self) { [self] event in
+        // One subscription for all three types, so the lines keep the order the facts happened in.
+        subscription = context.bus.subscription()
+            .on(SessionOpened.self) { [self] event in await append("login \(event.userId)") }
+            .on(SessionClosed.self) { [self] event in await append("end \(event.userId) \(event.reason)") }
+            .on(MessagePublished.self) { [self] event in
                 await append("publish \(event.publisher) -> \(event.channel) \(event.payloadBytes)B to \(event.receivers)")
-            },
-        ]
+            }
     }
 
     public func shutdown() async {
-        for subscription in subscriptions { subscription.cancel() }
-        subscriptions = []
+        subscription?.cancel()
+        subscription = nil
     }
 
     /// Every line so far, in order.

@@ -9,15 +9,19 @@ public final class EventRecorder: Sendable {
     }
 
     private let state = Mutex(State())
-    private let subscriptions = Mutex<[BusSubscription]>([])
+    private let subscriptions = Mutex<[ObjectIdentifier: BusSubscription]>([:])
 
     /// Creates a recorder that records nothing until `record` is called.
     public init() {}
 
-    /// Starts recording events of type `E` from `bus`.
+    /// Starts recording events of type `E` from `bus`. Every type recorded from one bus shares one
+    /// subscription, so the recording keeps the order in which events of different types were published.
     public func record<E: BusEvent>(_ type: E.Type, on bus: EventBus) {
-        let subscription = bus.subscribe(type) { [weak self] event in self?.append(event) }
-        subscriptions.withLock { $0.append(subscription) }
+        subscriptions.withLock { subscriptions in
+            let subscription = subscriptions[ObjectIdentifier(bus)] ?? bus.subscription()
+            subscription.on(type) { [weak self] event in self?.append(event) }
+            subscriptions[ObjectIdentifier(bus)] = subscription
+        }
     }
 
     /// Every recorded event of type `E`, in order.
@@ -75,6 +79,6 @@ public final class EventRecorder: Sendable {
     }
 
     deinit {
-        for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
+        for subscription in subscriptions.withLock({ $0.values }) { subscription.cancel() }
     }
 }

@@ -51,17 +51,13 @@ enum ServeCommand {
         let server = SwitchboardServer(configuration: configuration) { modules in
             if !credentials.isEmpty { modules.extensions.append(Crypto(credentials: credentials)) }
         }
-        let runner = Task { try await server.run() }
-        let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { runner.cancel() }
-        while server.port == nil {
-            try await Task.sleep(for: .milliseconds(10))
-            if runner.isCancelled { break }
-        }
-        if server.port != nil {
-            FileHandle.standardOutput.write(Data((server.url + "\n").utf8))
-        }
-        try await runner.value
+        try await server.start()
+        FileHandle.standardOutput.write(Data((server.url + "\n").utf8))
+        let stop = AsyncStream<Void>.makeStream()
+        let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { stop.continuation.yield() }
+        for await _ in stop.stream { break }
         signals.stop()
+        await server.shutdown()
     }
 }
 

@@ -29,11 +29,11 @@ import SwitchboardTesting
         #expect(bobLog.messages.count == 10)
         await bobClock.waitForSleepers()
         bobClock.advance(by: .seconds(1))
-        #expect(await bobLog.wait { $0.messages.count >= 51 })
         #expect(await bobLog.wait { log in log.linkStates.contains { $0.currentState == .connected && $0.operation == .reconnected } })
-        try? await Task.sleep(for: .milliseconds(50))
-        let room = bobLog.messages.filter { $0.channelType == .message }.compactMap(\.message.stringData)
-        #expect(room == (0..<10).map { "before \($0)" } + (0..<40).map { "during \($0)" })
+        expectOK(await alice.publish(channelName: "room", message: "end", option: nil))
+        #expect(await bobLog.wait { $0.messages.last?.message.stringData == "end" })
+        let room = bobLog.messages.filter { $0.channelType == .message }.compactMap(\.message.stringData).dropLast()
+        #expect(Array(room) == (0..<10).map { "before \($0)" } + (0..<40).map { "during \($0)" })
         #expect(bobLog.messages.filter { $0.channelType == .user }.map(\.message.stringData) == ["direct"])
         let states = bobLog.linkStates
         let lost = try #require(states.first { $0.currentState == .disconnected })
@@ -185,8 +185,9 @@ import SwitchboardTesting
         config.privateConfig = RtmPrivateConfig()
         config.privateConfig?.accessPointHosts = ["ws://127.0.0.1:9"]
         let client = try RtmClientKit(config, delegate: nil)
+        let log = EventLog(client)
         let login = Task { await client.login("") }
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await log.wait { $0.linkStates.last?.currentState == .connecting })
         client.destroy()
         let result = await login.value
         #expect(result.1?.errorCode == .loginCanceled)

@@ -27,10 +27,11 @@ import SwitchboardTesting
                 expectOK(await publisher.publish(channelName: "room", message: text, option: options))
             }
         }
+        // A last message marks the end: everything sent before it has arrived once it has.
+        expectOK(await publisher.publish(channelName: "room", message: "end", option: nil))
         for (_, log) in clients {
-            #expect(await log.wait { $0.messages.count >= 30 })
-            try? await Task.sleep(for: .milliseconds(50))
-            let received = log.messages
+            #expect(await log.wait { $0.messages.last?.message.stringData == "end" })
+            let received = log.messages.dropLast()
             #expect(received.count == 30)
             let payloads: [MessagePayload] = received.map { event in
                 if let text = event.message.stringData { return .string(text) }
@@ -63,8 +64,10 @@ import SwitchboardTesting
         #expect(message.message.stringData == "psst")
         #expect(message.customType == "dm")
         expectError(.channelReceiverOffline, await alice.publish(channelName: "nobody", message: "?", option: direct))
-        try? await Task.sleep(for: .milliseconds(50))
-        #expect(aliceLog.messages.isEmpty)
+        // Delivery to alice is in order: once bob's reply is there, anything wrongly sent to her before is too.
+        expectOK(await bob.publish(channelName: "alice", message: "reply", option: direct))
+        #expect(await aliceLog.wait { !$0.messages.isEmpty })
+        #expect(aliceLog.messages.map(\.message.stringData) == ["reply"])
         alice.destroy()
         bob.destroy()
         await server.shutdown()

@@ -24,6 +24,38 @@ private struct Doubler: BusRequest {
         #expect(first.events(of: Other.self).isEmpty)
     }
 
+    @Test func oneSubscriptionSeesEveryTypeInPublishOrder() async {
+        let bus = EventBus()
+        let seen = Mutex<[String]>([])
+        let subscription = bus.subscription()
+            .on(Tick.self) { event in
+                // A slow handler must not let the next event of another type overtake it.
+                try? await Task.sleep(for: .milliseconds(1))
+                seen.withLock { $0.append("tick \(event.value)") }
+            }
+            .on(Other.self) { _ in seen.withLock { $0.append("other") } }
+        for value in 0..<5 {
+            bus.publish(Tick(value: value))
+            bus.publish(Other())
+        }
+        await bus.publishAndWait(Other())
+        #expect(seen.withLock { $0 } == (0..<5).flatMap { ["tick \($0)", "other"] } + ["other"])
+        subscription.cancel()
+    }
+
+    @Test func aClosedBusDeliversWhatWasPublishedAndNothingAfter() async throws {
+        let bus = EventBus()
+        let recorder = EventRecorder()
+        recorder.record(Tick.self, on: bus)
+        bus.handle(Doubler.self) { $0.value * 2 }
+        bus.publish(Tick(value: 1))
+        bus.close()
+        bus.publish(Tick(value: 2))
+        #expect(await recorder.waitFor(Tick.self).map(\.value) == [1])
+        #expect(bus.subscriberCount(of: Tick.self) == 0)
+        await #expect(throws: RtmError.self) { try await bus.request(Doubler(value: 1)) }
+    }
+
     @Test func aSubscriptionIsLiveWhenSubscribeReturns() async {
         let bus = EventBus()
         let seen = Mutex<[Int]>([])
@@ -106,5 +138,22 @@ private struct Doubler: BusRequest {
         #expect(RtmLinkStateChangeReason.sameUidLogin.rawValue == 27)
         #expect(RtmSubscribeChannelFeature.defaultFeatures.rawValue == 0b101)
         #expect(RtmAreaCode.GLOB.rawValue == 0xFFFF_FFFF)
+    }
+}
+
+@Suite struct NameLengthTests {
+    @Test func combiningMarksCountAsCharactersSoNamesStaySmall() {
+        let limits = Limits()
+        let heavy = "a" + String(repeating: "\u{0301}", count: 20_000)
+        #expect(heavy.count == 1)
+        #expect(throws: RtmError.self) { try Validation.checkChannelName(heavy, limits: limits, operation: "subscribe") }
+        #expect(throws: RtmError.self) { try Validation.checkCustomType(heavy, limits: limits, operation: "publish") }
+        #expect(throws: Never.self) { try Validation.checkChannelName(String(repeating: "é", count: 64), limits: limits, operation: "subscribe") }
+    }
+
+    @Test func secretsCompareByValue() {
+        #expect(Validation.constantTimeEquals("abc", "abc"))
+        #expect(!Validation.constantTimeEquals("abc", "abd"))
+        #expect(!Validation.constantTimeEquals("abc", "abcd"))
     }
 }

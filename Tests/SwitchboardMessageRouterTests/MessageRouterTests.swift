@@ -120,3 +120,34 @@ import SwitchboardTesting
         #expect(left.allSatisfy { $0.reason == .sessionClosed(.timedOut) })
     }
 }
+
+@Suite struct MessageRouterRaceTests {
+    @Test func aSubscribeThatArrivesAfterItsSessionEndedLeavesNothing() async throws {
+        let harness = await ModuleHarness(modules: [FakeSessions(), MessageRouter()])
+        await harness.bus.publishAndWait(SessionClosed(session: SessionID(9), userId: "gone", reason: .replacedBySameUser))
+        do {
+            _ = try await harness.bus.request(Subscribe(session: SessionID(9), userId: "gone", channelName: "room"))
+            Issue.record("an ended session must not subscribe")
+        } catch {
+            #expect(error.code == .notLogin)
+        }
+        #expect(try await harness.bus.request(ChannelsOfSession(session: SessionID(9))).isEmpty)
+    }
+
+    @Test func aChannelHoldsAtMostUsersPerChannelSubscribers() async throws {
+        var limits = Limits()
+        limits.usersPerChannel = 2
+        let harness = await ModuleHarness(limits: limits, modules: [FakeSessions(), MessageRouter()])
+        for id in 1...2 {
+            _ = try await harness.bus.request(Subscribe(session: SessionID(UInt64(id)), userId: "u\(id)", channelName: "room"))
+        }
+        do {
+            _ = try await harness.bus.request(Subscribe(session: SessionID(3), userId: "u3", channelName: "room"))
+            Issue.record("a full channel must refuse")
+        } catch {
+            #expect(error.code == .channelJoinFailed)
+        }
+        // Changing the features of an existing subscription is not a new subscriber.
+        _ = try await harness.bus.request(Subscribe(session: SessionID(1), userId: "u1", channelName: "room", features: [.message]))
+    }
+}

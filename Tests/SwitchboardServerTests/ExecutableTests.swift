@@ -78,6 +78,16 @@ import SwitchboardTesting
         #expect(throws: RtmError.self) { try verifier.verifyLogin(token: token, appId: appId, userId: "bob", now: now) }
     }
 
+    @Test func aBusyPortEndsServeWithAnError() async throws {
+        let server = try await TestServer.start()
+        let port = try #require(server.port)
+        let output = try await ProcessRunner.run(
+            Self.executable.path, ["serve", "--listen", "127.0.0.1:\(port)", "--data-dir", NSTemporaryDirectory()],
+            timeout: .seconds(20))
+        #expect(output.status == 1, "\(output.text)")
+        await server.shutdown()
+    }
+
     @Test func badFlagsAreRefusedWithAUsageError() async throws {
         let process = Process()
         process.executableURL = Self.executable

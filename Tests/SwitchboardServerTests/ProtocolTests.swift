@@ -80,6 +80,22 @@ import SwitchboardWire
         group.shutdown()
     }
 
+    @Test func aLoginThatRacesItsConnectionClosingLeavesASuspendedSession() async throws {
+        let server = try await TestServer.start()
+        let recorder = EventRecorder()
+        recorder.record(SessionOpened.self, on: server.bus)
+        recorder.record(SessionSuspended.self, on: server.bus)
+        let group = try EventLoopGroup(threads: 1)
+        let client = try await RawClient.connect(to: server.url, group: group)
+        client.send(.login(id: 1, appId: "test-app", userId: "racer", token: "", heartbeatInterval: 1800, presenceTimeout: 300, resume: nil))
+        client.connection.close()
+        let opened = await recorder.waitFor(SessionOpened.self)
+        let suspended = await recorder.waitFor(SessionSuspended.self)
+        #expect(suspended.map(\.session) == opened.map(\.session))
+        await server.shutdown()
+        group.shutdown()
+    }
+
     @Test func theSubprotocolIsRequired() async throws {
         let server = try await TestServer.start()
         let group = try EventLoopGroup(threads: 1)

@@ -3,18 +3,26 @@ import SwitchboardCore
 @testable import SwitchboardServer
 
 @Suite struct ResumeBufferTests {
-    @Test func keepsInOrderUpToEitherBoundThenCountsLoss() {
+    @Test func keepsAPrefixUpToEitherBoundThenCountsTheRest() {
         var buffer = ResumeBuffer<Int>(maxFrames: 3, maxBytes: 100)
         let room = ChannelKey(.message, "room"), dm = ChannelKey(.user, "bob")
         buffer.append(1, size: 10, channel: room)
         buffer.append(2, size: 80, channel: room)
-        buffer.append(3, size: 20, channel: dm)  // over the byte bound
-        buffer.append(4, size: 5, channel: dm)
-        buffer.append(5, size: 5, channel: room)  // over the count bound
-        buffer.append(6, size: 5, channel: room)
+        buffer.append(3, size: 20, channel: dm)  // over the byte bound: the cut starts here
+        buffer.append(4, size: 5, channel: dm)  // would fit, but is after the cut
+        buffer.append(5, size: 5, channel: room)
         let (frames, loss) = buffer.drain()
-        #expect(frames == [1, 2, 4])
+        #expect(frames == [1, 2])
         #expect(loss == ResumeLoss(droppedPushes: 3, channels: [dm, room]))
+    }
+
+    @Test func theLossReportNamesAtMostSixtyFourChannels() {
+        var buffer = ResumeBuffer<Int>(maxFrames: 0, maxBytes: 0)
+        for index in 0..<1_000 { buffer.append(index, size: 1, channel: ChannelKey(.user, "user\(index)")) }
+        let (frames, loss) = buffer.drain()
+        #expect(frames.isEmpty)
+        #expect(loss.droppedPushes == 1_000)
+        #expect(loss.channels.count == 64)
     }
 }
 
@@ -36,7 +44,16 @@ import SwitchboardCore
             try copy.take(.other, now: .milliseconds(999), operation: "subscribe")
         }
         try limiter.take(.publish, now: .seconds(1), operation: "publish")
-        try limiter.take(.other, now: .seconds(1), operation: "subscribe")
+        try limiter.take(.other, now: .milliseconds(1_020), operation: "subscribe")
+        // The window slides: two calls at 0.9 s and 1.0 s, then none before 1.9 s.
+        var sliding = CallRateLimiter(limits: limits)
+        try sliding.take(.publish, now: .milliseconds(900), operation: "publish")
+        try sliding.take(.publish, now: .milliseconds(1_000), operation: "publish")
+        #expect(throws: RtmError.self) {
+            var copy = sliding
+            try copy.take(.publish, now: .milliseconds(1_899), operation: "publish")
+        }
+        try sliding.take(.publish, now: .milliseconds(1_900), operation: "publish")
         var unlimited = CallRateLimiter(limits: .withoutRateLimits)
         for _ in 0..<10_000 { try unlimited.take(.publish, now: .zero, operation: "publish") }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import SwitchboardCore
 import SwitchboardTransport
 import SwitchboardWire
@@ -119,7 +120,9 @@ actor ClientEngine {
         // A login still trying to connect sees the state leave `.connecting` and gives up.
         state = .idle
         closeSocket()
-        group.shutdown()
+        // Joining the loop thread blocks: do it off Swift's cooperative pool.
+        let group = group
+        Thread.detachNewThread { group.shutdown() }
         dispatcher.finish()
     }
 
@@ -172,17 +175,32 @@ actor ClientEngine {
         let clock = clock
         let timer = Task { [weak self] in
             do { try await clock.sleep(for: timeout) } catch { return }
-            await self?.answer(id, with: .error(id: id, RtmError(.notConnected, operation: operation, reason: "no answer from the server in time")))
+            let timedOut = RtmError(Self.timeoutCode(for: operation), operation: operation, reason: "no answer from the server in time")
+            await self?.answer(id, with: .error(id: id, timedOut))
         }
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<ServerFrame, Never>) in
             pending[id] = continuation
-            socket.send(OutboundFrame.binary(frame.encode()))
+            if !socket.send(OutboundFrame.binary(frame.encode())) {
+                let closed = RtmError(.notConnected, operation: operation, reason: "the connection is closed")
+                pending.removeValue(forKey: id)?.resume(returning: .error(id: id, closed))
+            }
         }
         timer.cancel()
         if case .error(_, let error) = answer {
             throw RtmErrorInfo(RtmError(error.code, operation: operation, reason: error.reason))
         }
         return answer
+    }
+
+    /// The reference's timeout code for each operation.
+    static func timeoutCode(for operation: String) -> RtmErrorCode {
+        switch operation {
+        case "login": .loginTimeout
+        case "subscribe": .channelSubscribeTimeout
+        case "publish": .channelPublishMessageTimeout
+        case "renewToken": .renewTokenTimeout
+        default: .notConnected
+        }
     }
 
     private func answer(_ id: UInt32, with frame: ServerFrame) {
@@ -273,7 +291,12 @@ actor ClientEngine {
         case .undecodable:
             break
         case .closed:
-            linkLost(operation: .networkChange, reason: .connectionError)
+            if state == .connected {
+                linkLost(operation: .networkChange, reason: .connectionError)
+            } else {
+                // Closed while logging in or reconnecting: fail what waits on it now, not at its timeout.
+                closeSocket()
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A Signaling client (`AgoraRtmClientKit`): log in, subscribe to channels, publish messages and
 /// receive events through delegates or the `events` stream.
@@ -12,6 +13,10 @@ public final class RtmClientKit: Sendable {
     private let settings: ClientSettings
     /// Seals outgoing bodies when the config turns on client-side encryption.
     private let sealer: PayloadSealer?
+    /// Keeps completion-block calls in the order they were made.
+    private let calls = CallQueue()
+    /// Set by `destroy`: every call after it fails at once.
+    private let destroyed = Atomic<Bool>(false)
 
     /// Creates a client. Throws `RtmErrorInfo` when the configuration is invalid.
     public convenience init(_ config: RtmClientConfig, delegate: (any RtmClientDelegate)?) throws {
@@ -87,9 +92,17 @@ public final class RtmClientKit: Sendable {
     /// Releases the client: logs out if needed, closes the connection, ends the event streams.
     @discardableResult
     public func destroy() -> RtmErrorCode {
+        guard !destroyed.exchange(true, ordering: .acquiringAndReleasing) else { return .ok }
         let engine = engine
-        Task { await engine.destroy() }
+        calls.enqueue { await engine.destroy() }
+        calls.finish()
         return .ok
+    }
+
+    deinit {
+        let engine = engine
+        calls.enqueue { await engine.destroy() }
+        calls.finish()
     }
 
     // MARK: Channels
@@ -182,12 +195,18 @@ public final class RtmClientKit: Sendable {
     private func run(
         channel: String = "", _ body: (ClientEngine) async throws -> Void
     ) async -> (RtmCommonResponse?, RtmErrorInfo?) {
+        if let refused = refusedAfterDestroy() { return (nil, refused) }
         do {
             try await body(engine)
             return (RtmCommonResponse(channelName: channel), nil)
         } catch {
             return (nil, Self.errorInfo(error))
         }
+    }
+
+    private func refusedAfterDestroy() -> RtmErrorInfo? {
+        guard destroyed.load(ordering: .acquiring) else { return nil }
+        return RtmErrorInfo(.notInitialized, operation: "", reason: "the client was destroyed")
     }
 
     private static func errorInfo(_ error: any Error) -> RtmErrorInfo {
@@ -200,7 +219,11 @@ public final class RtmClientKit: Sendable {
     ) {
         let engine = engine
         let queue = dispatcher.queue
-        Task {
+        if let refused = refusedAfterDestroy() {
+            if let completion { queue.async { completion(nil, refused) } }
+            return
+        }
+        calls.enqueue {
             let result: (RtmCommonResponse?, RtmErrorInfo?)
             do {
                 try await body(engine)

@@ -9,6 +9,7 @@ public final class EventBus: Sendable {
     private struct Registry {
         var subscribers: [ObjectIdentifier: [EventMailbox]] = [:]
         var handlers: [ObjectIdentifier: any Sendable] = [:]
+        var closed = false
     }
 
     private let registry = Mutex(Registry())
@@ -20,21 +21,33 @@ public final class EventBus: Sendable {
 
     // MARK: Events
 
-    /// Registers `handler` for events of type `E`. Events published after this call returns are
-    /// delivered to it, one at a time, in publish order.
+    /// A new subscription with one mailbox and no event types yet; add types with `on`. Events of
+    /// every type it registers reach it one at a time, in the order they were published.
+    public func subscription() -> BusSubscription {
+        BusSubscription(bus: self)
+    }
+
+    /// Registers `handler` for events of type `E` on a subscription of its own. Events published
+    /// after this call returns are delivered to it, one at a time, in publish order.
     @discardableResult
     public func subscribe<E: BusEvent>(
         _ type: E.Type, _ handler: @escaping @Sendable (E) async -> Void
     ) -> BusSubscription {
-        let mailbox = EventMailbox { event in
-            if let typed = event as? E { await handler(typed) }
-        }
-        registry.withLock { $0.subscribers[ObjectIdentifier(type), default: []].append(mailbox) }
-        return BusSubscription { [weak self] in
-            mailbox.close()
-            self?.registry.withLock { registry in
-                registry.subscribers[ObjectIdentifier(type)]?.removeAll { $0 === mailbox }
+        subscription().on(type, handler)
+    }
+
+    func register(_ mailbox: EventMailbox, for type: ObjectIdentifier) {
+        registry.withLock { registry in
+            guard !registry.closed else { return }
+            if !(registry.subscribers[type] ?? []).contains(where: { $0 === mailbox }) {
+                registry.subscribers[type, default: []].append(mailbox)
             }
+        }
+    }
+
+    func unregister(_ mailbox: EventMailbox) {
+        registry.withLock { registry in
+            for type in registry.subscribers.keys { registry.subscribers[type]?.removeAll { $0 === mailbox } }
         }
     }
 
@@ -66,6 +79,20 @@ public final class EventBus: Sendable {
         registry.withLock { $0.subscribers[ObjectIdentifier(type)]?.count ?? 0 }
     }
 
+    /// Ends every subscription and forgets every handler: what was published before is still
+    /// delivered, nothing after. The server calls this when it shuts down.
+    public func close() {
+        let mailboxes = registry.withLock { registry -> [EventMailbox] in
+            registry.closed = true
+            defer {
+                registry.subscribers.removeAll()
+                registry.handlers.removeAll()
+            }
+            return registry.subscribers.values.flatMap { $0 }
+        }
+        for mailbox in mailboxes { mailbox.close() }
+    }
+
     // MARK: Requests
 
     /// Makes `handler` the one handler of requests of type `R`, replacing any earlier one.
@@ -73,7 +100,10 @@ public final class EventBus: Sendable {
         _ type: R.Type, _ handler: @escaping @Sendable (R) async throws(RtmError) -> R.Response
     ) {
         let box = RequestHandler<R>(run: handler)
-        registry.withLock { $0.handlers[ObjectIdentifier(type)] = box }
+        registry.withLock { registry in
+            guard !registry.closed else { return }
+            registry.handlers[ObjectIdentifier(type)] = box
+        }
     }
 
     /// Removes the handler of requests of type `R`.
@@ -98,21 +128,34 @@ public final class EventBus: Sendable {
     }
 }
 
-/// Keeps an event subscription alive; `cancel` stops delivery.
+/// One subscriber of the bus: a serial mailbox and a handler per event type.
+///
+/// Events of every type registered with `on` arrive one at a time, in publish order, so a
+/// subscriber that listens to `ChannelJoined` and `ChannelLeft` never sees a leave before its join.
 public final class BusSubscription: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private weak let bus: EventBus?
+    let mailbox: EventMailbox
 
-    init(onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Mutex(onCancel)
+    init(bus: EventBus) {
+        self.bus = bus
+        mailbox = EventMailbox()
+    }
+
+    /// Adds events of type `E`, handled by `handler`. Events published after this call returns
+    /// are delivered. Returns the subscription, so calls chain.
+    @discardableResult
+    public func on<E: BusEvent>(_ type: E.Type, _ handler: @escaping @Sendable (E) async -> Void) -> BusSubscription {
+        mailbox.setHandler(for: ObjectIdentifier(type)) { event in
+            if let typed = event as? E { await handler(typed) }
+        }
+        bus?.register(mailbox, for: ObjectIdentifier(type))
+        return self
     }
 
     /// Stops delivering events to this subscriber. Calling it again does nothing.
     public func cancel() {
-        let action = onCancel.withLock { action -> (@Sendable () -> Void)? in
-            defer { action = nil }
-            return action
-        }
-        action?()
+        bus?.unregister(mailbox)
+        mailbox.close()
     }
 }
 

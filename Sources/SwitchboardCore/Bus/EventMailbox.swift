@@ -1,22 +1,33 @@
 import Synchronization
 
 /// One subscriber's serial queue of events: a single task drains it, so the subscriber sees
-/// events one at a time in the order they were posted.
+/// events one at a time in the order they were posted, whatever their types.
 final class EventMailbox: Sendable {
     typealias Item = (event: any BusEvent, completion: (@Sendable () -> Void)?)
+    typealias Handler = @Sendable (any BusEvent) async -> Void
+
+    private final class Handlers: Sendable {
+        let byType = Mutex<[ObjectIdentifier: Handler]>([:])
+    }
 
     private let continuation: AsyncStream<Item>.Continuation
-    private let drainer: Task<Void, Never>
+    private let handlers = Handlers()
 
-    init(deliver: @escaping @Sendable (any BusEvent) async -> Void) {
+    init() {
         let (stream, continuation) = AsyncStream<Item>.makeStream(bufferingPolicy: .unbounded)
         self.continuation = continuation
-        drainer = Task {
+        let handlers = handlers
+        Task {
             for await item in stream {
-                await deliver(item.event)
+                let handler = handlers.byType.withLock { $0[ObjectIdentifier(type(of: item.event))] }
+                await handler?(item.event)
                 item.completion?()
             }
         }
+    }
+
+    func setHandler(for type: ObjectIdentifier, _ handler: @escaping Handler) {
+        handlers.byType.withLock { $0[type] = handler }
     }
 
     func post(_ event: any BusEvent, completion: (@Sendable () -> Void)?) {
@@ -25,6 +36,7 @@ final class EventMailbox: Sendable {
         }
     }
 
+    /// Delivers what is queued, then ends the draining task.
     func close() {
         continuation.finish()
     }

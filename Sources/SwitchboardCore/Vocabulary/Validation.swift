@@ -16,27 +16,39 @@ public enum Validation {
         }
     }
 
-    /// A channel name is non-empty, at most `limits.channelNameMaxLength` characters, no control characters.
+    /// A channel name is non-empty, at most `limits.channelNameMaxLength` characters (Unicode
+    /// scalars, so the byte size is bounded too), no control characters.
     public static func checkChannelName(_ name: String, limits: Limits, operation: String) throws(RtmError) {
         guard !name.isEmpty else {
             throw RtmError(.invalidChannelName, operation: operation, reason: "channel name is empty")
         }
-        guard name.count <= limits.channelNameMaxLength else {
+        let length = name.unicodeScalars.count
+        guard length <= limits.channelNameMaxLength else {
             throw RtmError(
                 .invalidChannelName, operation: operation,
-                reason: "channel name is \(name.count) characters; at most \(limits.channelNameMaxLength)")
+                reason: "channel name is \(length) characters; at most \(limits.channelNameMaxLength)")
         }
         guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw RtmError(.invalidChannelName, operation: operation, reason: "channel name has a control character")
         }
     }
 
-    /// A custom type is at most `limits.customTypeMaxLength` characters.
+    /// A custom type is at most `limits.customTypeMaxLength` characters (Unicode scalars).
     public static func checkCustomType(_ customType: String, limits: Limits, operation: String) throws(RtmError) {
-        guard customType.count <= limits.customTypeMaxLength else {
+        let length = customType.unicodeScalars.count
+        guard length <= limits.customTypeMaxLength else {
             throw RtmError(
                 .channelCustomTypeLengthOverflow, operation: operation,
-                reason: "customType is \(customType.count) characters; at most \(limits.customTypeMaxLength)")
+                reason: "customType is \(length) characters; at most \(limits.customTypeMaxLength)")
         }
+    }
+
+    /// Compares two secrets in time that depends only on their lengths.
+    public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let left = Array(a.utf8), right = Array(b.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
     }
 }

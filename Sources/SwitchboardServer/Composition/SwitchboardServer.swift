@@ -22,6 +22,7 @@ public final class SwitchboardServer: Sendable {
 
     private enum Phase {
         case idle
+        case starting
         case running(port: Int, group: EventLoopGroup, listener: WebSocketServer)
         case stopped
     }
@@ -45,9 +46,26 @@ public final class SwitchboardServer: Sendable {
     /// Starts every module, then listens. Returns the port it listens on.
     @discardableResult
     public func start() async throws -> Int {
+        let mayStart = phase.withLock { phase -> Bool in
+            guard case .idle = phase else { return false }
+            phase = .starting
+            return true
+        }
+        guard mayStart else { throw ServerError.alreadyStarted }
         let context = ModuleContext(
             bus: bus, clock: configuration.clock, limits: configuration.limits, outbox: outbox)
         for module in modules { await module.start(context) }
+        do {
+            return try listen()
+        } catch {
+            for module in modules.reversed() { await module.shutdown() }
+            bus.close()
+            phase.withLock { $0 = .stopped }
+            throw error
+        }
+    }
+
+    private func listen() throws -> Int {
         let group = try EventLoopGroup(
             threads: configuration.eventLoopThreads ?? ProcessInfo.processInfo.activeProcessorCount)
         let listener = WebSocketServer(
@@ -89,6 +107,7 @@ public final class SwitchboardServer: Sendable {
         guard let (group, listener) = running else { return }
         listener.stop(code: .goingAway)
         for module in modules.reversed() { await module.shutdown() }
+        bus.close()
         group.shutdown()
         configuration.log(.info, "switchboard stopped")
     }
@@ -116,6 +135,12 @@ public final class SwitchboardServer: Sendable {
         }
         continuation?.resume()
     }
+}
+
+/// Why a server could not start.
+public enum ServerError: Error, Sendable, Equatable {
+    /// `start()` was called on a server that was already started (or stopped).
+    case alreadyStarted
 }
 
 extension SwitchboardServer {

@@ -1,45 +1,58 @@
 import SwitchboardCore
 
-/// Counts one client's calls in one-second windows and refuses those over the limits.
+/// Refuses a client's calls past the limits over any one-second window.
 ///
 /// Two budgets, as the reference has them: published messages, and every other API call.
-/// Login and heartbeats are not counted.
+/// Login and heartbeats are not counted. Each budget remembers the times of its last `limit`
+/// calls; a call is refused when the oldest of them is less than a second old.
 struct CallRateLimiter: Sendable {
     /// Which budget a call draws on.
     enum Budget { case publish, other }
 
-    private let publishLimit: Int?
-    private let otherLimit: Int?
-    private var windowStart: Duration = .zero
-    private var publishes = 0
-    private var others = 0
+    private var publishes: SlidingWindow?
+    private var others: SlidingWindow?
 
     init(limits: Limits) {
-        publishLimit = limits.publishesPerSecondPerClient
-        otherLimit = limits.otherCallsPerSecondPerClient
+        publishes = limits.publishesPerSecondPerClient.map(SlidingWindow.init(limit:))
+        others = limits.otherCallsPerSecondPerClient.map(SlidingWindow.init(limit:))
     }
 
     /// Takes one call from `budget` at `now`; throws `operationRateExceedLimitation` when the
-    /// budget of the current second is spent.
+    /// budget has already been spent within the last second.
     mutating func take(_ budget: Budget, now: Duration, operation: String) throws(RtmError) {
-        if now - windowStart >= .seconds(1) {
-            windowStart = now
-            publishes = 0
-            others = 0
-        }
         switch budget {
         case .publish:
-            guard let limit = publishLimit else { return }
-            guard publishes < limit else { throw refusal(operation, limit, "messages") }
-            publishes += 1
+            guard publishes != nil else { return }
+            if !publishes!.take(now) { throw refusal(operation, publishes!.limit, "messages") }
         case .other:
-            guard let limit = otherLimit else { return }
-            guard others < limit else { throw refusal(operation, limit, "calls") }
-            others += 1
+            guard others != nil else { return }
+            if !others!.take(now) { throw refusal(operation, others!.limit, "calls") }
         }
     }
 
     private func refusal(_ operation: String, _ limit: Int, _ what: String) -> RtmError {
         RtmError(.operationRateExceedLimitation, operation: operation, reason: "more than \(limit) \(what) per second")
+    }
+}
+
+/// The times of the last `limit` accepted calls, in a ring allocated on first use.
+private struct SlidingWindow: Sendable {
+    let limit: Int
+    private var times: [Duration] = []
+    private var oldest = 0
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Accepts a call at `now` unless `limit` calls were accepted in the second before it.
+    mutating func take(_ now: Duration) -> Bool {
+        guard limit > 0 else { return false }
+        if times.count < limit {
+            times.append(now)
+            return true
+        }
+        guard now - times[oldest] >= .seconds(1) else { return false }
+        times[oldest] = now
+        oldest = (oldest + 1) % limit
+        return true
     }
 }

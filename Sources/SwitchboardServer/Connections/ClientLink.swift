@@ -20,6 +20,8 @@ final class ClientLink: Sendable {
         var userId: UserID = ""
         var answeringLogin = false
         var held: [OutboundFrame] = []
+        /// Set when the socket closed or the server closed it: no session may be recorded after.
+        var closed = false
     }
 
     let id: ConnectionID
@@ -71,19 +73,25 @@ final class ClientLink: Sendable {
             for frame in state.held { socket.send(frame) }
             state.held.removeAll()
             state.answeringLogin = false
-            if let session {
+            if let session, !state.closed {
                 state.session = session
                 state.userId = userId
             }
         }
     }
 
+    /// The socket closed: requests still queued run, but no new session is recorded.
+    func markClosed() { state.withLock { $0.closed = true } }
+
     /// Forgets the session after a logout.
     func clearSession() { state.withLock { $0.session = nil } }
 
     /// Tells the client why it is being closed, then closes the connection.
     func closeAfterTelling(reason: RtmLinkStateChangeReason, detail: String) {
-        state.withLock { $0.session = nil }
+        state.withLock { state in
+            state.session = nil
+            state.closed = true
+        }
         socket.send(OutboundFrame.binary(ServerFrame.closing(reason: reason, detail: detail).encode()))
         socket.close(code: .policyViolation, reason: detail)
     }

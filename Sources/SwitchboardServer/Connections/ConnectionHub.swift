@@ -25,7 +25,11 @@ final class ConnectionHub: WebSocketHandler {
         outbox.register(link)
         log(.debug, "\(link.id) opened from \(connection.remoteAddress)")
         let dispatcher = dispatcher
-        Task { await dispatcher.serve(link) }
+        let bus = bus
+        Task {
+            await dispatcher.serve(link)
+            bus.publish(ConnectionDropped(connection: link.id, session: link.identity?.session))
+        }
     }
 
     func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
@@ -44,9 +48,11 @@ final class ConnectionHub: WebSocketHandler {
 
     func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
         guard let link = links.withLock({ $0.removeValue(forKey: connection.id) }) else { return }
+        // From now on pushes for its session are kept for a resume. `ConnectionDropped` follows
+        // once the link's request loop has handled what was already queued (a login, say).
+        link.markClosed()
+        _ = outbox.connectionClosed(link.id)
         link.finishInbound()
-        let session = outbox.connectionClosed(link.id)
         log(.debug, "\(link.id) closed (\(code.map { String($0.rawValue) } ?? "no code") \(reason))")
-        bus.publish(ConnectionDropped(connection: link.id, session: session))
     }
 }
