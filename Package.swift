@@ -44,7 +44,7 @@ let package = Package(
             ]),
         .target(
             name: "SwitchboardClient",
-            dependencies: ["SwitchboardCore", "SwitchboardWire", "SwitchboardTransport"]),
+            dependencies: ["SwitchboardCore", "SwitchboardWire", "SwitchboardTransport", "SwitchboardCrypto"]),
         .target(
             name: "SwitchboardTesting",
             dependencies: ["SwitchboardCore", "SwitchboardServer"]),

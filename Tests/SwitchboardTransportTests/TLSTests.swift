@@ -51,7 +51,7 @@ import SwitchboardTesting
         try await withTLSServer(handler: handler) { _, port, group, trusting in
             let client = RecordingHandler()
             let connection = try await WebSocketClient.connect(
-                to: "wss://localhost:\(port)/", subprotocols: ["switchboard.v1"], tls: trusting,
+                to: "wss://127.0.0.1:\(port)/", subprotocols: ["switchboard.v1"], tls: trusting,
                 group: group, handler: client)
             #expect(await handler.wait { $0.opened.count == 1 })
             let serverSide = try #require(handler.opened.first)
