@@ -16,8 +16,13 @@ public struct TestCertificates: Sendable {
     /// The private key of `otherHostCertificateFile`.
     public let otherHostKeyFile: String
 
-    /// Makes the CA and the certificates (P-256 keys, a few openssl runs).
-    public static func make() throws -> TestCertificates {
+    /// Makes the CA and the certificates (P-256 keys, a few openssl runs, on a dispatch thread so
+    /// that no thread of the cooperative pool is blocked while they run).
+    public static func make() async throws -> TestCertificates {
+        try await BlockingWork.run { try makeNow() }
+    }
+
+    private static func makeNow() throws -> TestCertificates {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("switchboard-tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -33,7 +38,7 @@ public struct TestCertificates: Sendable {
 
     /// Runs `body` with fresh certificates and removes them afterwards.
     public static func with<R>(_ body: (TestCertificates) async throws -> R) async throws -> R {
-        let certificates = try make()
+        let certificates = try await make()
         defer { certificates.remove() }
         return try await body(certificates)
     }
@@ -73,18 +78,9 @@ public struct TestCertificates: Sendable {
 
     /// Runs `openssl` with `arguments`; throws with its output when it fails.
     private static func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let text = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestCertificateError(message: "openssl \(arguments.first ?? "") failed: \(String(decoding: text, as: UTF8.self))")
+        let result = try BlockingWork.runProcess("/usr/bin/env", ["openssl"] + arguments)
+        guard result.status == 0 else {
+            throw TestCertificateError(message: "openssl \(arguments.first ?? "") failed: \(result.output)")
         }
     }
 }

@@ -30,8 +30,8 @@ import SwitchboardTesting
         }
     }
 
-    @Test func handshakeAndDataBothWays() throws {
-        let certificates = try TestCertificates.make()
+    @Test func handshakeAndDataBothWays() async throws {
+        let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
         let serverContext = try TLSContext.server(
             certificateFile: certificates.certificateFile, privateKeyFile: certificates.keyFile)
@@ -55,8 +55,8 @@ import SwitchboardTesting
         }
     }
 
-    @Test func untrustedCertificateAndWrongHostAreRejected() throws {
-        let certificates = try TestCertificates.make()
+    @Test func untrustedCertificateAndWrongHostAreRejected() async throws {
+        let certificates = try await TestCertificates.make()
         defer { certificates.remove() }
         let serverContext = try TLSContext.server(
             certificateFile: certificates.certificateFile, privateKeyFile: certificates.keyFile)

@@ -18,16 +18,8 @@ import SwitchboardTesting
             process.standardError = Pipe()
             try process.run()
             defer { if process.isRunning { process.terminate() } }
-            let firstLine = Task.detached { () -> String in
-                var line = Data()
-                while true {
-                    let byte = output.fileHandleForReading.readData(ofLength: 1)
-                    if byte.isEmpty || byte == Data([0x0A]) { break }
-                    line.append(byte)
-                }
-                return String(decoding: line, as: UTF8.self)
-            }
-            let url = await firstLine.value
+            let handle = output.fileHandleForReading
+            let url = try await BlockingWork.run { BlockingWork.readLine(handle) }
             #expect(url.hasPrefix("wss://127.0.0.1:"), "printed \(url.debugDescription)")
 
             let config = RtmClientConfig(appId: "app", userId: "operator")
@@ -41,8 +33,8 @@ import SwitchboardTesting
             kill(process.processIdentifier, SIGTERM)
             let deadline = ContinuousClock.now + .seconds(10)
             while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            #expect(!process.isRunning)
+            if !process.isRunning { #expect(process.terminationStatus == 0) }
         }
     }
 
@@ -51,17 +43,13 @@ import SwitchboardTesting
             (["--tls-cert", "/nonexistent/cert.pem"], Int32(2)),
             (["--tls-cert", "/nonexistent/cert.pem", "--tls-key", "/nonexistent/key.pem"], Int32(1)),
         ] {
-            let process = Process()
-            process.executableURL = ExecutableTests.executable
-            process.arguments = ["serve", "--listen", "127.0.0.1:0", "--data-dir", "/nonexistent/data"] + arguments
-            process.standardOutput = Pipe()
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == status)
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(message.contains("tls") || message.contains("TLS"), "\(message)")
+            let executable = ExecutableTests.executable.path
+            let result = try await BlockingWork.run {
+                try BlockingWork.runProcess(
+                    executable, ["serve", "--listen", "127.0.0.1:0", "--data-dir", "/nonexistent/data"] + arguments)
+            }
+            #expect(result.status == status)
+            #expect(result.output.contains("tls") || result.output.contains("TLS"), "\(result.output)")
         }
     }
 }

@@ -94,10 +94,10 @@ import SwitchboardTesting
 
     @Test func tls11ClientIsRefusedAndTls12Accepted() async throws {
         try await withTLSServer { certificates, port, _, _ in
-            let old = try runSClient(port: port, caFile: certificates.caFile, version: "-tls1_1")
+            let old = try await runSClient(port: port, caFile: certificates.caFile, version: "-tls1_1")
             #expect(old.contains("alert protocol version") || old.contains("unsupported protocol"), "\(old)")
             #expect(old.contains("no peer certificate available"), "\(old)")
-            let current = try runSClient(port: port, caFile: certificates.caFile, version: "-tls1_2")
+            let current = try await runSClient(port: port, caFile: certificates.caFile, version: "-tls1_2")
             #expect(current.contains("Protocol  : TLSv1.2"), "\(current)")
             #expect(current.contains("Verify return code: 0 (ok)"), "\(current)")
         }
@@ -105,20 +105,15 @@ import SwitchboardTesting
 
     /// Runs `openssl s_client` against 127.0.0.1:`port` with one protocol version allowed
     /// (security level 0 so that the client itself is willing to offer TLS 1.1).
-    func runSClient(port: Int, caFile: String, version: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "openssl", "s_client", "-connect", "127.0.0.1:\(port)", version, "-cipher", "DEFAULT@SECLEVEL=0",
-            "-CAfile", caFile, "-verify_ip", "127.0.0.1",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let text = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: text, as: UTF8.self)
+    func runSClient(port: Int, caFile: String, version: String) async throws -> String {
+        try await BlockingWork.run {
+            try BlockingWork.runProcess(
+                "/usr/bin/env",
+                [
+                    "openssl", "s_client", "-connect", "127.0.0.1:\(port)", version, "-cipher", "DEFAULT@SECLEVEL=0",
+                    "-CAfile", caFile, "-verify_ip", "127.0.0.1",
+                ]
+            ).output
+        }
     }
 }
