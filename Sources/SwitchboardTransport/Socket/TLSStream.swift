@@ -6,6 +6,9 @@ import SwitchboardCrypto
 ///
 /// Write progress is reported in plaintext bytes (a frame counts once all of its ciphertext has
 /// reached the kernel), so the connection's outbound accounting works as over plain TCP.
+///
+/// Loop only, like the `TCPStream` under it: the `TLSSession` (an OpenSSL `SSL`, which must not
+/// be shared between threads) is created on the loop and used by nothing else.
 final class TLSStream: ByteStream, ByteStreamDelegate {
     private let inner: TCPStream
     private let session: TLSSession
