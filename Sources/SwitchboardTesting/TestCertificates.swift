@@ -16,7 +16,7 @@ public struct TestCertificates: Sendable {
     /// The private key of `otherHostCertificateFile`.
     public let otherHostKeyFile: String
 
-    /// Makes the CA and the certificates (P-256 keys, a few openssl runs, on a dispatch thread so
+    /// Makes the CA and the certificates (P-256 keys, three openssl runs, on a dispatch thread so
     /// that no thread of the cooperative pool is blocked while they run).
     public static func make() async throws -> TestCertificates {
         try await BlockingWork.run { try makeNow() }
@@ -68,12 +68,11 @@ public struct TestCertificates: Sendable {
 
     private func issue(name: String, subjectAltName: String, key: [String]) throws {
         let base = directory + "/" + name
-        try Self.openssl(["req"] + key + ["-keyout", base + ".key", "-out", base + ".csr", "-subj", "/CN=\(name)"])
-        let extensions = "subjectAltName=\(subjectAltName)\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
-        try extensions.write(toFile: base + ".ext", atomically: true, encoding: .utf8)
         try Self.openssl(
-            ["x509", "-req", "-in", base + ".csr", "-CA", caFile, "-CAkey", directory + "/ca.key",
-            "-CAcreateserial", "-out", base + ".pem", "-days", "2", "-extfile", base + ".ext"])
+            ["req", "-x509"] + key + ["-keyout", base + ".key", "-out", base + ".pem", "-days", "2",
+            "-subj", "/CN=\(name)", "-CA", caFile, "-CAkey", directory + "/ca.key",
+            "-addext", "subjectAltName=\(subjectAltName)", "-addext", "basicConstraints=CA:FALSE",
+            "-addext", "extendedKeyUsage=serverAuth"])
     }
 
     /// Runs `openssl` with `arguments`; throws with its output when it fails.

@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 @testable import SwitchboardClient
+import SwitchboardCrypto
 import SwitchboardServer
 import SwitchboardTesting
+import SwitchboardTransport
 
 /// The SDK against a server serving `wss://` with a throwaway CA's certificate.
 @Suite(.timeLimit(.minutes(1))) struct TLSLoginTests {
@@ -67,6 +69,17 @@ import SwitchboardTesting
             #expect(result.1?.reason.contains("IP address mismatch") == true, "\(String(describing: result.1))")
             client.destroy()
         }
+    }
+
+    @Test func onlyCertificateRefusalsEndTheLogin() {
+        let refused = LinkPolicy.connectError(
+            WebSocketClientError.tlsFailed(TLSError(.certificate, "hostname mismatch")), url: "wss://h:1/")
+        #expect(refused.errorCode == .loginAborted)
+        #expect(LinkPolicy.fatalReason(forLoginError: refused.errorCode) != nil)
+        let broken = LinkPolicy.connectError(
+            WebSocketClientError.tlsFailed(TLSError(.connection, "unexpected eof")), url: "wss://h:1/")
+        #expect(broken.errorCode == .notConnected)
+        #expect(LinkPolicy.fatalReason(forLoginError: broken.errorCode) == nil)
     }
 
     @Test func unreadableCAFileIsAConfigurationError() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SwitchboardClient
+import SwitchboardTesting
 
 /// `switchboard serve` as an operator runs it: one line with its URL, graceful on SIGTERM.
 @Suite struct ExecutableTests {
@@ -21,16 +22,9 @@ import SwitchboardClient
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
-        let firstLine = Task.detached { () -> String in
-            var line = Data()
-            while true {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
-                if byte.isEmpty || byte == Data([0x0A]) { break }
-                line.append(byte)
-            }
-            return String(decoding: line, as: UTF8.self)
-        }
-        let url = await firstLine.value
+        // Read on a dispatch thread: a blocked cooperative thread would stall in-process servers.
+        let handle = output.fileHandleForReading
+        let url = try await BlockingWork.run { BlockingWork.readLine(handle) }
         #expect(url.hasPrefix("ws://127.0.0.1:"), "printed \(url.debugDescription)")
         #expect(FileManager.default.fileExists(atPath: dataDirectory.path))
 

@@ -26,14 +26,16 @@ import SwitchboardTesting
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        let reader = Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }
+        // Read on a dispatch thread: a blocked cooperative thread would stall the server's actors.
+        let handle = pipe.fileHandleForReading
+        let reader = Task { try await BlockingWork.run { handle.readDataToEndOfFile() } }
         let deadline = ContinuousClock.now + .seconds(60)
         while process.isRunning && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        let data = await reader.value
+        let data = try await reader.value
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
