@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardMessageRouterTests",
             dependencies: ["SwitchboardMessageRouter", "SwitchboardTesting"]),
-        .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire"]),
+        .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTesting"]),
         .testTarget(
             name: "SwitchboardTransportTests",
             dependencies: ["SwitchboardTransport", "SwitchboardCrypto", "SwitchboardTesting"]),
@@ -71,7 +71,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "SwitchboardClientTests",
-            dependencies: ["SwitchboardClient", "SwitchboardServer", "SwitchboardTesting", "SwitchboardCrypto"]),
+            dependencies: [
+                "SwitchboardClient", "SwitchboardServer", "SwitchboardTesting", "SwitchboardCrypto",
+                "SwitchboardMessageRouter",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

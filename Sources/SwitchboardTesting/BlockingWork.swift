@@ -1,14 +1,15 @@
-import Dispatch
 import Foundation
 
-/// Runs blocking work (child processes, pipe reads) on a dispatch thread, so that tests do not
-/// tie up the threads of Swift's cooperative pool, which are as few as the cores and run every
-/// actor of an in-process server.
+/// Runs blocking work (child processes, pipe reads) on a thread of its own, so that tests do not
+/// tie up the threads of Swift's global executor (on Linux, libdispatch's global pool, as wide as
+/// the cores), which run every actor of an in-process server.
 public enum BlockingWork {
-    /// Runs `work` on a global dispatch queue and returns its result.
+    /// Runs `work` on a new thread and returns its result.
     public static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+            let thread = Thread { continuation.resume(with: Result { try work() }) }
+            thread.name = "switchboard-test-blocking"
+            thread.start()
         }
     }
 

@@ -16,8 +16,8 @@ public struct TestCertificates: Sendable {
     /// The private key of `otherHostCertificateFile`.
     public let otherHostKeyFile: String
 
-    /// Makes the CA and the certificates (P-256 keys, three openssl runs, on a dispatch thread so
-    /// that no thread of the cooperative pool is blocked while they run).
+    /// Makes the CA and the certificates (P-256 keys, three openssl runs, on a thread of their own so
+    /// that no thread of the global executor is blocked while they run).
     public static func make() async throws -> TestCertificates {
         try await BlockingWork.run { try makeNow() }
     }

@@ -53,6 +53,32 @@ import SwitchboardTesting
         await server.shutdown()
     }
 
+    @Test func pastTheResumeBoundTheLossIsReported() async throws {
+        var limits = Limits()
+        limits.resumeBufferMaxMessages = 5
+        let server = try await TestServer.start(limits: limits)
+        let (alice, _) = try makeClient("alice", server: server)
+        let bobClock = ManualClock()
+        let (bob, bobLog) = try makeClient("bob", server: server, clock: bobClock)
+        expectOK(await alice.login(""))
+        expectOK(await bob.login(""))
+        expectOK(await bob.subscribe(channelName: "room", option: nil))
+        server.dropConnections(ofUser: "bob")
+        #expect(await bobLog.wait { $0.linkStates.last?.currentState == .disconnected })
+        for index in 0..<8 { expectOK(await alice.publish(channelName: "room", message: "\(index)", option: nil)) }
+        await bobClock.waitForSleepers()
+        bobClock.advance(by: .seconds(1))
+        #expect(await bobLog.wait { $0.linkStates.last?.currentState == .connected })
+        let back = try #require(bobLog.linkStates.last)
+        #expect(back.isResumed)
+        #expect(back.unrestoredChannels == ["room"])
+        #expect(await bobLog.wait { $0.messages.count == 5 })
+        #expect(bobLog.messages.compactMap(\.message.stringData) == ["0", "1", "2", "3", "4"])
+        alice.destroy()
+        bob.destroy()
+        await server.shutdown()
+    }
+
     @Test func aLostSessionIsRebuiltBySubscribingAgain() async throws {
         // A server restart loses every session: the client logs in anew and subscribes again by itself.
         var server = try await TestServer.start()
@@ -149,5 +175,21 @@ import SwitchboardTesting
         } catch let error as RtmErrorInfo {
             #expect(error.errorCode == .invalidEncryptionParameter)
         }
+    }
+}
+
+@Suite struct DestroyTests {
+    @Test func destroyStopsALoginThatIsStillTryingToConnect() async throws {
+        // Nothing listens on this port: the login keeps retrying until the client is destroyed.
+        let config = RtmClientConfig(appId: "app", userId: "alice")
+        config.privateConfig = RtmPrivateConfig()
+        config.privateConfig?.accessPointHosts = ["ws://127.0.0.1:9"]
+        let client = try RtmClientKit(config, delegate: nil)
+        let login = Task { await client.login("") }
+        try await Task.sleep(for: .milliseconds(300))
+        client.destroy()
+        let result = await login.value
+        #expect(result.1?.errorCode == .loginCanceled)
+        #expect(await client.login("").1?.errorCode == .notInitialized)
     }
 }

@@ -1,28 +1,18 @@
+import SwitchboardTesting
 import SwitchboardCore
 import Testing
 
 @testable import SwitchboardCrypto
 
-/// A small deterministic generator (SplitMix64) so every run mutates the same way.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 private let appId = ReferenceTokens.appId
 private let verifier = ReferenceTokens.verifier
 
 /// Changes, inserts, deletes or truncates a few bytes.
-private func mutate(_ bytes: [UInt8], alphabet: [UInt8]?, using rng: inout SplitMix64) -> [UInt8] {
+private func mutate(_ bytes: [UInt8], alphabet: [UInt8]?, using rng: inout SeededGenerator) -> [UInt8] {
     var bytes = bytes
     for _ in 0..<Int.random(in: 1...4, using: &rng) {
-        let pick = { (rng: inout SplitMix64) -> UInt8 in
+        let pick = { (rng: inout SeededGenerator) -> UInt8 in
             alphabet?.randomElement(using: &rng) ?? UInt8.random(in: 0...255, using: &rng)
         }
         switch Int.random(in: 0..<5, using: &rng) {
@@ -43,7 +33,7 @@ private func mutate(_ bytes: [UInt8], alphabet: [UInt8]?, using rng: inout Split
 }
 
 @Test func mutatedTokensNeverCrashOrForge() throws {
-    var rng = SplitMix64(state: 0x5EED_0007_0006)
+    var rng = SeededGenerator(seed: 0x5EED_0007_0006)
     let originals: [(token: String, user: String)] = [
         (ReferenceTokens.alice006, "alice"), (ReferenceTokens.alice007, "alice"), (ReferenceTokens.bob007WithRTC, "bob"),
     ]

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import SwitchboardClient
+import SwitchboardCore
+import SwitchboardCrypto
 import SwitchboardTesting
 
 /// `switchboard serve` as an operator runs it: one line with its URL, graceful on SIGTERM.
@@ -22,7 +24,7 @@ import SwitchboardTesting
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
-        // Read on a dispatch thread: a blocked cooperative thread would stall in-process servers.
+        // Read on a thread of its own: a blocked executor thread would stall in-process servers.
         let handle = output.fileHandleForReading
         let url = try await BlockingWork.run { BlockingWork.readLine(handle) }
         #expect(url.hasPrefix("ws://127.0.0.1:"), "printed \(url.debugDescription)")
@@ -51,6 +53,22 @@ import SwitchboardTesting
         #expect(log.contains("stopped"), "\(log)")
         #expect(await sawDisconnect.value)
         client.destroy()
+    }
+
+    @Test func tokenMintsA007TokenTheServerAccepts() async throws {
+        let appId = "970CA35de60c44645bbae8a215061b33", certificate = "5CFd2fd1755d40ecb72977518be15d3b"
+        let output = try await ProcessRunner.run(
+            Self.executable.path,
+            ["token", "--app-id", appId, "--app-certificate", certificate, "--user-id", "alice", "--expire", "600"])
+        #expect(output.status == 0)
+        let token = output.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.hasPrefix("007"))
+        let verifier = TokenVerifier(credentials: [appId: certificate])
+        let now = UInt64(Date().timeIntervalSince1970)
+        let grant = try verifier.verifyLogin(token: token, appId: appId, userId: "alice", now: now)
+        let expiresAt = try #require(grant.loginExpiresAt)
+        #expect(expiresAt >= now + 590 && expiresAt <= now + 610)
+        #expect(throws: RtmError.self) { try verifier.verifyLogin(token: token, appId: appId, userId: "bob", now: now) }
     }
 
     @Test func badFlagsAreRefusedWithAUsageError() async throws {

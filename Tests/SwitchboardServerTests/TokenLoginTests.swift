@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import SwitchboardClient
 import SwitchboardCore
@@ -54,6 +55,66 @@ import SwitchboardTesting
         let alice = try client("alice", server)
         #expect(await alice.login("whatever").1 == nil)
         alice.destroy()
+        await server.shutdown()
+    }
+}
+
+/// Token lifetime end to end: the warning 30 s before, renewal, and the end of an unrenewed session.
+@Suite struct TokenLifetimeTests {
+    final class Watcher: NSObject, RtmClientDelegate, Sendable {
+        let count = Atomic<Int>(0)
+        var warnings: Int { count.load(ordering: .relaxed) }
+        func rtmKit(_ rtmKit: RtmClientKit, tokenPrivilegeWillExpire channel: String?) {
+            count.add(1, ordering: .relaxed)
+        }
+    }
+
+    @Test func theClientIsWarnedThenLoggedOutUnlessItRenews() async throws {
+        let clock = ManualClock()
+        let server = try await TestServer.start(clock: clock, modules: {
+            $0.extensions.append(Crypto(credentials: [TokenLoginTests.appId: TokenLoginTests.certificate]))
+        })
+        let issuedAt = UInt32(clock.wallMilliseconds / 1000)
+        func token(_ userId: String, expire: UInt32) throws -> String {
+            try TokenMinter.mint007(
+                appId: TokenLoginTests.appId, appCertificate: TokenLoginTests.certificate, userId: userId,
+                issuedAt: issuedAt, expireSeconds: expire, salt: 7)
+        }
+        func client(_ userId: String) throws -> RtmClientKit {
+            let config = RtmClientConfig(appId: TokenLoginTests.appId, userId: userId)
+            config.heartbeatInterval = 600
+            config.privateConfig = RtmPrivateConfig()
+            config.privateConfig?.accessPointHosts = [server.url]
+            return try RtmClientKit(config, delegate: nil)
+        }
+        let alice = try client("alice"), bob = try client("bob")
+        let aliceWatcher = Watcher(), bobWatcher = Watcher()
+        alice.addDelegate(aliceWatcher)
+        bob.addDelegate(bobWatcher)
+        let aliceEvents = alice.events
+        let aliceEnd = Task { () -> RtmLinkStateChangeReason? in
+            for await event in aliceEvents {
+                if case .linkState(let change) = event, change.currentState == .failed { return change.reasonCode }
+            }
+            return nil
+        }
+        #expect(await alice.login(try token("alice", expire: 100)).1 == nil)
+        #expect(await bob.login(try token("bob", expire: 100)).1 == nil)
+
+        for _ in 0..<71 { clock.advance(by: .seconds(1)); await clock.waitForSleepers() }
+        for _ in 0..<500 where aliceWatcher.warnings + bobWatcher.warnings < 2 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(aliceWatcher.warnings == 1)
+        #expect(bobWatcher.warnings == 1)
+        #expect(await bob.renewToken(try token("bob", expire: 1_000)).1 == nil)
+        #expect(await bob.renewToken("forged").1?.errorCode == .invalidToken)
+
+        for _ in 0..<30 { clock.advance(by: .seconds(1)); await clock.waitForSleepers() }
+        #expect(await aliceEnd.value == .tokenExpired)
+        #expect(await bob.publish(channelName: "room", message: "still here", option: nil).1 == nil)
+        alice.destroy()
+        bob.destroy()
         await server.shutdown()
     }
 }

@@ -59,13 +59,11 @@ import Testing
         let fd = try Socket.listen(on: SocketAddress.resolve(host: "127.0.0.1", port: 0))
         defer { close(fd) }
         let port = try #require(Socket.localAddress(fd)?.port)
-        let start = Date()
         await #expect(throws: WebSocketClientError.timedOut) {
             _ = try await WebSocketClient.connect(
                 to: "ws://127.0.0.1:\(port)/", timeout: .milliseconds(200), group: group,
                 handler: RecordingHandler())
         }
-        #expect(Date().timeIntervalSince(start) < 3)
     }
 
     @Test func connectRefused() async throws {

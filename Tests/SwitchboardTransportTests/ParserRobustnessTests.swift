@@ -1,17 +1,7 @@
+import SwitchboardTesting
 import Testing
 @testable import SwitchboardTransport
 
-/// Deterministic pseudo-random numbers (SplitMix64) so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite struct ParserRobustnessTests {
     /// Parses `bytes` delivered in the chunk sizes drawn from `random`.
@@ -56,7 +46,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     @Test func chunkingNeverChangesTheOutcome() {
-        var random = SeededGenerator(state: 0x5157_1CEB_0A2D)
+        var random = SeededGenerator(seed: 0x5157_1CEB_0A2D)
         for _ in 0..<300 {
             let bytes = randomStream(&random)
             let whole = parseAll(bytes, maxMessageBytes: 4096)
@@ -67,7 +57,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     @Test func randomBytesNeverCrashAndEndInAnErrorOrNeedMore() {
-        var random = SeededGenerator(state: 42)
+        var random = SeededGenerator(seed: 42)
         for _ in 0..<2000 {
             let bytes = (0..<Int.random(in: 0...200, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
             let result = parseAll(bytes, maxMessageBytes: 1024)

@@ -1,3 +1,4 @@
+import SwitchboardTesting
 import Testing
 import SwitchboardWire
 
@@ -5,7 +6,7 @@ import SwitchboardWire
 struct FrameRobustnessTests {
     @Test("20,000 random inputs never crash")
     func randomBytes() {
-        var random = SplitMix64(seed: 0x5157_4954_4348)
+        var random = SeededGenerator(seed: 0x5157_4954_4348)
         var decoded = 0
         for round in 0..<20_000 {
             let length = Int(random.next() % 64)
@@ -29,7 +30,7 @@ struct FrameRobustnessTests {
             ClientFrame.publish(id: 9, channelType: .message, channel: "c", message: .string("hi"), customType: "x").encode(),
             ServerFrame.closing(reason: .sameUidLogin, detail: "again").encode(),
         ]
-        var random = SplitMix64(seed: 42)
+        var random = SeededGenerator(seed: 42)
         for round in 0..<10_000 {
             var input = frames[round % frames.count]
             for _ in 0..<(1 + Int(random.next() % 4)) {

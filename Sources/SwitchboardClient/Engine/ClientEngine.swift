@@ -8,6 +8,8 @@ actor ClientEngine {
     private let settings: ClientSettings
     private let dispatcher: EventDispatcher
     private let clock: any SwitchboardClock
+    /// Opens incoming bodies when client-side encryption is on.
+    private let sealer: PayloadSealer?
     private let group: EventLoopGroup
     /// How long a request may wait for its answer.
     private let requestTimeout: Duration = .seconds(10)
@@ -29,11 +31,16 @@ actor ClientEngine {
     private var heartbeatTask: Task<Void, Never>?
     private var reconnectTask: Task<Void, Never>?
     private var destroyed = false
+    /// Messages dropped because they did not open under the client's key (see `opened`).
+    private(set) var undecryptableMessages = 0
 
-    init(settings: ClientSettings, dispatcher: EventDispatcher, clock: any SwitchboardClock) throws {
+    init(
+        settings: ClientSettings, dispatcher: EventDispatcher, clock: any SwitchboardClock, sealer: PayloadSealer? = nil
+    ) throws {
         self.settings = settings
         self.dispatcher = dispatcher
         self.clock = clock
+        self.sealer = sealer
         group = try EventLoopGroup(threads: 1)
     }
 
@@ -109,6 +116,8 @@ actor ClientEngine {
         if state == .connected, let socket {
             socket.send(OutboundFrame.binary(ClientFrame.logout(id: 0).encode()))
         }
+        // A login still trying to connect sees the state leave `.connecting` and gives up.
+        state = .idle
         closeSocket()
         group.shutdown()
         dispatcher.finish()
@@ -249,6 +258,7 @@ actor ClientEngine {
             }
             switch frame {
             case .message(let delivery):
+                guard let delivery = opened(delivery) else { return }
                 dispatcher.emit(.message(RtmMessageEvent(delivery)))
             case .tokenPrivilegeWillExpire:
                 dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
@@ -265,6 +275,20 @@ actor ClientEngine {
             break
         case .closed:
             linkLost(operation: .networkChange, reason: .connectionError)
+        }
+    }
+
+    /// `delivery` with its body opened when encryption is on; `nil` when it does not open (another
+    /// key or mode, a plain body, a changed byte): such a message is counted and never delivered.
+    private func opened(_ delivery: MessageDelivery) -> MessageDelivery? {
+        guard let sealer else { return delivery }
+        do {
+            var opened = delivery
+            opened.payload = try sealer.open(delivery.payload)
+            return opened
+        } catch {
+            undecryptableMessages += 1
+            return nil
         }
     }
 

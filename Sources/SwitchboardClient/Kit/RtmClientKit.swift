@@ -10,6 +10,8 @@ public final class RtmClientKit: Sendable {
     private let engine: ClientEngine
     private let dispatcher: EventDispatcher
     private let settings: ClientSettings
+    /// Seals outgoing bodies when the config turns on client-side encryption.
+    private let sealer: PayloadSealer?
 
     /// Creates a client. Throws `RtmErrorInfo` when the configuration is invalid.
     public convenience init(_ config: RtmClientConfig, delegate: (any RtmClientDelegate)?) throws {
@@ -19,12 +21,14 @@ public final class RtmClientKit: Sendable {
     /// Creates a client on `clock` (tests drive heartbeats and timeouts with a manual clock).
     init(_ config: RtmClientConfig, delegate: (any RtmClientDelegate)?, clock: any SwitchboardClock) throws {
         settings = try ClientSettings(config)
+        let sealer = try settings.encryption.map { encryption throws(RtmErrorInfo) in try PayloadSealer(encryption) }
+        self.sealer = sealer
         #if canImport(Darwin)
         dispatcher = EventDispatcher(callbackQueue: config.callbackQueue ?? .main)
         #else
         dispatcher = EventDispatcher(callbackQueue: config.callbackQueue)
         #endif
-        engine = try ClientEngine(settings: settings, dispatcher: dispatcher, clock: clock)
+        engine = try ClientEngine(settings: settings, dispatcher: dispatcher, clock: clock, sealer: sealer)
         dispatcher.bind(self)
         if let delegate { dispatcher.add(delegate) }
     }
@@ -41,6 +45,11 @@ public final class RtmClientKit: Sendable {
     /// The current link state.
     public var linkState: RtmLinkState {
         get async { await engine.linkState }
+    }
+
+    /// Messages dropped because they did not open under this client's encryption key.
+    var undecryptableMessages: Int {
+        get async { await engine.undecryptableMessages }
     }
 
     // MARK: Login
@@ -151,8 +160,10 @@ public final class RtmClientKit: Sendable {
     {
         let channelType = options?.channelType ?? .message
         let customType = options?.customType ?? ""
+        let sealer = sealer
         return await run(channel: channel) {
-            try await $0.publish(channel: channel, payload: payload, channelType: channelType, customType: customType)
+            let sent = try sealer?.seal(payload) ?? payload
+            try await $0.publish(channel: channel, payload: sent, channelType: channelType, customType: customType)
         }
     }
 
@@ -161,8 +172,10 @@ public final class RtmClientKit: Sendable {
     ) {
         let channelType = options?.channelType ?? .message
         let customType = options?.customType ?? ""
+        let sealer = sealer
         complete(completion, channel: channel) {
-            try await $0.publish(channel: channel, payload: payload, channelType: channelType, customType: customType)
+            let sent = try sealer?.seal(payload) ?? payload
+            try await $0.publish(channel: channel, payload: sent, channelType: channelType, customType: customType)
         }
     }
 

@@ -11,7 +11,13 @@ struct RequestDispatcher: Sendable {
     /// Serves `link` until its connection closes.
     func serve(_ link: ClientLink) async {
         var limiter = CallRateLimiter(limits: limits)
+        var lastSignOfLife = clock.now
         for await item in link.inbound {
+            // Any request is a sign of life, not only heartbeats; tell the session at most once a second.
+            if let (session, _) = link.identity, clock.now - lastSignOfLife >= .seconds(1) {
+                lastSignOfLife = clock.now
+                _ = try? await bus.request(Heartbeat(session: session))
+            }
             switch item {
             case .malformed(let error):
                 log(.debug, "\(link.id): undecodable frame: \(error)")
