@@ -33,14 +33,14 @@ let package = Package(
 
         // Wire format and I/O.
         .target(name: "SwitchboardWire", dependencies: ["SwitchboardCore"]),
-        .target(name: "SwitchboardTransport", dependencies: ["CLinux"]),
+        .target(name: "SwitchboardTransport", dependencies: ["CLinux", "SwitchboardCrypto"]),
 
         // Composition, SDK, test support, executable.
         .target(
             name: "SwitchboardServer",
             dependencies: [
                 "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport",
-                "SwitchboardSession", "SwitchboardMessageRouter",
+                "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardCrypto",
             ]),
         .target(
             name: "SwitchboardClient",
@@ -60,7 +60,9 @@ let package = Package(
             name: "SwitchboardMessageRouterTests",
             dependencies: ["SwitchboardMessageRouter", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTesting"]),
-        .testTarget(name: "SwitchboardTransportTests", dependencies: ["SwitchboardTransport", "SwitchboardTesting"]),
+        .testTarget(
+            name: "SwitchboardTransportTests",
+            dependencies: ["SwitchboardTransport", "SwitchboardCrypto", "SwitchboardTesting"]),
         .testTarget(
             name: "SwitchboardServerTests",
             dependencies: [

@@ -23,14 +23,16 @@ public enum ProcessRunner {
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        let reader = Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }
+        // Read on a thread of its own: a blocked executor thread would stall in-process servers.
+        let handle = pipe.fileHandleForReading
+        let reader = Task { try await BlockingWork.run { handle.readDataToEndOfFile() } }
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        let data = await reader.value
+        let data = try await reader.value
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 

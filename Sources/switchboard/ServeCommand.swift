@@ -13,6 +13,8 @@ enum ServeCommand {
           --app-id ID               serve only this app id; repeatable (SWITCHBOARD_APP_ID, comma-separated)
           --app-certificate CERT    require tokens signed with this certificate, paired with --app-id
                                     in order (SWITCHBOARD_APP_CERTIFICATE, comma-separated)
+          --tls-cert FILE           serve wss:// with this PEM certificate chain (SWITCHBOARD_TLS_CERT)
+          --tls-key FILE            the certificate's PEM private key (SWITCHBOARD_TLS_KEY)
           --log-level LEVEL         debug, info, warning, error or none (SWITCHBOARD_LOG_LEVEL, default info)
           --no-rate-limits          lift the per-client rate limits, for load tests only
                                     (SWITCHBOARD_NO_RATE_LIMITS=1)
@@ -33,6 +35,16 @@ enum ServeCommand {
         configuration.host = String(listen[..<colon])
         configuration.port = port
         configuration.dataDirectory = options.value("data-dir", env: "SWITCHBOARD_DATA_DIR") ?? "./switchboard-data"
+        let certificate = options.value("tls-cert", env: "SWITCHBOARD_TLS_CERT")
+        let key = options.value("tls-key", env: "SWITCHBOARD_TLS_KEY")
+        switch (certificate, key) {
+        case (let certificate?, let key?):
+            // Loaded once here so that an unusable file stops the command before it starts.
+            _ = try TLSContext.server(certificateFile: certificate, privateKeyFile: key)
+            configuration.tls = ServerTLS(certificatePath: certificate, keyPath: key)
+        case (nil, nil): break
+        default: throw UsageError("--tls-cert and --tls-key go together")
+        }
         let levelName = options.value("log-level", env: "SWITCHBOARD_LOG_LEVEL") ?? "info"
         guard let level = ServerLog.Level(name: levelName) else { throw UsageError("unknown log level '\(levelName)'") }
         configuration.log = ServerLog(level: level)

@@ -24,16 +24,9 @@ import SwitchboardTesting
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
-        let firstLine = Task.detached { () -> String in
-            var line = Data()
-            while true {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
-                if byte.isEmpty || byte == Data([0x0A]) { break }
-                line.append(byte)
-            }
-            return String(decoding: line, as: UTF8.self)
-        }
-        let url = await firstLine.value
+        // Read on a thread of its own: a blocked executor thread would stall in-process servers.
+        let handle = output.fileHandleForReading
+        let url = try await BlockingWork.run { BlockingWork.readLine(handle) }
         #expect(url.hasPrefix("ws://127.0.0.1:"), "printed \(url.debugDescription)")
         #expect(FileManager.default.fileExists(atPath: dataDirectory.path))
 

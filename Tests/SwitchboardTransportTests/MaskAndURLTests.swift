@@ -25,7 +25,10 @@ import Testing
         let v6 = try #require(WebSocketURL("ws://[::1]:9000/x"))
         #expect(v6.host == "::1" && v6.port == 9000 && v6.hostHeader == "[::1]:9000")
         #expect(WebSocketURL("ws://h?q=1")?.path == "/?q=1")
-        for bad in ["http://h/", "wss://h/", "ws://", "ws://h:0/", "ws://h:99999/", "ws://h:x/", "ws://u@h/"] {
+        let secure = try #require(WebSocketURL("wss://example.com/rtm"))
+        #expect(secure.secure && !plain.secure && secure.port == 443 && secure.hostHeader == "example.com")
+        #expect(WebSocketURL("WSS://h:8443")?.hostHeader == "h:8443")
+        for bad in ["http://h/", "wss:/h/", "wss://", "ws://", "ws://h:0/", "ws://h:99999/", "ws://h:x/", "ws://u@h/"] {
             #expect(WebSocketURL(bad) == nil, "\(bad)")
         }
     }

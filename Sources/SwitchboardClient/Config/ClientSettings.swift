@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SwitchboardCrypto
 
 /// The immutable copy of a configuration that a client runs with.
 struct ClientSettings: Sendable {
@@ -10,6 +11,8 @@ struct ClientSettings: Sendable {
     var reconnectTimeout: Int
     var servers: [ServerAddress]
     var encryption: EncryptionSettings?
+    /// The TLS client context for `wss://` servers; nil when every server is `ws://`.
+    var tls: TLSContext?
 
     struct EncryptionSettings: Sendable {
         var mode: RtmEncryptionMode
@@ -51,6 +54,7 @@ struct ClientSettings: Sendable {
             servers.append(address)
         }
         self.servers = servers
+        tls = try Self.tlsContext(for: servers, caFile: config.privateConfig?.tlsCAFile)
         if let encryption = config.encryptionConfig, encryption.encryptionMode != .none {
             guard !encryption.encryptionKey.isEmpty, encryption.encryptionKdfSalt.count == 32 else {
                 throw RtmErrorInfo(
@@ -59,6 +63,18 @@ struct ClientSettings: Sendable {
             }
             self.encryption = EncryptionSettings(
                 mode: encryption.encryptionMode, key: encryption.encryptionKey, salt: Array(encryption.encryptionKdfSalt))
+        }
+    }
+}
+
+extension ClientSettings {
+    /// The client context when a server is `wss://`: the system's roots plus `caFile`.
+    static func tlsContext(for servers: [ServerAddress], caFile: String?) throws(RtmErrorInfo) -> TLSContext? {
+        guard servers.contains(where: \.secure) else { return nil }
+        do {
+            return try TLSContext.client(caFile: caFile)
+        } catch {
+            throw RtmErrorInfo(.invalidPrivateConfig, operation: "initialize", reason: "\(error)")
         }
     }
 }

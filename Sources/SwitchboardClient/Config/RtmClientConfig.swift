@@ -96,8 +96,13 @@ public final class RtmEncryptionConfig: NSObject {
 public final class RtmPrivateConfig: NSObject {
     /// Service types.
     public var serviceType: RtmServiceType = [.message, .stream]
-    /// Server addresses: `ws://host:port`, `wss://host:port` or `host:port`.
+    /// Server addresses: `ws://host:port`, `wss://host:port` or `host:port`. A `wss://` server
+    /// must present a certificate that is valid for its host name and trusted by the system or
+    /// by `tlsCAFile`.
     public var accessPointHosts: [String] = []
+    /// Switchboard extension: a PEM file of CA certificates to trust for `wss://` servers, in
+    /// addition to the system's, for self-signed development certificates.
+    public var tlsCAFile: String?
 
     /// Creates the defaults.
     public override init() {}

@@ -227,9 +227,10 @@ actor ClientEngine {
         let connection: WebSocketConnection
         do {
             connection = try await WebSocketClient.connect(
-                to: address.url, subprotocols: [Wire.subprotocol], timeout: connectTimeout, group: group, handler: inbox)
+                to: address.url, subprotocols: [Wire.subprotocol], timeout: connectTimeout, tls: settings.tls,
+                group: group, handler: inbox)
         } catch {
-            throw RtmErrorInfo(.notConnected, operation: "login", reason: "cannot connect to \(address.url): \(error)")
+            throw LinkPolicy.connectError(error, url: address.url)
         }
         guard current == generation, !destroyed else {
             connection.close(code: .normalClosure, reason: "superseded")

@@ -6,6 +6,8 @@ public struct ServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// The port to listen on; 0 picks a free one.
     public var port: Int = 9100
+    /// Serve `wss://` with this certificate and key; nil serves plain `ws://`.
+    public var tls: ServerTLS?
     /// Where persistent data lives.
     public var dataDirectory: String = "./switchboard-data"
     /// The app ids served; nil serves any (development).

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import SwitchboardCore
+import SwitchboardCrypto
 import SwitchboardTransport
 import SwitchboardWire
 
@@ -43,7 +44,8 @@ public final class SwitchboardServer: Sendable {
         hub = ConnectionHub(outbox: outbox, bus: bus, dispatcher: dispatcher, log: configuration.log)
     }
 
-    /// Starts every module, then listens. Returns the port it listens on.
+    /// Starts every module, then listens. Returns the port it listens on. Throws `TLSError`
+    /// when the TLS certificate or key cannot be used.
     @discardableResult
     public func start() async throws -> Int {
         let mayStart = phase.withLock { phase -> Bool in
@@ -52,11 +54,20 @@ public final class SwitchboardServer: Sendable {
             return true
         }
         guard mayStart else { throw ServerError.alreadyStarted }
+        let tls: TLSContext?
+        do {
+            tls = try configuration.tls.map { files throws(TLSError) in
+                try TLSContext.server(certificateFile: files.certificatePath, privateKeyFile: files.keyPath)
+            }
+        } catch {
+            phase.withLock { $0 = .idle }
+            throw error
+        }
         let context = ModuleContext(
             bus: bus, clock: configuration.clock, limits: configuration.limits, outbox: outbox)
         for module in modules { await module.start(context) }
         do {
-            return try listen()
+            return try listen(tls: tls)
         } catch {
             for module in modules.reversed() { await module.shutdown() }
             bus.close()
@@ -65,14 +76,14 @@ public final class SwitchboardServer: Sendable {
         }
     }
 
-    private func listen() throws -> Int {
+    private func listen(tls: TLSContext?) throws -> Int {
         let group = try EventLoopGroup(
             threads: configuration.eventLoopThreads ?? ProcessInfo.processInfo.activeProcessorCount)
         let listener = WebSocketServer(
             configuration: WebSocketServer.Configuration(
                 host: configuration.host, port: configuration.port, subprotocol: Wire.subprotocol,
                 requireSubprotocol: true, maxMessageBytes: Wire.maxFrameSize,
-                maxOutboundBytes: configuration.maxOutboundBytesPerConnection),
+                maxOutboundBytes: configuration.maxOutboundBytesPerConnection, tls: tls),
             group: group, handler: hub)
         let port: Int
         do {
@@ -91,8 +102,10 @@ public final class SwitchboardServer: Sendable {
         phase.withLock { if case .running(let port, _, _) = $0 { port } else { nil } }
     }
 
-    /// The URL clients connect to, once started.
-    public var url: String { "ws://\(configuration.host):\(port ?? configuration.port)" }
+    /// The URL clients connect to, once started (`wss://` when serving TLS).
+    public var url: String {
+        "\(configuration.tls == nil ? "ws" : "wss")://\(configuration.host):\(port ?? configuration.port)"
+    }
 
     /// How many client connections are open.
     public var connectionCount: Int { outbox.connectionCount }

@@ -1,3 +1,5 @@
+import SwitchboardCrypto
+
 /// The client side of the opening handshake: the request to send and the check of the answer.
 public struct ClientHandshake: Sendable {
     /// The `Host` header value.
@@ -61,7 +63,7 @@ public struct ClientHandshake: Sendable {
 
 /// Why a client connection could not be opened.
 public enum WebSocketClientError: Error, Equatable, Sendable {
-    /// The URL is not `ws://host[:port][/path]`.
+    /// The URL is not `ws://host[:port][/path]` or `wss://…`.
     case invalidURL(String)
     /// The host name did not resolve.
     case resolutionFailed(String)
@@ -73,6 +75,9 @@ public enum WebSocketClientError: Error, Equatable, Sendable {
     case handshakeFailed(String)
     /// The connection closed before the handshake finished.
     case closedDuringHandshake
+    /// The TLS handshake failed (for a `wss://` URL): the server's certificate was not trusted
+    /// or not for this host, or the two sides could not agree.
+    case tlsFailed(TLSError)
     /// The event loop group was shut down.
     case shutDown
     /// The connecting task was cancelled.

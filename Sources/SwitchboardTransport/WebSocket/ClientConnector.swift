@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import SwitchboardCrypto
 
 /// Connects one client socket without blocking, runs the opening handshake and hands the
 /// socket to a `WebSocketEngine`. Lives on the socket's loop.
@@ -9,6 +10,8 @@ final class ClientConnector: Selectable, ByteStreamDelegate {
         var maxMessageBytes: Int
         var maxOutboundBytes: Int
         var closingTimeout: Duration
+        /// TLS for `wss://`: the client context and the host name the certificate must match.
+        var tls: (context: TLSContext, host: String)?
     }
 
     private let fd: Int32
@@ -18,7 +21,7 @@ final class ClientConnector: Selectable, ByteStreamDelegate {
     private let options: Options
     private let handler: any WebSocketHandler
     private var continuation: CheckedContinuation<WebSocketConnection, any Error>?
-    private var stream: TCPStream?
+    private var stream: (any ByteStream)?
     private var watchingConnect = false
     private var reader = HTTPHeadReader(maxBytes: 16 * 1024)
     private var timer: UInt64?
@@ -76,14 +79,33 @@ final class ClientConnector: Selectable, ByteStreamDelegate {
 
     private func connected() {
         Socket.setNoDelay(fd)
-        let stream: TCPStream
+        let tcp: TCPStream
         do {
-            stream = try TCPStream(fd: fd, loop: loop)
+            tcp = try TCPStream(fd: fd, loop: loop)
         } catch {
             // TCPStream closed the descriptor.
             finish()?.resume(throwing: WebSocketClientError.connectFailed(error.code))
             return
         }
+        guard let tls = options.tls else {
+            start(on: tcp)
+            return
+        }
+        let session: TLSSession
+        do {
+            session = try TLSSession(context: tls.context, peerHost: tls.host)
+        } catch {
+            stream = tcp
+            fail(.tlsFailed(error))
+            return
+        }
+        let secure = TLSStream(inner: tcp, session: session)
+        start(on: secure)
+        secure.start()
+    }
+
+    /// Queues the upgrade request on `stream`; over TLS it is sent once the handshake is done.
+    private func start(on stream: any ByteStream) {
         self.stream = stream
         stream.delegate = self
         stream.enqueue(.raw(handshake.request))
@@ -121,7 +143,13 @@ final class ClientConnector: Selectable, ByteStreamDelegate {
 
     func streamWrote(byteCount: Int) {}
 
-    func streamClosed() { fail(.closedDuringHandshake) }
+    func streamClosed() {
+        if let failure = (stream as? TLSStream)?.failure {
+            fail(.tlsFailed(failure))
+        } else {
+            fail(.closedDuringHandshake)
+        }
+    }
 
     /// Cancels the timer and takes the continuation, so it is resumed exactly once.
     private func finish() -> CheckedContinuation<WebSocketConnection, any Error>? {

@@ -1,7 +1,7 @@
 /// Reads and answers the opening handshake of one accepted socket, then hands the socket to a
 /// `WebSocketEngine`. Lives on the socket's loop.
 final class ServerHandshaker: ByteStreamDelegate {
-    let stream: TCPStream
+    let stream: any ByteStream
     let remoteAddress: String
     private let server: WebSocketServer
     private let handshakeID: UInt64
@@ -9,7 +9,7 @@ final class ServerHandshaker: ByteStreamDelegate {
     private var finished = false
     private var timer: UInt64?
 
-    init(stream: TCPStream, remoteAddress: String, server: WebSocketServer, handshakeID: UInt64) {
+    init(stream: any ByteStream, remoteAddress: String, server: WebSocketServer, handshakeID: UInt64) {
         self.stream = stream
         self.remoteAddress = remoteAddress
         self.server = server

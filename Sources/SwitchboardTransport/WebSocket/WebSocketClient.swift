@@ -1,16 +1,20 @@
 import Glibc
+import SwitchboardCrypto
 
 /// Opens client WebSocket connections on an `EventLoopGroup`, sharing the server's codec.
 public enum WebSocketClient {
-    /// Connects to `url` (`ws://host:port/path`), performs the opening handshake offering
-    /// `subprotocols`, and returns the open connection; its events go to `handler` on its loop.
+    /// Connects to `url` (`ws://host:port/path` or `wss://…`), performs the opening handshake
+    /// offering `subprotocols`, and returns the open connection; its events go to `handler` on
+    /// its loop. A `wss://` URL runs TLS with `tls` (a client context; the system's trusted
+    /// roots when nil) and verifies the certificate against the URL's host; failing that, it
+    /// throws `WebSocketClientError.tlsFailed`. `tls` is ignored for `ws://`.
     /// Fails with `WebSocketClientError.timedOut` when connecting and the handshake together take
     /// longer than `timeout`, and with `.cancelled` when the calling task is cancelled first.
     public static func connect(
         to url: String, subprotocols: [String] = [], headers: [(String, String)] = [],
         timeout: Duration = .seconds(10), maxMessageBytes: Int = 64 * 1024 + 1024,
         maxOutboundBytes: Int = 4 * 1024 * 1024, closingTimeout: Duration = .seconds(2),
-        group: EventLoopGroup, handler: any WebSocketHandler
+        tls: TLSContext? = nil, group: EventLoopGroup, handler: any WebSocketHandler
     ) async throws -> WebSocketConnection {
         guard let target = WebSocketURL(url) else { throw WebSocketClientError.invalidURL(url) }
         guard !group.isShuttingDown else { throw WebSocketClientError.shutDown }
@@ -20,12 +24,29 @@ public enum WebSocketClient {
         } catch {
             throw WebSocketClientError.resolutionFailed(target.host)
         }
+        var security: (context: TLSContext, host: String)?
+        if target.secure {
+            let context: TLSContext
+            if let tls {
+                context = tls
+            } else {
+                do {
+                    context = try TLSContext.client()
+                } catch {
+                    throw WebSocketClientError.tlsFailed(error)
+                }
+            }
+            guard context.role == .client else {
+                throw WebSocketClientError.tlsFailed(TLSError(.configuration, "a client needs a client TLS context"))
+            }
+            security = (context, target.host)
+        }
         let fd = try Socket.makeTCP(family: address.family)
         let handshake = ClientHandshake(
             host: target.hostHeader, path: target.path, subprotocols: subprotocols, extraHeaders: headers)
         let options = ClientConnector.Options(
             timeout: timeout, maxMessageBytes: maxMessageBytes, maxOutboundBytes: maxOutboundBytes,
-            closingTimeout: closingTimeout)
+            closingTimeout: closingTimeout, tls: security)
         let loop = group.next()
         let connector = LoopConfined<ClientConnector?>(nil, loop: loop)
         return try await withTaskCancellationHandler {

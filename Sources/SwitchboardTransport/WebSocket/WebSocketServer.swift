@@ -98,13 +98,14 @@ public final class WebSocketServer: Sendable {
 
     /// Starts the handshake for an accepted socket on the current loop.
     func adopt(fd: Int32, remoteAddress: String, loop: EventLoop) {
-        let stream: TCPStream
+        let tcp: TCPStream
         do {
-            stream = try TCPStream(fd: fd, loop: loop)
+            tcp = try TCPStream(fd: fd, loop: loop)
         } catch {
             return
         }
         Socket.setNoDelay(fd)
+        guard let stream = secured(tcp) else { return }
         let handshaker = state.withLock { state -> LoopConfined<ServerHandshaker>? in
             guard !state.stopping else { return nil }
             let id = state.nextHandshakeID

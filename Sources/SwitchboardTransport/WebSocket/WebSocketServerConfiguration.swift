@@ -1,3 +1,5 @@
+import SwitchboardCrypto
+
 extension WebSocketServer {
     /// Where a server listens and the limits it enforces on every connection.
     public struct Configuration: Sendable {
@@ -19,13 +21,16 @@ extension WebSocketServer {
         public var handshakeTimeout: Duration
         /// Time the peer has to finish the closing handshake before the socket is closed.
         public var closingTimeout: Duration
+        /// Serve `wss://` with this server context; nil serves plain `ws://`.
+        public var tls: TLSContext?
 
         /// A configuration with the defaults for every limit.
         public init(
             host: String = "127.0.0.1", port: Int = 0, subprotocol: String? = nil,
             requireSubprotocol: Bool = true, maxHandshakeBytes: Int = 8192,
             maxMessageBytes: Int = 64 * 1024 + 1024, maxOutboundBytes: Int = 4 * 1024 * 1024,
-            handshakeTimeout: Duration = .seconds(10), closingTimeout: Duration = .seconds(2)
+            handshakeTimeout: Duration = .seconds(10), closingTimeout: Duration = .seconds(2),
+            tls: TLSContext? = nil
         ) {
             self.host = host
             self.port = port
@@ -36,6 +41,7 @@ extension WebSocketServer {
             self.maxOutboundBytes = maxOutboundBytes
             self.handshakeTimeout = handshakeTimeout
             self.closingTimeout = closingTimeout
+            self.tls = tls
         }
     }
 }

@@ -1,16 +1,25 @@
-/// A parsed `ws://host[:port][/path][?query]` URL.
+/// A parsed `ws://host[:port][/path][?query]` or `wss://…` URL.
 public struct WebSocketURL: Sendable, Equatable {
+    /// True for `wss://` (WebSocket over TLS).
+    public let secure: Bool
     /// Host name or address (IPv6 without brackets).
     public let host: String
-    /// TCP port (80 when the URL names none).
+    /// TCP port (80, or 443 for `wss://`, when the URL names none).
     public let port: Int
     /// Request target: path and query, at least "/".
     public let path: String
 
-    /// Parses `string`; nil when it is not a `ws://` URL. (`wss://` needs TLS, not yet here.)
+    /// Parses `string`; nil when it is not a `ws://` or `wss://` URL.
     public init?(_ string: String) {
-        guard string.lowercased().hasPrefix("ws://") else { return nil }
-        let rest = string.dropFirst(5)
+        let scheme = string.prefix(6).lowercased()
+        if scheme.hasPrefix("ws://") {
+            secure = false
+        } else if scheme == "wss://" {
+            secure = true
+        } else {
+            return nil
+        }
+        let rest = string.dropFirst(secure ? 6 : 5)
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         let target = rest[authorityEnd...]
@@ -36,13 +45,13 @@ public struct WebSocketURL: Sendable, Equatable {
             guard let value = Int(portPart), (1...65535).contains(value) else { return nil }
             port = value
         } else {
-            port = 80
+            port = secure ? 443 : 80
         }
     }
 
     /// The `Host` header value.
     public var hostHeader: String {
         let name = host.contains(":") ? "[\(host)]" : host
-        return port == 80 ? name : "\(name):\(port)"
+        return port == (secure ? 443 : 80) ? name : "\(name):\(port)"
     }
 }
