@@ -26,12 +26,8 @@ enum ServeCommand {
             return
         }
         var configuration = ServerConfiguration()
-        let listen = options.value("listen", env: "SWITCHBOARD_LISTEN") ?? "127.0.0.1:9100"
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
-            (0...65535).contains(port)
-        else { throw UsageError("--listen takes HOST:PORT, not '\(listen)'") }
-        configuration.host = String(listen[..<colon])
-        configuration.port = port
+        (configuration.host, configuration.port) = try hostAndPort(
+            options.value("listen", env: "SWITCHBOARD_LISTEN") ?? "127.0.0.1:9100")
         configuration.dataDirectory = options.value("data-dir", env: "SWITCHBOARD_DATA_DIR") ?? "./switchboard-data"
         let levelName = options.value("log-level", env: "SWITCHBOARD_LOG_LEVEL") ?? "info"
         guard let level = ServerLog.Level(name: levelName) else { throw UsageError("unknown log level '\(levelName)'") }
@@ -62,6 +58,16 @@ enum ServeCommand {
         }
         try await runner.value
         signals.stop()
+    }
+}
+
+extension ServeCommand {
+    /// Splits a `--listen` value into host and port.
+    static func hostAndPort(_ listen: String) throws -> (String, Int) {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { throw UsageError("--listen takes HOST:PORT, not '\(listen)'") }
+        return (String(listen[..<colon]), port)
     }
 }
 

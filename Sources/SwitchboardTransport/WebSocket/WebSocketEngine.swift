@@ -68,7 +68,9 @@ final class WebSocketEngine: ByteStreamDelegate {
         case .pong:
             break
         case .close(let code, let reason):
-            if isOpen {
+            // Replies to earlier messages go out ahead of the closing handshake.
+            if isOpen { connection.flushOnLoop() }
+            if case .open = state {
                 connection.markClosed()
                 sendControl(.close(code: code))
                 state = .closing(receivedClose: true)
@@ -82,6 +84,8 @@ final class WebSocketEngine: ByteStreamDelegate {
     }
 
     private func failProtocol(_ error: WebSocketProtocolError) {
+        // Replies to the messages before the offending frame go out ahead of the close.
+        if case .open = state { connection.flushOnLoop() }
         guard case .open = state else {
             stream.close()
             return
