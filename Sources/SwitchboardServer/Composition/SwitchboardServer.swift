@@ -39,7 +39,10 @@ public final class SwitchboardServer: Sendable {
         outbox = ServerOutbox(limits: configuration.limits)
         let dispatcher = RequestDispatcher(
             bus: bus, clock: configuration.clock, limits: configuration.limits, log: configuration.log)
-        hub = ConnectionHub(outbox: outbox, bus: bus, dispatcher: dispatcher, log: configuration.log)
+        hub = ConnectionHub(
+            outbox: outbox, bus: bus, dispatcher: dispatcher, log: configuration.log,
+            loginDeadline: LoginDeadline(
+                clock: configuration.clock, timeout: configuration.loginTimeout, log: configuration.log))
     }
 
     /// Starts every module, then listens. Returns the port it listens on.
@@ -51,10 +54,7 @@ public final class SwitchboardServer: Sendable {
         let group = try EventLoopGroup(
             threads: configuration.eventLoopThreads ?? ProcessInfo.processInfo.activeProcessorCount)
         let listener = WebSocketServer(
-            configuration: WebSocketServer.Configuration(
-                host: configuration.host, port: configuration.port, subprotocol: Wire.subprotocol,
-                requireSubprotocol: true, maxMessageBytes: Wire.maxFrameSize,
-                maxOutboundBytes: configuration.maxOutboundBytesPerConnection),
+            configuration: configuration.transportConfiguration(subprotocol: Wire.subprotocol),
             group: group, handler: hub)
         let port: Int
         do {

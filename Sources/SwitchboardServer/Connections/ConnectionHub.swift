@@ -11,12 +11,17 @@ final class ConnectionHub: WebSocketHandler {
     private let bus: EventBus
     private let dispatcher: RequestDispatcher
     private let log: ServerLog
+    private let loginDeadline: LoginDeadline
 
-    init(outbox: ServerOutbox, bus: EventBus, dispatcher: RequestDispatcher, log: ServerLog) {
+    init(
+        outbox: ServerOutbox, bus: EventBus, dispatcher: RequestDispatcher, log: ServerLog,
+        loginDeadline: LoginDeadline
+    ) {
         self.outbox = outbox
         self.bus = bus
         self.dispatcher = dispatcher
         self.log = log
+        self.loginDeadline = loginDeadline
     }
 
     func webSocketOpened(_ connection: WebSocketConnection) {
@@ -24,6 +29,7 @@ final class ConnectionHub: WebSocketHandler {
         links.withLock { $0[connection.id] = link }
         outbox.register(link)
         log(.debug, "\(link.id) opened from \(connection.remoteAddress)")
+        loginDeadline.start(for: link)
         let dispatcher = dispatcher
         Task { await dispatcher.serve(link) }
     }
@@ -45,6 +51,7 @@ final class ConnectionHub: WebSocketHandler {
     func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
         guard let link = links.withLock({ $0.removeValue(forKey: connection.id) }) else { return }
         link.finishInbound()
+        link.cancelLoginDeadline()
         let session = outbox.connectionClosed(link.id)
         log(.debug, "\(link.id) closed (\(code.map { String($0.rawValue) } ?? "no code") \(reason))")
         bus.publish(ConnectionDropped(connection: link.id, session: session))

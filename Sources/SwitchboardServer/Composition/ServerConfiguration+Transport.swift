@@ -1,0 +1,19 @@
+import SwitchboardTransport
+import SwitchboardWire
+
+extension ServerConfiguration {
+    /// The listener's configuration: address, sizes and the admission limits, with every
+    /// refusal logged with the peer's address and the reason.
+    func transportConfiguration(subprotocol: String) -> WebSocketServer.Configuration {
+        var transport = WebSocketServer.Configuration(
+            host: host, port: port, subprotocol: subprotocol, requireSubprotocol: true,
+            maxMessageBytes: Wire.maxFrameSize, maxOutboundBytes: maxOutboundBytesPerConnection)
+        transport.allowedOrigins = allowedOrigins
+        transport.maxConnectionsPerAddress = maxConnectionsPerAddress
+        transport.connectionCapExemptAddresses = connectionCapExemptAddresses
+        transport.maxFramesPerSecond = maxFramesPerSecond
+        let log = log
+        transport.onRefusal = { address, reason in log(.info, "refused \(address): \(reason)") }
+        return transport
+    }
+}
