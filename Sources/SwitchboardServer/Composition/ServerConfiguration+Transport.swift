@@ -4,7 +4,7 @@ import SwitchboardWire
 extension ServerConfiguration {
     /// The listener's configuration: address, sizes and the admission limits, with every
     /// refusal logged with the peer's address and the reason.
-    func transportConfiguration(subprotocol: String) -> WebSocketServer.Configuration {
+    func transportConfiguration(subprotocol: String, refusals: RefusalLog) -> WebSocketServer.Configuration {
         var transport = WebSocketServer.Configuration(
             host: host, port: port, subprotocol: subprotocol, requireSubprotocol: true,
             maxMessageBytes: Wire.maxFrameSize, maxOutboundBytes: maxOutboundBytesPerConnection)
@@ -12,8 +12,7 @@ extension ServerConfiguration {
         transport.maxConnectionsPerAddress = maxConnectionsPerAddress
         transport.connectionCapExemptAddresses = connectionCapExemptAddresses
         transport.maxFramesPerSecond = maxFramesPerSecond
-        let log = log
-        transport.onRefusal = { address, reason in log(.info, "refused \(address): \(reason)") }
+        transport.onRefusal = { address, reason in refusals.refused(address, reason) }
         return transport
     }
 }

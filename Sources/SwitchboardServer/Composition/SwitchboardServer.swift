@@ -18,6 +18,7 @@ public final class SwitchboardServer: Sendable {
 
     private let outbox: ServerOutbox
     private let hub: ConnectionHub
+    private let refusals: RefusalLog
     private let phase = Mutex(Phase.idle)
 
     private enum Phase {
@@ -39,10 +40,11 @@ public final class SwitchboardServer: Sendable {
         outbox = ServerOutbox(limits: configuration.limits)
         let dispatcher = RequestDispatcher(
             bus: bus, clock: configuration.clock, limits: configuration.limits, log: configuration.log)
+        refusals = RefusalLog(log: configuration.log, clock: configuration.clock)
         hub = ConnectionHub(
             outbox: outbox, bus: bus, dispatcher: dispatcher, log: configuration.log,
             loginDeadline: LoginDeadline(
-                clock: configuration.clock, timeout: configuration.loginTimeout, log: configuration.log))
+                clock: configuration.clock, timeout: configuration.loginTimeout, refusals: refusals))
     }
 
     /// Starts every module, then listens. Returns the port it listens on.
@@ -54,7 +56,7 @@ public final class SwitchboardServer: Sendable {
         let group = try EventLoopGroup(
             threads: configuration.eventLoopThreads ?? ProcessInfo.processInfo.activeProcessorCount)
         let listener = WebSocketServer(
-            configuration: configuration.transportConfiguration(subprotocol: Wire.subprotocol),
+            configuration: configuration.transportConfiguration(subprotocol: Wire.subprotocol, refusals: refusals),
             group: group, handler: hub)
         let port: Int
         do {

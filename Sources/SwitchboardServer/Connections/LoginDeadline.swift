@@ -8,14 +8,14 @@ struct LoginDeadline: Sendable {
     /// The time allowed; nil for no deadline.
     let timeout: Duration?
     /// Where a closed connection is reported.
-    let log: ServerLog
+    let refusals: RefusalLog
 
     /// Starts the countdown for `link`; it stops when the link logs in or closes.
     func start(for link: ClientLink) {
         guard let timeout else { return }
         let deadline = clock.now + timeout
         let clock = clock
-        let log = log
+        let refusals = refusals
         let task = Task {
             do {
                 try await clock.sleep(until: deadline)
@@ -23,7 +23,7 @@ struct LoginDeadline: Sendable {
                 return
             }
             guard link.closeIfNeverLoggedIn(reason: "login timeout") else { return }
-            log(.info, "refused \(link.socket.remoteAddress): no login within \(timeout)")
+            refusals.refused(link.socket.remoteAddress, "no login within \(timeout)")
         }
         link.setLoginDeadline(task)
     }
