@@ -28,7 +28,7 @@ struct MessagePackHostileInputTests {
 
     @Test func nestedArraysDeclaringTheWholeInputAreRefused() {
         // Each level declares as many elements as the input has bytes left; reserving that much
-        // at every level made a 65 KB input cost tens of megabytes before it was refused.
+        // at every level made a 65 KB input ask for tens of megabytes before it was refused.
         var nested: [UInt8] = []
         let total = 65_000
         for _ in 0..<31 {
