@@ -50,7 +50,7 @@ let package = Package(
             dependencies: ["SwitchboardCore", "SwitchboardServer"]),
         .executableTarget(
             name: "switchboard",
-            dependencies: ["SwitchboardServer", "SwitchboardCore", "SwitchboardCrypto"]),
+            dependencies: ["SwitchboardServer", "SwitchboardCore", "SwitchboardCrypto", "SwitchboardTransport"]),
 
         // Tests: one target per target.
         .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting"]),

@@ -16,8 +16,18 @@ enum ServeCommand {
           --tls-cert FILE           serve wss:// with this PEM certificate chain (SWITCHBOARD_TLS_CERT)
           --tls-key FILE            the certificate's PEM private key (SWITCHBOARD_TLS_KEY)
           --log-level LEVEL         debug, info, warning, error or none (SWITCHBOARD_LOG_LEVEL, default info)
-          --no-rate-limits          lift the per-client rate limits, for load tests only
-                                    (SWITCHBOARD_NO_RATE_LIMITS=1)
+          --no-rate-limits          lift the per-client rate limits and the frame cap, for load
+                                    tests only (SWITCHBOARD_NO_RATE_LIMITS=1)
+          --allowed-origin ORIGIN   let web pages from ORIGIN (e.g. https://app.example) connect; repeatable;
+                                    when given, other origins get HTTP 403, clients without an Origin
+                                    header are still let in (SWITCHBOARD_ALLOWED_ORIGIN, comma-separated)
+          --max-connections-per-address N
+                                    connections per client IP, loopback exempt; 0 for no cap
+                                    (SWITCHBOARD_MAX_CONNECTIONS_PER_ADDRESS, default 1000)
+          --max-frames-per-second N frames per second per connection before it is closed with 1008;
+                                    0 for no cap (SWITCHBOARD_MAX_FRAMES_PER_SECOND, default 200)
+          --login-timeout SECONDS   close connections not logged in after SECONDS; 0 for never
+                                    (SWITCHBOARD_LOGIN_TIMEOUT, default 10)
         """
 
     static func run(_ arguments: [String]) async throws {
@@ -28,12 +38,8 @@ enum ServeCommand {
             return
         }
         var configuration = ServerConfiguration()
-        let listen = options.value("listen", env: "SWITCHBOARD_LISTEN") ?? "127.0.0.1:9100"
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
-            (0...65535).contains(port)
-        else { throw UsageError("--listen takes HOST:PORT, not '\(listen)'") }
-        configuration.host = String(listen[..<colon])
-        configuration.port = port
+        (configuration.host, configuration.port) = try hostAndPort(
+            options.value("listen", env: "SWITCHBOARD_LISTEN") ?? "127.0.0.1:9100")
         configuration.dataDirectory = options.value("data-dir", env: "SWITCHBOARD_DATA_DIR") ?? "./switchboard-data"
         let certificate = options.value("tls-cert", env: "SWITCHBOARD_TLS_CERT")
         let key = options.value("tls-key", env: "SWITCHBOARD_TLS_KEY")
@@ -50,7 +56,9 @@ enum ServeCommand {
         configuration.log = ServerLog(level: level)
         if options.flag("no-rate-limits", env: "SWITCHBOARD_NO_RATE_LIMITS") {
             configuration.limits = .withoutRateLimits
+            configuration.maxFramesPerSecond = nil
         }
+        try applyAdmissionOptions(options, to: &configuration)
         let appIds = options.list("app-id", env: "SWITCHBOARD_APP_ID")
         let certificates = options.list("app-certificate", env: "SWITCHBOARD_APP_CERTIFICATE")
         guard certificates.isEmpty || certificates.count == appIds.count else {
@@ -70,6 +78,39 @@ enum ServeCommand {
         for await _ in stop.stream { break }
         signals.stop()
         await server.shutdown()
+    }
+}
+
+extension ServeCommand {
+    /// Reads the options that decide who may connect and how fast they may send.
+    static func applyAdmissionOptions(
+        _ options: CommandLineOptions, to configuration: inout ServerConfiguration
+    ) throws {
+        let origins = options.list("allowed-origin", env: "SWITCHBOARD_ALLOWED_ORIGIN")
+        if !origins.isEmpty { configuration.allowedOrigins = Set(origins) }
+        if let cap = try count(options, "max-connections-per-address", env: "SWITCHBOARD_MAX_CONNECTIONS_PER_ADDRESS") {
+            configuration.maxConnectionsPerAddress = cap == 0 ? nil : cap
+        }
+        if let cap = try count(options, "max-frames-per-second", env: "SWITCHBOARD_MAX_FRAMES_PER_SECOND") {
+            configuration.maxFramesPerSecond = cap == 0 ? nil : cap
+        }
+        if let seconds = try count(options, "login-timeout", env: "SWITCHBOARD_LOGIN_TIMEOUT") {
+            configuration.loginTimeout = seconds == 0 ? nil : .seconds(seconds)
+        }
+    }
+
+    private static func count(_ options: CommandLineOptions, _ name: String, env: String) throws -> Int? {
+        guard let text = options.value(name, env: env) else { return nil }
+        guard let value = Int(text), value >= 0 else { throw UsageError("--\(name) takes a number, not '\(text)'") }
+        return value
+    }
+
+    /// Splits a `--listen` value into host and port.
+    static func hostAndPort(_ listen: String) throws -> (String, Int) {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { throw UsageError("--listen takes HOST:PORT, not '\(listen)'") }
+        return (String(listen[..<colon]), port)
     }
 }
 

@@ -7,6 +7,7 @@ enum Switchboard {
         usage: switchboard <command> [options]
           serve     run a Switchboard server
           token     mint a development login token
+          ws-echo   a bare WebSocket echo server, for conformance suites
         run 'switchboard <command> --help' for a command's options
         """
 
@@ -17,6 +18,7 @@ enum Switchboard {
             switch command {
             case "serve": try await ServeCommand.run(arguments)
             case "token": try TokenCommand.run(arguments)
+            case "ws-echo": try await EchoCommand.run(arguments)
             case "help", "--help", "-h":
                 print(usage)
             default:

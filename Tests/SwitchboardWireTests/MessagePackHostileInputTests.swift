@@ -26,6 +26,20 @@ struct MessagePackHostileInputTests {
         }
     }
 
+    @Test func nestedArraysDeclaringTheWholeInputAreRefused() {
+        // Each level declares as many elements as the input has bytes left; reserving that much
+        // at every level made a 65 KB input ask for tens of megabytes before it was refused.
+        var nested: [UInt8] = []
+        let total = 65_000
+        for _ in 0..<31 {
+            let count = UInt32(total - 5 * 31)
+            nested += [0xdd, UInt8(count >> 24), UInt8((count >> 16) & 0xff), UInt8((count >> 8) & 0xff), UInt8(count & 0xff)]
+        }
+        nested += [UInt8](repeating: 0xc0, count: total - nested.count)
+        let error = wireError { () throws(WireError) in try MessagePackValue.decode(nested) }
+        #expect(error?.kind == .truncated)
+    }
+
     @Test func deepNestingIsRefused() {
         let deep = [UInt8](repeating: 0x91, count: 100_000) + [0xc0]
         let error = wireError { () throws(WireError) in try MessagePackValue.decode(deep) }

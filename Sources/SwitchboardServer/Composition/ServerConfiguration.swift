@@ -22,6 +22,21 @@ public struct ServerConfiguration: Sendable {
     public var maxOutboundBytesPerConnection: Int = 4 * 1024 * 1024
     /// The log.
     public var log: ServerLog = ServerLog(level: .info)
+    /// Time a connection has to log in; after it the connection is closed with 1008. nil waits
+    /// forever.
+    public var loginTimeout: Duration? = .seconds(10)
+    /// Web page origins allowed to connect (`Origin` header, e.g. "https://app.example"); others
+    /// get HTTP 403. nil allows any. Clients that send no Origin (not browsers) are allowed.
+    public var allowedOrigins: Set<String>?
+    /// Most connections from one IP address, handshakes included; nil for no cap.
+    public var maxConnectionsPerAddress: Int? = 1_000
+    /// Addresses the per-address cap does not apply to: loopback, so a local reverse proxy (all
+    /// of whose clients share its address) and local load tests are not capped.
+    public var connectionCapExemptAddresses: Set<String> = ["127.0.0.1", "::1", "::ffff:127.0.0.1"]
+    /// Most WebSocket frames per second one connection may send (requests, heartbeats, pings and
+    /// fragments alike), with a burst of as many; a faster client is closed with 1008. nil for
+    /// no cap.
+    public var maxFramesPerSecond: Int? = 200
 
     /// The defaults: 127.0.0.1:9100, the reference's limits, any app id.
     public init() {}

@@ -19,6 +19,7 @@ public final class SwitchboardServer: Sendable {
 
     private let outbox: ServerOutbox
     private let hub: ConnectionHub
+    private let refusals: RefusalLog
     private let phase = Mutex(Phase.idle)
 
     private enum Phase {
@@ -41,7 +42,11 @@ public final class SwitchboardServer: Sendable {
         outbox = ServerOutbox(limits: configuration.limits)
         let dispatcher = RequestDispatcher(
             bus: bus, clock: configuration.clock, limits: configuration.limits, log: configuration.log)
-        hub = ConnectionHub(outbox: outbox, bus: bus, dispatcher: dispatcher, log: configuration.log)
+        refusals = RefusalLog(log: configuration.log, clock: configuration.clock)
+        hub = ConnectionHub(
+            outbox: outbox, bus: bus, dispatcher: dispatcher, log: configuration.log,
+            loginDeadline: LoginDeadline(
+                clock: configuration.clock, timeout: configuration.loginTimeout, refusals: refusals))
     }
 
     /// Starts every module, then listens. Returns the port it listens on. Throws `TLSError`
@@ -80,10 +85,8 @@ public final class SwitchboardServer: Sendable {
         let group = try EventLoopGroup(
             threads: configuration.eventLoopThreads ?? ProcessInfo.processInfo.activeProcessorCount)
         let listener = WebSocketServer(
-            configuration: WebSocketServer.Configuration(
-                host: configuration.host, port: configuration.port, subprotocol: Wire.subprotocol,
-                requireSubprotocol: true, maxMessageBytes: Wire.maxFrameSize,
-                maxOutboundBytes: configuration.maxOutboundBytesPerConnection, tls: tls),
+            configuration: configuration.transportConfiguration(
+                subprotocol: Wire.subprotocol, refusals: refusals, tls: tls),
             group: group, handler: hub)
         let port: Int
         do {

@@ -22,6 +22,8 @@ final class ClientLink: Sendable {
         var held: [OutboundFrame] = []
         /// Set when the socket closed or the server closed it: no session may be recorded after.
         var closed = false
+        var loggedIn = false
+        var loginDeadline: Task<Void, Never>?
     }
 
     let id: ConnectionID
@@ -76,6 +78,9 @@ final class ClientLink: Sendable {
             if let session, !state.closed {
                 state.session = session
                 state.userId = userId
+                state.loggedIn = true
+                state.loginDeadline?.cancel()
+                state.loginDeadline = nil
             }
         }
     }
@@ -94,5 +99,38 @@ final class ClientLink: Sendable {
         }
         socket.send(OutboundFrame.binary(ServerFrame.closing(reason: reason, detail: detail).encode()))
         socket.close(code: .policyViolation, reason: detail)
+    }
+
+    // MARK: Login deadline
+
+    /// Keeps `task`, the countdown to close the link if it does not log in; cancels it at once
+    /// when the link has already logged in.
+    func setLoginDeadline(_ task: Task<Void, Never>) {
+        let cancelNow = state.withLock { state -> Bool in
+            if state.loggedIn { return true }
+            state.loginDeadline?.cancel()
+            state.loginDeadline = task
+            return false
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// Stops the login countdown (the connection closed).
+    func cancelLoginDeadline() {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            defer { state.loginDeadline = nil }
+            return state.loginDeadline
+        }
+        task?.cancel()
+    }
+
+    /// Closes the connection with 1008 and `reason` unless it has logged in; true when it closed.
+    func closeIfNeverLoggedIn(reason: String) -> Bool {
+        let close = state.withLock { state -> Bool in
+            state.loginDeadline = nil
+            return !state.loggedIn && socket.isOpen
+        }
+        if close { socket.close(code: .policyViolation, reason: reason) }
+        return close
     }
 }

@@ -11,12 +11,17 @@ final class ConnectionHub: WebSocketHandler {
     private let bus: EventBus
     private let dispatcher: RequestDispatcher
     private let log: ServerLog
+    private let loginDeadline: LoginDeadline
 
-    init(outbox: ServerOutbox, bus: EventBus, dispatcher: RequestDispatcher, log: ServerLog) {
+    init(
+        outbox: ServerOutbox, bus: EventBus, dispatcher: RequestDispatcher, log: ServerLog,
+        loginDeadline: LoginDeadline
+    ) {
         self.outbox = outbox
         self.bus = bus
         self.dispatcher = dispatcher
         self.log = log
+        self.loginDeadline = loginDeadline
     }
 
     func webSocketOpened(_ connection: WebSocketConnection) {
@@ -24,6 +29,7 @@ final class ConnectionHub: WebSocketHandler {
         links.withLock { $0[connection.id] = link }
         outbox.register(link)
         log(.debug, "\(link.id) opened from \(connection.remoteAddress)")
+        loginDeadline.start(for: link)
         let dispatcher = dispatcher
         let bus = bus
         Task {
@@ -53,6 +59,7 @@ final class ConnectionHub: WebSocketHandler {
         link.markClosed()
         _ = outbox.connectionClosed(link.id)
         link.finishInbound()
+        link.cancelLoginDeadline()
         log(.debug, "\(link.id) closed (\(code.map { String($0.rawValue) } ?? "no code") \(reason))")
     }
 }

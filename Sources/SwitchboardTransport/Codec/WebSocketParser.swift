@@ -22,6 +22,9 @@ public struct WebSocketParser: Sendable {
         self.maxMessageBytes = maxMessageBytes
     }
 
+    /// Frames consumed so far, of every opcode (fragments and control frames included).
+    public private(set) var framesParsed = 0
+
     /// Bytes received but not yet consumed by a complete frame.
     public var bufferedByteCount: Int { buffer.count - readIndex }
 
@@ -82,6 +85,7 @@ public struct WebSocketParser: Sendable {
             }
             readIndex = payloadStart + length
             validatedInFrame = 0
+            framesParsed += 1
             if let event = try handle(opcode, fin: header.fin, payload: payload) { return event }
         }
     }

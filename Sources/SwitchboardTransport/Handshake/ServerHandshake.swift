@@ -4,11 +4,14 @@ public struct ServerHandshake: Sendable {
     public var subprotocol: String?
     /// Refuse clients that do not offer `subprotocol` (otherwise accept them without one).
     public var requireSubprotocol: Bool
+    /// Browser origins allowed to connect; nil allows any. See `OriginPolicy`.
+    public var allowedOrigins: Set<String>?
 
-    /// A handshake that accepts `subprotocol`.
-    public init(subprotocol: String?, requireSubprotocol: Bool = true) {
+    /// A handshake that accepts `subprotocol`, from the `allowedOrigins` (nil: any).
+    public init(subprotocol: String?, requireSubprotocol: Bool = true, allowedOrigins: Set<String>? = nil) {
         self.subprotocol = subprotocol
         self.requireSubprotocol = requireSubprotocol
+        self.allowedOrigins = allowedOrigins.map(OriginPolicy.normalized)
     }
 
     /// An accepted upgrade request.
@@ -65,6 +68,9 @@ public struct ServerHandshake: Sendable {
         guard let key = head.header("sec-websocket-key"), WebSocketAccept.isValidKey(key) else {
             return .failure(Rejected(400, "missing or invalid Sec-WebSocket-Key"))
         }
+        guard OriginPolicy.allows(head.header("origin"), allowed: allowedOrigins) else {
+            return .failure(Rejected(403, "origin not allowed"))
+        }
         var chosen: String?
         if let subprotocol {
             let offered = (head.header("sec-websocket-protocol") ?? "").split(separator: ",")
@@ -104,6 +110,7 @@ private func reasonPhrase(_ status: Int) -> String {
     switch status {
     case 101: "Switching Protocols"
     case 400: "Bad Request"
+    case 403: "Forbidden"
     case 405: "Method Not Allowed"
     case 426: "Upgrade Required"
     case 431: "Request Header Fields Too Large"

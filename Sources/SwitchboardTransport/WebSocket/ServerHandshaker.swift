@@ -20,8 +20,10 @@ final class ServerHandshaker: ByteStreamDelegate {
     func start() {
         stream.delegate = self
         timer = stream.loop.schedule(after: server.configuration.handshakeTimeout) { [weak self] in
-            self?.timer = nil
-            self?.stream.close()
+            guard let self else { return }
+            timer = nil
+            server.refused(remoteAddress, "handshake timeout")
+            stream.close()
         }
     }
 
@@ -37,15 +39,16 @@ final class ServerHandshaker: ByteStreamDelegate {
             guard let complete = try reader.append(bytes) else { return }
             head = complete
         } catch {
-            refuse(ServerHandshake.Rejected(431, "request head too large").response)
+            refuse(ServerHandshake.Rejected(431, "request head too large"))
             return
         }
         let configuration = server.configuration
         let handshake = ServerHandshake(
-            subprotocol: configuration.subprotocol, requireSubprotocol: configuration.requireSubprotocol)
+            subprotocol: configuration.subprotocol, requireSubprotocol: configuration.requireSubprotocol,
+            allowedOrigins: configuration.allowedOrigins)
         switch handshake.respond(to: head.head) {
         case .failure(let rejected):
-            refuse(rejected.response)
+            refuse(rejected)
         case .success(let accepted):
             accept(accepted, rest: head.rest)
         }
@@ -58,7 +61,7 @@ final class ServerHandshaker: ByteStreamDelegate {
             requestPath: accepted.path, requestHeaders: accepted.headers, role: .server,
             eventLoop: stream.loop, maxOutboundBytes: configuration.maxOutboundBytes)
         guard server.promote(handshakeID: handshakeID, to: connection) else {
-            refuse(ServerHandshake.Rejected(503, "server stopping").response)
+            refuse(ServerHandshake.Rejected(503, "server stopping"))
             return
         }
         finish()
@@ -69,14 +72,17 @@ final class ServerHandshaker: ByteStreamDelegate {
             stream: stream, connection: connection, handler: server.handler,
             maxMessageBytes: configuration.maxMessageBytes,
             closingTimeout: configuration.closingTimeout,
-            onClosed: { server.forget($0) })
+            maxFramesPerSecond: configuration.maxFramesPerSecond,
+            onPolicyClose: { [remoteAddress] reason in server.refused(remoteAddress, reason) },
+            onClosed: { [handshakeID] in server.forget($0, handshakeID: handshakeID) })
         engine.start(initialBytes: rest)
     }
 
-    private func refuse(_ response: [UInt8]) {
+    private func refuse(_ rejected: ServerHandshake.Rejected) {
         finish()
         server.forget(handshakeID: handshakeID)
-        stream.enqueue(.raw(response))
+        server.refused(remoteAddress, "handshake refused: \(rejected.status) \(rejected.reason)")
+        stream.enqueue(.raw(rejected.response))
         stream.shutdownOutputAfterFlush()
         guard !stream.isClosed else { return }
         timer = stream.loop.schedule(after: server.configuration.closingTimeout) { [weak self] in

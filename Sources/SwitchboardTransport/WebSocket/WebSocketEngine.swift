@@ -14,11 +14,15 @@ final class WebSocketEngine: ByteStreamDelegate {
     private var state = State.open
     private var closingTimer: UInt64?
     private let closingTimeout: Duration
+    private var frameLimiter: FrameRateLimiter?
+    private var framesCounted = 0
+    private let onPolicyClose: (String) -> Void
     private let onClosed: (WebSocketConnection) -> Void
 
     init(
         stream: any ByteStream, connection: WebSocketConnection, handler: any WebSocketHandler,
-        maxMessageBytes: Int, closingTimeout: Duration,
+        maxMessageBytes: Int, closingTimeout: Duration, maxFramesPerSecond: Int? = nil,
+        onPolicyClose: @escaping (String) -> Void = { _ in },
         onClosed: @escaping (WebSocketConnection) -> Void = { _ in }
     ) {
         self.stream = stream
@@ -26,6 +30,8 @@ final class WebSocketEngine: ByteStreamDelegate {
         self.handler = handler
         self.parser = WebSocketParser(role: connection.role, maxMessageBytes: maxMessageBytes)
         self.closingTimeout = closingTimeout
+        self.frameLimiter = maxFramesPerSecond.map { FrameRateLimiter(framesPerSecond: $0) }
+        self.onPolicyClose = onPolicyClose
         self.onClosed = onClosed
     }
 
@@ -46,15 +52,30 @@ final class WebSocketEngine: ByteStreamDelegate {
         default: break
         }
         parser.append(bytes)
+        let now = frameLimiter == nil ? nil : ContinuousClock.now
         do {
             while let event = try parser.next() {
+                if let now, !admitFrames(at: now) { return }
                 handle(event)
                 if case .closing(receivedClose: true) = state { return }
                 if case .closed = state { return }
             }
+            if let now { _ = admitFrames(at: now) }
         } catch {
             failProtocol(error)
         }
+    }
+
+    /// Counts the frames parsed since the last call against the rate; closes with 1008 and
+    /// returns false once the peer is over it.
+    private func admitFrames(at now: ContinuousClock.Instant) -> Bool {
+        let count = parser.framesParsed - framesCounted
+        framesCounted = parser.framesParsed
+        guard case .open = state, frameLimiter?.admit(count, at: now) == false else { return true }
+        onPolicyClose("too many frames")
+        connection.markClosed()
+        closeLocally(code: .policyViolation, reason: "too many frames")
+        return false
     }
 
     private func handle(_ event: WebSocketEvent) {
@@ -68,7 +89,9 @@ final class WebSocketEngine: ByteStreamDelegate {
         case .pong:
             break
         case .close(let code, let reason):
-            if isOpen {
+            // Replies to earlier messages go out ahead of the closing handshake.
+            if isOpen { connection.flushOnLoop() }
+            if case .open = state {
                 connection.markClosed()
                 sendControl(.close(code: code))
                 state = .closing(receivedClose: true)
@@ -82,6 +105,8 @@ final class WebSocketEngine: ByteStreamDelegate {
     }
 
     private func failProtocol(_ error: WebSocketProtocolError) {
+        // Replies to the messages before the offending frame go out ahead of the close.
+        if case .open = state { connection.flushOnLoop() }
         guard case .open = state else {
             stream.close()
             return

@@ -13,6 +13,8 @@ public final class WebSocketServer: Sendable {
         var nextHandshakeID: UInt64 = 1
         var handshakes: [UInt64: LoopConfined<ServerHandshaker>] = [:]
         var connections: [UInt64: WebSocketConnection] = [:]
+        /// Sockets per peer address, keyed by handshake id for the life of the socket.
+        var addresses = AddressLedger(cap: nil, exempt: [])
     }
 
     /// Address and limits.
@@ -28,6 +30,10 @@ public final class WebSocketServer: Sendable {
         self.configuration = configuration
         self.group = group
         self.handler = handler
+        state.withLock {
+            $0.addresses = AddressLedger(
+                cap: configuration.maxConnectionsPerAddress, exempt: configuration.connectionCapExemptAddresses)
+        }
     }
 
     /// Binds and starts accepting; returns the bound port (useful with port 0). Connections
@@ -106,9 +112,14 @@ public final class WebSocketServer: Sendable {
         }
         Socket.setNoDelay(fd)
         guard let stream = secured(tcp) else { return }
+        var overCap = false
         let handshaker = state.withLock { state -> LoopConfined<ServerHandshaker>? in
             guard !state.stopping else { return nil }
             let id = state.nextHandshakeID
+            guard state.addresses.admit(id, address: AddressLedger.host(of: remoteAddress)) else {
+                overCap = true
+                return nil
+            }
             state.nextHandshakeID += 1
             let handshaker = LoopConfined(
                 ServerHandshaker(stream: stream, remoteAddress: remoteAddress, server: self, handshakeID: id),
@@ -118,6 +129,7 @@ public final class WebSocketServer: Sendable {
         }
         guard let handshaker else {
             stream.close()
+            if overCap { refused(remoteAddress, "too many connections from this address") }
             return
         }
         handshaker.value.start()
@@ -133,11 +145,24 @@ public final class WebSocketServer: Sendable {
         }
     }
 
+    /// Forgets a handshake that did not become a connection.
     func forget(handshakeID: UInt64) {
-        _ = state.withLock { $0.handshakes.removeValue(forKey: handshakeID) }
+        state.withLock { state in
+            state.handshakes[handshakeID] = nil
+            state.addresses.release(handshakeID)
+        }
     }
 
-    func forget(_ connection: WebSocketConnection) {
-        _ = state.withLock { $0.connections.removeValue(forKey: connection.id) }
+    /// Forgets a closed connection that began as handshake `handshakeID`.
+    func forget(_ connection: WebSocketConnection, handshakeID: UInt64) {
+        state.withLock { state in
+            state.connections[connection.id] = nil
+            state.addresses.release(handshakeID)
+        }
+    }
+
+    /// Reports a socket refused or closed by policy.
+    func refused(_ remoteAddress: String, _ reason: String) {
+        configuration.onRefusal?(remoteAddress, reason)
     }
 }

@@ -23,6 +23,21 @@ extension WebSocketServer {
         public var closingTimeout: Duration
         /// Serve `wss://` with this server context; nil serves plain `ws://`.
         public var tls: TLSContext?
+        /// Browser origins allowed to connect (HTTP 403 for others); nil allows any. Requests
+        /// without an `Origin` header (clients that are not browsers) are allowed.
+        public var allowedOrigins: Set<String>? = nil
+        /// Most sockets (handshaking or open) from one IP address; more are closed on accept.
+        /// nil for no cap.
+        public var maxConnectionsPerAddress: Int? = nil
+        /// IP addresses the per-address cap does not apply to: loopback by default, the address
+        /// of a local reverse proxy or load generator.
+        public var connectionCapExemptAddresses: Set<String> = ["127.0.0.1", "::1", "::ffff:127.0.0.1"]
+        /// Most frames (data, continuation and control) a peer may send per second, with a burst of
+        /// as many; a faster peer is closed with 1008 "too many frames". nil for no cap.
+        public var maxFramesPerSecond: Int? = nil
+        /// Told about every socket refused or closed by policy (cap, origin, malformed or slow
+        /// handshake, frame rate), with the peer's "ip:port" and the reason. Runs on a loop thread.
+        public var onRefusal: (@Sendable (_ remoteAddress: String, _ reason: String) -> Void)? = nil
 
         /// A configuration with the defaults for every limit.
         public init(

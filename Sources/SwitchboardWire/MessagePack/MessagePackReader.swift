@@ -179,6 +179,10 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
 // MARK: - Internals
 
 extension MessagePackReader {
+    /// Most elements reserved ahead for one array or map; larger ones grow as they are read.
+    @usableFromInline
+    static var reservationLimit: Int { 256 }
+
     @usableFromInline
     enum RawInteger {
         case unsigned(UInt64)
@@ -312,14 +316,16 @@ extension MessagePackReader {
             try enterContainer(depth: depth)
             let count = try readArrayHeader()
             var items: [MessagePackValue] = []
-            items.reserveCapacity(count)
+            // A declared count is only bounded by the input's length, and each nesting level may
+            // declare as many again: reserve little up front so nesting cannot multiply it.
+            items.reserveCapacity(Swift.min(count, Self.reservationLimit))
             for _ in 0..<count { items.append(try readValue(depth: depth + 1)) }
             return .array(items)
         case .map:
             try enterContainer(depth: depth)
             let count = try readMapHeader()
             var pairs: [MessagePackPair] = []
-            pairs.reserveCapacity(count)
+            pairs.reserveCapacity(Swift.min(count, Self.reservationLimit))
             for _ in 0..<count {
                 let key = try readValue(depth: depth + 1)
                 pairs.append(MessagePackPair(key, try readValue(depth: depth + 1)))

@@ -1,0 +1,21 @@
+import SwitchboardCrypto
+import SwitchboardTransport
+import SwitchboardWire
+
+extension ServerConfiguration {
+    /// The listener's configuration: address, sizes and the admission limits, with every
+    /// refusal logged with the peer's address and the reason.
+    func transportConfiguration(
+        subprotocol: String, refusals: RefusalLog, tls: TLSContext?
+    ) -> WebSocketServer.Configuration {
+        var transport = WebSocketServer.Configuration(
+            host: host, port: port, subprotocol: subprotocol, requireSubprotocol: true,
+            maxMessageBytes: Wire.maxFrameSize, maxOutboundBytes: maxOutboundBytesPerConnection, tls: tls)
+        transport.allowedOrigins = allowedOrigins
+        transport.maxConnectionsPerAddress = maxConnectionsPerAddress
+        transport.connectionCapExemptAddresses = connectionCapExemptAddresses
+        transport.maxFramesPerSecond = maxFramesPerSecond
+        transport.onRefusal = { address, reason in refusals.refused(address, reason) }
+        return transport
+    }
+}
