@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets in Fuzz/ and runs each for a bounded time.
+# Builds the libFuzzer targets in tools/fuzz/ and runs each for a bounded time.
 #   tools/fuzz.sh [seconds-per-target] [target ...]
 # Targets: websocket (WebSocketParser), http (HTTPHeadReader + both handshakes), msgpack
 # (MessagePackReader, ClientFrame/ServerFrame decoding), tokens (006/007 parsers, verifier).
 # Each binary is the harness compiled with the library sources it exercises, under
-# -sanitize=fuzzer,address. Seeds come from Fuzz/corpus/<target>/ (read only); what the fuzzer
+# -sanitize=fuzzer,address. Seeds come from tools/fuzz/corpus/<target>/ (read only); what the fuzzer
 # learns goes to .build/fuzz/corpus/<target>/, crashes to .build/fuzz/crashes/. A crash fails the
 # run: turn its input into a regression test, then fix it. Not part of `swift test`.
 set -euo pipefail
@@ -32,24 +32,43 @@ build_core() {
         -o "$out/SwitchboardCore.o" $(sources Sources/SwitchboardCore)
 }
 
+build_crypto() {
+    build_core
+    [ -f "$out/SwitchboardCrypto.o" ] && \
+        [ -z "$(find Sources/SwitchboardCrypto -newer "$out/SwitchboardCrypto.o" -name '*.swift')" ] && return
+    echo "building SwitchboardCrypto" >&2
+    swiftc "${flags[@]}" -module-name SwitchboardCrypto -wmo -c -emit-module -I "$out/modules" \
+        -I Sources/COpenSSL -I Sources/CZlib \
+        -emit-module-path "$out/modules/SwitchboardCrypto.swiftmodule" \
+        -o "$out/SwitchboardCrypto.o" $(sources Sources/SwitchboardCrypto)
+}
+
+# The transport's handshake code names TLS errors, so its targets link the crypto module too.
+transport_inputs=(-I "$out/modules" -I Sources/COpenSSL -I Sources/CZlib)
+transport_objects() { echo "$out/SwitchboardCrypto.o $out/SwitchboardCore.o -lssl -lcrypto -lz"; }
+
 build() {
     local target="$1"
     echo "building fuzz-$target" >&2
     case "$target" in
     websocket)
-        swiftc "${flags[@]}" -module-name FuzzWebSocket -o "$out/fuzz-$target" Fuzz/WebSocketParserFuzz.swift \
-            $(sources Sources/SwitchboardTransport/Codec Sources/SwitchboardTransport/Handshake) ;;
+        build_crypto
+        swiftc "${flags[@]}" -module-name FuzzWebSocket "${transport_inputs[@]}" -o "$out/fuzz-$target" \
+            tools/fuzz/WebSocketParserFuzz.swift \
+            $(sources Sources/SwitchboardTransport/Codec Sources/SwitchboardTransport/Handshake) $(transport_objects) ;;
     http)
-        swiftc "${flags[@]}" -module-name FuzzHTTP -o "$out/fuzz-$target" Fuzz/HTTPHandshakeFuzz.swift \
-            $(sources Sources/SwitchboardTransport/Codec Sources/SwitchboardTransport/Handshake) ;;
+        build_crypto
+        swiftc "${flags[@]}" -module-name FuzzHTTP "${transport_inputs[@]}" -o "$out/fuzz-$target" \
+            tools/fuzz/HTTPHandshakeFuzz.swift \
+            $(sources Sources/SwitchboardTransport/Codec Sources/SwitchboardTransport/Handshake) $(transport_objects) ;;
     msgpack)
         build_core
         swiftc "${flags[@]}" -module-name FuzzMessagePack -I "$out/modules" -o "$out/fuzz-$target" \
-            Fuzz/MessagePackFuzz.swift $(sources Sources/SwitchboardWire) "$out/SwitchboardCore.o" ;;
+            tools/fuzz/MessagePackFuzz.swift $(sources Sources/SwitchboardWire) "$out/SwitchboardCore.o" ;;
     tokens)
         build_core
         swiftc "${flags[@]}" -module-name FuzzTokens -I "$out/modules" -I Sources/COpenSSL -I Sources/CZlib \
-            -o "$out/fuzz-$target" Fuzz/TokenFuzz.swift $(sources Sources/SwitchboardCrypto) \
+            -o "$out/fuzz-$target" tools/fuzz/TokenFuzz.swift $(sources Sources/SwitchboardCrypto) \
             "$out/SwitchboardCore.o" -lssl -lcrypto -lz ;;
     *) echo "unknown target $target" >&2; return 2 ;;
     esac
@@ -63,7 +82,7 @@ for target in "${targets[@]}"; do
     echo "fuzzing $target for ${seconds}s"
     if ! "$out/fuzz-$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
         -print_final_stats=1 -artifact_prefix="$out/crashes/$target-" \
-        "$out/corpus/$target" "Fuzz/corpus/$target" 2>"$out/$target.log"; then
+        "$out/corpus/$target" "tools/fuzz/corpus/$target" 2>"$out/$target.log"; then
         failed+=("$target")
         grep -E "ERROR|Fatal error|SUMMARY|Test unit written" "$out/$target.log" >&2 || tail -20 "$out/$target.log" >&2
     fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora under Fuzz/corpus/<target>/ (run from the repository root).
+"""Writes the seed corpora under tools/fuzz/corpus/<target>/ (run from the repository root).
 
 The seeds are committed; rerun this after changing it. Each seed is a small well-formed input
 (and a few near misses), so the fuzzer starts from the interesting paths.
