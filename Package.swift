@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
         .executable(name: "switchboard", targets: ["switchboard"]),
+        .executable(name: "switchboard-bench", targets: ["switchboard-bench"]),
     ],
     targets: [
         // C shims.
@@ -52,6 +53,12 @@ let package = Package(
             name: "switchboard",
             dependencies: ["SwitchboardServer", "SwitchboardCore", "SwitchboardCrypto"]),
 
+        // Load generator: raw WebSocket clients, not the SDK, so it stays lean.
+        .target(name: "SwitchboardBench"),
+        .executableTarget(
+            name: "switchboard-bench",
+            dependencies: ["SwitchboardBench", "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport"]),
+
         // Tests: one target per target.
         .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto", "SwitchboardTesting"]),
@@ -70,6 +77,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardClientTests",
             dependencies: ["SwitchboardClient", "SwitchboardServer", "SwitchboardTesting"]),
+        .testTarget(name: "SwitchboardBenchTests", dependencies: ["SwitchboardBench", "SwitchboardWire", "SwitchboardCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
