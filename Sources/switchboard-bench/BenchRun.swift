@@ -111,6 +111,7 @@ struct BenchRun {
         try await Task.sleep(for: .seconds(options.warmup))
         let acceptedBefore = publishers.reduce(0) { $0 + $1.accepted }
         let deliveriesBefore = context.deliveries
+        let churnBefore = churn?.completed ?? 0
         let start = usage.snapshot()
         context.measuring = true
         try await Task.sleep(for: .seconds(options.duration))
@@ -118,6 +119,7 @@ struct BenchRun {
         let end = usage.snapshot()
         let deliveriesAfter = context.deliveries
         let acceptedAfter = publishers.reduce(0) { $0 + $1.accepted }
+        let churnAfter = churn?.completed ?? 0
 
         pacer?.stop()
         for publisher in publishers { publisher.stop() }
@@ -160,7 +162,7 @@ struct BenchRun {
         if let pacer { line.add("behind_schedule", pacer.skipped) }
         if let churnResult {
             line.add("churn_rate_target", options.churnRate)
-            line.add("churn_logins_per_s", Double(churnResult.completed) / interval.seconds, digits: 1)
+            line.add("churn_logins_per_s", Double(churnAfter - churnBefore) / interval.seconds, digits: 1)
             line.add("churn_failures", churnResult.failed)
             if let error = churnResult.firstError { line.add("churn_first_error", error) }
         }

@@ -51,6 +51,9 @@ final class Churn: Sendable {
         driver.withLock { $0 = task }
     }
 
+    /// Cycles completed so far.
+    var completed: Int { state.withLock { $0.completed } }
+
     /// Stops starting new cycles, waits for those under way, and reports.
     func stop() async -> Result {
         let task = driver.withLock { $0 }
