@@ -29,11 +29,21 @@ final class BenchClient: WebSocketHandler {
     /// Opens the connection and logs in (heartbeat interval at its maximum, so a run needs no
     /// heartbeats).
     func connectAndLogIn(url: String) async throws {
+        try await connect(url: url)
+        try await logIn()
+    }
+
+    /// Opens the connection.
+    func connect(url: String) async throws {
         let socket = try await WebSocketClient.connect(
             to: url, subprotocols: [Wire.subprotocol], timeout: .seconds(30),
             maxOutboundBytes: 64 * 1024 * 1024, group: run.group, handler: self)
         connection.withLock { $0 = socket }
         publisher?.attach(socket)
+    }
+
+    /// Logs in.
+    func logIn() async throws {
         try await expectOK(
             request { .login(id: $0, appId: "bench", userId: self.userId, token: "", heartbeatInterval: 1800, presenceTimeout: 0, resume: nil) },
             "login")

@@ -24,6 +24,8 @@ struct BenchOptions {
     var drain = 5.0
     /// Idle: connections to open.
     var connections = 10_000
+    /// Idle: how far each connection goes: `connect` (WebSocket open), `login`, or `subscribe`.
+    var idleStage = "subscribe"
     /// Churn: logins (each followed by a logout) per second.
     var churnRate = 100
     /// The server's process id, for its CPU time and memory.
@@ -46,6 +48,7 @@ struct BenchOptions {
           --window N                unanswered publishes per publisher (64)
           --duration S              measured seconds (10)   --warmup S (1)   --drain S (5)
           --connections N           idle: logged-in connections (10000)
+          --idle-stage STAGE        idle: connect | login | subscribe, how far each goes (subscribe)
           --churn-rate N            churn: logins and logouts per second (100)
           --server-pid PID          read the server's CPU time and RSS from /proc
           --threads N               load-generator event loops (2)
@@ -83,6 +86,11 @@ struct BenchOptions {
             case "--warmup": warmup = try number(name)
             case "--drain": drain = try number(name)
             case "--connections": connections = try number(name)
+            case "--idle-stage":
+                idleStage = try value(name)
+                guard ["connect", "login", "subscribe"].contains(idleStage) else {
+                    throw UsageError("--idle-stage takes connect, login or subscribe")
+                }
             case "--churn-rate": churnRate = try number(name)
             case "--server-pid": serverPid = try number(name)
             case "--threads": threads = try number(name)

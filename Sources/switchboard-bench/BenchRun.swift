@@ -178,14 +178,19 @@ struct BenchRun {
         let before = usage.snapshot()
         let clients = (0..<options.connections).map { BenchClient(userId: "i\($0)-\(tag)", run: context) }
         let setupStart = MonotonicClock.now()
+        let stage = options.idleStage
         let result = await forEach(clients) { client in
-            try await client.connectAndLogIn(url: options.url)
+            try await client.connect(url: options.url)
+            if stage == "connect" { return }
+            try await client.logIn()
+            if stage == "login" { return }
             try await client.subscribe("idle\(client.userId)")
         }
         let setupSeconds = Double(MonotonicClock.now() - setupStart) / 1e9
         try await Task.sleep(for: .seconds(2))
         let after = usage.snapshot()
         let connected = options.connections - result.failed
+        line.add("idle_stage", stage)
         line.add("connections_wanted", options.connections)
         line.add("connections", connected)
         line.add("failed", result.failed)
@@ -202,7 +207,11 @@ struct BenchRun {
             line.add("server_cpu_s", cpuAfter - cpuBefore)
         }
         line.add("lost", 0)
-        _ = await forEach(clients) { try await $0.logOut() }
+        if stage == "connect" {
+            for client in clients { client.close() }
+        } else {
+            _ = await forEach(clients) { try await $0.logOut() }
+        }
     }
 
     // MARK: Helpers
