@@ -8,6 +8,10 @@ import SwitchboardWire
 ///
 /// While a login is being answered, pushes for the session (those kept while it was away) are
 /// held back so the client sees the login answer first, then what it missed, then live traffic.
+///
+/// Frames from the client wait in an inbox; a request loop runs only while the inbox has frames
+/// (at most one per link, so requests are answered in order) and ends when it is empty, so an
+/// idle connection holds no task.
 final class ClientLink: Sendable {
     /// What arrives from the client, in order.
     enum Inbound: Sendable {
@@ -22,16 +26,21 @@ final class ClientLink: Sendable {
         var held: [OutboundFrame] = []
     }
 
+    private struct Inbox {
+        var frames: [Inbound] = []
+        var looping = false
+    }
+
     let id: ConnectionID
     let socket: WebSocketConnection
-    let inbound: AsyncStream<Inbound>
-    private let inboundContinuation: AsyncStream<Inbound>.Continuation
     private let state = Mutex(State())
+    private let inbox = Mutex(Inbox())
+    private let limiter: Mutex<CallRateLimiter>
 
-    init(socket: WebSocketConnection) {
+    init(socket: WebSocketConnection, limits: Limits) {
         self.socket = socket
         id = ConnectionID(socket.id)
-        (inbound, inboundContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        limiter = Mutex(CallRateLimiter(limits: limits))
     }
 
     /// The logged-in session and user, if any.
@@ -39,11 +48,33 @@ final class ClientLink: Sendable {
         state.withLock { state in state.session.map { ($0, state.userId) } }
     }
 
-    /// Queues a frame from the client for the link's request loop.
-    func received(_ item: Inbound) { inboundContinuation.yield(item) }
+    /// Queues a frame from the client; true when no request loop is running, and the caller must
+    /// start one.
+    func received(_ item: Inbound) -> Bool {
+        inbox.withLock { inbox in
+            inbox.frames.append(item)
+            defer { inbox.looping = true }
+            return !inbox.looping
+        }
+    }
 
-    /// No more frames will come.
-    func finishInbound() { inboundContinuation.finish() }
+    /// The request loop takes the frames queued so far, in order; nil when there are none, and
+    /// the loop must end (the next frame starts a new one).
+    func takeReceived() -> [Inbound]? {
+        inbox.withLock { inbox in
+            guard !inbox.frames.isEmpty else {
+                inbox.looping = false
+                return nil
+            }
+            defer { inbox.frames = [] }
+            return inbox.frames
+        }
+    }
+
+    /// Takes one call from the link's rate budget; throws when the current second's is spent.
+    func takeRateBudget(_ budget: CallRateLimiter.Budget, now: Duration, operation: String) throws(RtmError) {
+        try limiter.withLock { limiter throws(RtmError) in try limiter.take(budget, now: now, operation: operation) }
+    }
 
     /// Sends a pushed frame, or holds it while a login answer is pending.
     func send(_ frame: OutboundFrame) {

@@ -20,31 +20,34 @@ final class ConnectionHub: WebSocketHandler {
     }
 
     func webSocketOpened(_ connection: WebSocketConnection) {
-        let link = ClientLink(socket: connection)
+        let link = ClientLink(socket: connection, limits: dispatcher.limits)
         links.withLock { $0[connection.id] = link }
         outbox.register(link)
         log(.debug, "\(link.id) opened from \(connection.remoteAddress)")
-        let dispatcher = dispatcher
-        Task { await dispatcher.serve(link) }
     }
 
     func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
         guard let link = links.withLock({ $0[connection.id] }) else { return }
+        let item: ClientLink.Inbound
         switch message {
         case .binary(let bytes):
             do {
-                link.received(.frame(try ClientFrame.decode(bytes)))
+                item = .frame(try ClientFrame.decode(bytes))
             } catch {
-                link.received(.malformed(error))
+                item = .malformed(error)
             }
         case .text:
             connection.close(code: .unsupportedData, reason: "send binary MessagePack frames")
+            return
+        }
+        if link.received(item) {
+            let dispatcher = dispatcher
+            Task { await dispatcher.serve(link) }
         }
     }
 
     func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
         guard let link = links.withLock({ $0.removeValue(forKey: connection.id) }) else { return }
-        link.finishInbound()
         let session = outbox.connectionClosed(link.id)
         log(.debug, "\(link.id) closed (\(code.map { String($0.rawValue) } ?? "no code") \(reason))")
         bus.publish(ConnectionDropped(connection: link.id, session: session))

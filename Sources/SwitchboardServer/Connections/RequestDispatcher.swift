@@ -8,24 +8,25 @@ struct RequestDispatcher: Sendable {
     let limits: Limits
     let log: ServerLog
 
-    /// Serves `link` until its connection closes.
+    /// Answers the frames queued on `link`, in order, until none are left.
     func serve(_ link: ClientLink) async {
-        var limiter = CallRateLimiter(limits: limits)
-        for await item in link.inbound {
-            switch item {
-            case .malformed(let error):
-                log(.debug, "\(link.id): undecodable frame: \(error)")
-                link.reply(
-                    .error(
-                        id: error.requestId ?? 0,
-                        RtmError(error.errorCode, operation: error.messageType ?? "decode", reason: error.reason)))
-            case .frame(let frame):
-                await handle(frame, on: link, limiter: &limiter)
+        while let items = link.takeReceived() {
+            for item in items {
+                switch item {
+                case .malformed(let error):
+                    log(.debug, "\(link.id): undecodable frame: \(error)")
+                    link.reply(
+                        .error(
+                            id: error.requestId ?? 0,
+                            RtmError(error.errorCode, operation: error.messageType ?? "decode", reason: error.reason)))
+                case .frame(let frame):
+                    await handle(frame, on: link)
+                }
             }
         }
     }
 
-    private func handle(_ frame: ClientFrame, on link: ClientLink, limiter: inout CallRateLimiter) async {
+    private func handle(_ frame: ClientFrame, on link: ClientLink) async {
         if case .login(let id, let appId, let userId, let token, let heartbeat, let presence, let resume) = frame {
             link.beginLogin()
             do {
@@ -56,16 +57,16 @@ struct RequestDispatcher: Sendable {
                 link.socket.close(code: .normalClosure, reason: "logged out")
                 return
             case .renewToken(_, let token):
-                try limiter.take(.other, now: clock.now, operation: RenewToken.operation)
+                try link.takeRateBudget(.other, now: clock.now, operation: RenewToken.operation)
                 _ = try await bus.request(RenewToken(session: session, token: token))
             case .subscribe(_, let channel, let features):
-                try limiter.take(.other, now: clock.now, operation: Subscribe.operation)
+                try link.takeRateBudget(.other, now: clock.now, operation: Subscribe.operation)
                 _ = try await bus.request(Subscribe(session: session, userId: userId, channelName: channel, features: features))
             case .unsubscribe(_, let channel):
-                try limiter.take(.other, now: clock.now, operation: Unsubscribe.operation)
+                try link.takeRateBudget(.other, now: clock.now, operation: Unsubscribe.operation)
                 _ = try await bus.request(Unsubscribe(session: session, userId: userId, channelName: channel))
             case .publish(_, let channelType, let channel, let message, let customType):
-                try limiter.take(.publish, now: clock.now, operation: Publish.operation)
+                try link.takeRateBudget(.publish, now: clock.now, operation: Publish.operation)
                 _ = try await bus.request(
                     Publish(
                         session: session, userId: userId, channelType: channelType, channelName: channel,
