@@ -46,6 +46,9 @@ public enum ServerFrameScan: Equatable, Sendable {
             } else {
                 guard cursor.skip(depth: 0) else { return nil }
             }
+            // What the generator needs is known: leave the remaining fields unread.
+            if type == .message && timestamp != nil { break }
+            if (type == .ok || type == .error) && id != nil { break }
         }
         switch (type, id, timestamp) {
         case (.message, _, let timestamp?): return .message(timestamp: timestamp)

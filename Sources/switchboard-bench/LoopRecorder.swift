@@ -30,14 +30,13 @@ final class LoopRecorder: Sendable {
 /// What every client of one run shares: a recorder per loop, and whether latencies count now.
 final class RunContext: Sendable {
     let group: EventLoopGroup
-    private let recorders: [ObjectIdentifier: LoopRecorder]
+    /// One recorder per loop of `group`, in the same order.
+    private let recorders: [LoopRecorder]
     private let measuringFlag = Atomic<Bool>(false)
 
     init(group: EventLoopGroup) {
         self.group = group
-        var recorders: [ObjectIdentifier: LoopRecorder] = [:]
-        for loop in group.loops { recorders[ObjectIdentifier(loop)] = LoopRecorder() }
-        self.recorders = recorders
+        recorders = group.loops.map { _ in LoopRecorder() }
     }
 
     /// Whether latencies are being recorded.
@@ -46,16 +45,21 @@ final class RunContext: Sendable {
         set { measuringFlag.store(newValue, ordering: .relaxed) }
     }
 
-    /// The recorder of `loop`.
-    func recorder(for loop: EventLoop) -> LoopRecorder { recorders[ObjectIdentifier(loop)]! }
+    /// The recorder of `loop` (a linear search by identity: there are a handful of loops, and it
+    /// runs for every delivery).
+    func recorder(for loop: EventLoop) -> LoopRecorder {
+        let loops = group.loops
+        for index in loops.indices where loops[index] === loop { return recorders[index] }
+        preconditionFailure("a loop outside the run's group")
+    }
 
     /// Deliveries over every loop.
-    var deliveries: Int { recorders.values.reduce(0) { $0 + $1.deliveries } }
+    var deliveries: Int { recorders.reduce(0) { $0 + $1.deliveries } }
 
     /// Latencies over every loop.
     var histogram: LatencyHistogram {
         var merged = LatencyHistogram()
-        for recorder in recorders.values { merged.merge(recorder.histogram) }
+        for recorder in recorders { merged.merge(recorder.histogram) }
         return merged
     }
 }
