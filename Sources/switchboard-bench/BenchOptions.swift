@@ -96,7 +96,6 @@ struct BenchOptions {
             case "--threads": threads = try number(name)
             case "--connect-concurrency": connectConcurrency = try number(name)
             case "--label": label = try value(name)
-            case "--help", "-h": throw UsageError(Self.usage)
             default: throw UsageError("unknown option '\(name)'\n\(Self.usage)")
             }
             index += 1

@@ -1,7 +1,12 @@
 import Foundation
 
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(BenchOptions.usage)
+    exit(0)
+}
 do {
-    let options = try BenchOptions(Array(CommandLine.arguments.dropFirst()))
+    let options = try BenchOptions(arguments)
     let line = try await BenchRun(options: options).run()
     print(line)
 } catch let error as UsageError {
