@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
         .executable(name: "switchboard", targets: ["switchboard"]),
+        .executable(name: "switchboard-bench", targets: ["switchboard-bench"]),
     ],
     targets: [
         // C shims.
@@ -52,6 +53,12 @@ let package = Package(
             name: "switchboard",
             dependencies: ["SwitchboardServer", "SwitchboardCore", "SwitchboardCrypto", "SwitchboardTransport"]),
 
+        // Load generator: raw WebSocket clients, not the SDK, so it stays lean.
+        .target(name: "SwitchboardBench"),
+        .executableTarget(
+            name: "switchboard-bench",
+            dependencies: ["SwitchboardBench", "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport"]),
+
         // Tests: one target per target.
         .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting"]),
         .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto", "SwitchboardTesting"]),
@@ -75,6 +82,7 @@ let package = Package(
                 "SwitchboardClient", "SwitchboardServer", "SwitchboardTesting", "SwitchboardCrypto",
                 "SwitchboardMessageRouter",
             ]),
+        .testTarget(name: "SwitchboardBenchTests", dependencies: ["SwitchboardBench", "SwitchboardWire", "SwitchboardCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

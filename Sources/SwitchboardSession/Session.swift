@@ -80,11 +80,11 @@ public actor Session: Module {
             grant = try await context.bus.request(
                 VerifyLoginToken(appId: request.appId, userId: request.userId, token: request.token))
         }
-        // The token check may have suspended this actor: read the table only now.
-        guard var table else { throw notStarted(Login.operation) }
-        let outcome = try table.login(
+        // The token check may have suspended this actor: read the table only now. It is changed
+        // in place: a local copy would duplicate every session on each login.
+        guard table != nil else { throw notStarted(Login.operation) }
+        let outcome = try table!.login(
             request, secret: makeSecret(), tokenExpiresAt: grant.loginExpiresAt, now: context.clock.now)
-        self.table = table
         switch outcome {
         case .opened(let record, let replaced):
             for old in replaced {
@@ -155,9 +155,8 @@ public actor Session: Module {
 
     /// Applies deadlines that have passed. The ticker calls this; tests may too.
     public func tick() {
-        guard let context, var table else { return }
-        let expiries = table.sweep(now: context.clock.now, unixSeconds: context.clock.wallMilliseconds / 1000)
-        self.table = table
+        guard let context, table != nil else { return }
+        let expiries = table!.sweep(now: context.clock.now, unixSeconds: context.clock.wallMilliseconds / 1000)
         for expiry in expiries {
             switch expiry {
             case .heartbeatLost(let record, let connection):

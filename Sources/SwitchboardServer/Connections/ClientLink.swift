@@ -8,6 +8,10 @@ import SwitchboardWire
 ///
 /// While a login is being answered, pushes for the session (those kept while it was away) are
 /// held back so the client sees the login answer first, then what it missed, then live traffic.
+///
+/// Frames from the client wait in an inbox; a request loop runs only while the inbox has frames
+/// (at most one per link, so requests are answered in order) and ends when it is empty, so an
+/// idle connection holds no task.
 final class ClientLink: Sendable {
     /// What arrives from the client, in order.
     enum Inbound: Sendable {
@@ -26,16 +30,35 @@ final class ClientLink: Sendable {
         var loginDeadline: Task<Void, Never>?
     }
 
+    private struct Inbox {
+        var frames: [Inbound] = []
+        var looping = false
+        /// The socket closed: no frame will come after those queued.
+        var closed = false
+        /// `ConnectionDropped` was (or is being) published for this link.
+        var dropReported = false
+        /// Monotonic time the session was last told of a sign of life.
+        var lastSignOfLife: Duration?
+    }
+
+    /// What the request loop does next.
+    enum Next {
+        /// Answer these frames, in order.
+        case frames([Inbound])
+        /// Nothing is queued: end the loop; `connectionClosed` when the loop must report the drop.
+        case drained(connectionClosed: Bool)
+    }
+
     let id: ConnectionID
     let socket: WebSocketConnection
-    let inbound: AsyncStream<Inbound>
-    private let inboundContinuation: AsyncStream<Inbound>.Continuation
     private let state = Mutex(State())
+    private let inbox = Mutex(Inbox())
+    private let limiter: Mutex<CallRateLimiter>
 
-    init(socket: WebSocketConnection) {
+    init(socket: WebSocketConnection, limits: Limits) {
         self.socket = socket
         id = ConnectionID(socket.id)
-        (inbound, inboundContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        limiter = Mutex(CallRateLimiter(limits: limits))
     }
 
     /// The logged-in session and user, if any.
@@ -43,11 +66,56 @@ final class ClientLink: Sendable {
         state.withLock { state in state.session.map { ($0, state.userId) } }
     }
 
-    /// Queues a frame from the client for the link's request loop.
-    func received(_ item: Inbound) { inboundContinuation.yield(item) }
+    /// Queues a frame from the client; true when no request loop is running, and the caller must
+    /// start one.
+    func received(_ item: Inbound) -> Bool {
+        inbox.withLock { inbox in
+            inbox.frames.append(item)
+            defer { inbox.looping = true }
+            return !inbox.looping
+        }
+    }
 
-    /// No more frames will come.
-    func finishInbound() { inboundContinuation.finish() }
+    /// The request loop takes the frames queued so far, in order, or learns it must end (the
+    /// next frame starts a new loop).
+    func takeReceived() -> Next {
+        inbox.withLock { inbox in
+            guard inbox.frames.isEmpty else {
+                defer { inbox.frames = [] }
+                return .frames(inbox.frames)
+            }
+            inbox.looping = false
+            let report = inbox.closed && !inbox.dropReported
+            if report { inbox.dropReported = true }
+            return .drained(connectionClosed: report)
+        }
+    }
+
+    /// The socket closed. True when no request loop is running, so the caller reports the drop
+    /// now; otherwise the running loop reports it once it has answered what was queued.
+    func closeInbox() -> Bool {
+        inbox.withLock { inbox in
+            inbox.closed = true
+            guard !inbox.looping, !inbox.dropReported else { return false }
+            inbox.dropReported = true
+            return true
+        }
+    }
+
+    /// Whether a second has passed since the session was last told this client is alive; if so,
+    /// counts now as the time it is told.
+    func isDueForSignOfLife(now: Duration) -> Bool {
+        inbox.withLock { inbox in
+            if let last = inbox.lastSignOfLife, now - last < .seconds(1) { return false }
+            inbox.lastSignOfLife = now
+            return true
+        }
+    }
+
+    /// Takes one call from the link's rate budget; throws when the current second's is spent.
+    func takeRateBudget(_ budget: CallRateLimiter.Budget, now: Duration, operation: String) throws(RtmError) {
+        try limiter.withLock { limiter throws(RtmError) in try limiter.take(budget, now: now, operation: operation) }
+    }
 
     /// Sends a pushed frame, or holds it while a login answer is pending.
     func send(_ frame: OutboundFrame) {

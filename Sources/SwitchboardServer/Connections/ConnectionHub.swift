@@ -25,30 +25,30 @@ final class ConnectionHub: WebSocketHandler {
     }
 
     func webSocketOpened(_ connection: WebSocketConnection) {
-        let link = ClientLink(socket: connection)
+        let link = ClientLink(socket: connection, limits: dispatcher.limits)
         links.withLock { $0[connection.id] = link }
         outbox.register(link)
         log(.debug, "\(link.id) opened from \(connection.remoteAddress)")
         loginDeadline.start(for: link)
-        let dispatcher = dispatcher
-        let bus = bus
-        Task {
-            await dispatcher.serve(link)
-            bus.publish(ConnectionDropped(connection: link.id, session: link.identity?.session))
-        }
     }
 
     func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
         guard let link = links.withLock({ $0[connection.id] }) else { return }
+        let item: ClientLink.Inbound
         switch message {
         case .binary(let bytes):
             do {
-                link.received(.frame(try ClientFrame.decode(bytes)))
+                item = .frame(try ClientFrame.decode(bytes))
             } catch {
-                link.received(.malformed(error))
+                item = .malformed(error)
             }
         case .text:
             connection.close(code: .unsupportedData, reason: "send binary MessagePack frames")
+            return
+        }
+        if link.received(item) {
+            let dispatcher = dispatcher
+            Task { await dispatcher.serve(link) }
         }
     }
 
@@ -58,8 +58,10 @@ final class ConnectionHub: WebSocketHandler {
         // once the link's request loop has handled what was already queued (a login, say).
         link.markClosed()
         _ = outbox.connectionClosed(link.id)
-        link.finishInbound()
         link.cancelLoginDeadline()
+        if link.closeInbox() {
+            bus.publish(ConnectionDropped(connection: link.id, session: link.identity?.session))
+        }
         log(.debug, "\(link.id) closed (\(code.map { String($0.rawValue) } ?? "no code") \(reason))")
     }
 }

@@ -8,30 +8,39 @@ struct RequestDispatcher: Sendable {
     let limits: Limits
     let log: ServerLog
 
-    /// Serves `link` until its connection closes.
+    /// Answers the frames queued on `link`, in order, until none are left.
     func serve(_ link: ClientLink) async {
-        var limiter = CallRateLimiter(limits: limits)
-        var lastSignOfLife = clock.now
-        for await item in link.inbound {
-            // Any request is a sign of life, not only heartbeats; tell the session at most once a second.
-            if let (session, _) = link.identity, clock.now - lastSignOfLife >= .seconds(1) {
-                lastSignOfLife = clock.now
-                _ = try? await bus.request(Heartbeat(session: session))
-            }
-            switch item {
-            case .malformed(let error):
-                log(.debug, "\(link.id): undecodable frame: \(error)")
-                link.reply(
-                    .error(
-                        id: error.requestId ?? 0,
-                        RtmError(error.errorCode, operation: error.messageType ?? "decode", reason: error.reason)))
-            case .frame(let frame):
-                await handle(frame, on: link, limiter: &limiter)
+        while true {
+            switch link.takeReceived() {
+            case .frames(let items):
+                for item in items { await answer(item, on: link) }
+            case .drained(let connectionClosed):
+                if connectionClosed {
+                    bus.publish(ConnectionDropped(connection: link.id, session: link.identity?.session))
+                }
+                return
             }
         }
     }
 
-    private func handle(_ frame: ClientFrame, on link: ClientLink, limiter: inout CallRateLimiter) async {
+    private func answer(_ item: ClientLink.Inbound, on link: ClientLink) async {
+        // Any request is a sign of life, not only heartbeats; tell the session at most once a second.
+        if let (session, _) = link.identity, link.isDueForSignOfLife(now: clock.now) {
+            _ = try? await bus.request(Heartbeat(session: session))
+        }
+        switch item {
+        case .malformed(let error):
+            log(.debug, "\(link.id): undecodable frame: \(error)")
+            link.reply(
+                .error(
+                    id: error.requestId ?? 0,
+                    RtmError(error.errorCode, operation: error.messageType ?? "decode", reason: error.reason)))
+        case .frame(let frame):
+            await handle(frame, on: link)
+        }
+    }
+
+    private func handle(_ frame: ClientFrame, on link: ClientLink) async {
         if case .login(let id, let appId, let userId, let token, let heartbeat, let presence, let resume) = frame {
             link.beginLogin()
             do {
@@ -62,16 +71,16 @@ struct RequestDispatcher: Sendable {
                 link.socket.close(code: .normalClosure, reason: "logged out")
                 return
             case .renewToken(_, let token):
-                try limiter.take(.other, now: clock.now, operation: RenewToken.operation)
+                try link.takeRateBudget(.other, now: clock.now, operation: RenewToken.operation)
                 _ = try await bus.request(RenewToken(session: session, token: token))
             case .subscribe(_, let channel, let features):
-                try limiter.take(.other, now: clock.now, operation: Subscribe.operation)
+                try link.takeRateBudget(.other, now: clock.now, operation: Subscribe.operation)
                 _ = try await bus.request(Subscribe(session: session, userId: userId, channelName: channel, features: features))
             case .unsubscribe(_, let channel):
-                try limiter.take(.other, now: clock.now, operation: Unsubscribe.operation)
+                try link.takeRateBudget(.other, now: clock.now, operation: Unsubscribe.operation)
                 _ = try await bus.request(Unsubscribe(session: session, userId: userId, channelName: channel))
             case .publish(_, let channelType, let channel, let message, let customType):
-                try limiter.take(.publish, now: clock.now, operation: Publish.operation)
+                try link.takeRateBudget(.publish, now: clock.now, operation: Publish.operation)
                 _ = try await bus.request(
                     Publish(
                         session: session, userId: userId, channelType: channelType, channelName: channel,

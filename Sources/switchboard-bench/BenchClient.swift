@@ -1,0 +1,120 @@
+import Synchronization
+import SwitchboardBench
+import SwitchboardCore
+import SwitchboardTransport
+import SwitchboardWire
+
+/// One raw client connection of the load generator. Frames are handled on the connection's
+/// loop thread: deliveries and publish answers are counted there, without a task per frame;
+/// only set-up requests (login, subscribe, logout) resume a waiting task.
+final class BenchClient: WebSocketHandler {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let userId: String
+    let run: RunContext
+    /// Publishes through this client, if it is a publisher.
+    let publisher: Publisher?
+    private let connection = Mutex<WebSocketConnection?>(nil)
+    private let waiting = Mutex<[UInt32: CheckedContinuation<ServerFrame, any Error>]>([:])
+    private let nextRequestId = Atomic<UInt32>(1)
+
+    init(userId: String, run: RunContext, publisher: Publisher? = nil) {
+        self.userId = userId
+        self.run = run
+        self.publisher = publisher
+    }
+
+    /// Opens the connection and logs in (heartbeat interval at its maximum, so a run needs no
+    /// heartbeats).
+    func connectAndLogIn(url: String) async throws {
+        try await connect(url: url)
+        try await logIn()
+    }
+
+    /// Opens the connection.
+    func connect(url: String) async throws {
+        let socket = try await WebSocketClient.connect(
+            to: url, subprotocols: [Wire.subprotocol], timeout: .seconds(30),
+            maxOutboundBytes: 64 * 1024 * 1024, group: run.group, handler: self)
+        connection.withLock { $0 = socket }
+        publisher?.attach(socket)
+    }
+
+    /// Logs in.
+    func logIn() async throws {
+        try await expectOK(
+            request { .login(id: $0, appId: "bench", userId: self.userId, token: "", heartbeatInterval: 1800, presenceTimeout: 0, resume: nil) },
+            "login")
+    }
+
+    /// Subscribes to message channel `channel` (messages only, no presence).
+    func subscribe(_ channel: String) async throws {
+        try await expectOK(request { .subscribe(id: $0, channel: channel, features: .message) }, "subscribe")
+    }
+
+    /// Logs out; the server then closes the connection.
+    func logOut() async throws {
+        try await expectOK(request { .logout(id: $0) }, "logout")
+    }
+
+    /// Closes the connection without logging out.
+    func close() { connection.withLock { $0 }?.close() }
+
+    private func expectOK(_ answer: ServerFrame, _ operation: String) async throws {
+        switch answer {
+        case .ok, .loginOk: return
+        case .error(_, let error): throw Failure(description: "\(operation): \(error)")
+        default: throw Failure(description: "\(operation): unexpected \(answer.type)")
+        }
+    }
+
+    private func request(_ make: @Sendable (UInt32) -> ClientFrame) async throws -> ServerFrame {
+        let id = nextRequestId.wrappingAdd(1, ordering: .relaxed).oldValue
+        let bytes = make(id).encode()
+        guard let socket = connection.withLock({ $0 }) else { throw Failure(description: "not connected") }
+        return try await withCheckedThrowingContinuation { continuation in
+            waiting.withLock { $0[id] = continuation }
+            if !socket.sendBinary(bytes) {
+                waiting.withLock { $0.removeValue(forKey: id) }?
+                    .resume(throwing: Failure(description: "connection closed"))
+            }
+        }
+    }
+
+    // MARK: WebSocketHandler (on the loop thread)
+
+    func webSocketOpened(_ connection: WebSocketConnection) {}
+
+    func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
+        guard case .binary(let bytes) = message else { return }
+        switch ServerFrameScan(bytes) {
+        case .message(let timestamp):
+            run.recorder(for: connection.eventLoop).delivered(
+                sentAt: timestamp, now: MonotonicClock.now(), measuring: run.measuring)
+        case .ok(let id) where id >= Publisher.firstId:
+            publisher?.answered(accepted: true)
+        case .error(let id) where id >= Publisher.firstId:
+            publisher?.answered(accepted: false)
+        case .ok(let id), .error(let id):
+            let waiter = waiting.withLock { $0.removeValue(forKey: id) }
+            guard let waiter else { return }
+            do {
+                waiter.resume(returning: try ServerFrame.decode(bytes))
+            } catch {
+                waiter.resume(throwing: error)
+            }
+        case .other:
+            return
+        }
+    }
+
+    func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
+        let waiters = waiting.withLock { waiting in
+            defer { waiting.removeAll() }
+            return Array(waiting.values)
+        }
+        for waiter in waiters { waiter.resume(throwing: Failure(description: "closed: \(reason)")) }
+    }
+}

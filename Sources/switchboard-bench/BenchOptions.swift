@@ -1,0 +1,114 @@
+/// The command line of `switchboard-bench`.
+struct BenchOptions {
+    enum Scenario: String, CaseIterable {
+        case fanout, manyToMany = "many-to-many", pointToPoint = "point-to-point", idle, churn
+    }
+
+    var url = "ws://127.0.0.1:9100"
+    var scenario = Scenario.fanout
+    /// Fan-out and churn: subscribers of the one channel; many-to-many: subscribers per channel.
+    var subscribers = 100
+    /// Publishers (many-to-many: channels; point-to-point: pairs).
+    var publishers = 1
+    /// Message body size in bytes (at least 8, the timestamp).
+    var payload = 100
+    /// Publishes per second over all publishers; 0 publishes as fast as the window allows.
+    var rate = 0
+    /// Unanswered publishes each publisher may have in flight.
+    var window = 64
+    /// Seconds measured, after the warm-up.
+    var duration = 10.0
+    /// Seconds of traffic before measuring.
+    var warmup = 1.0
+    /// Longest wait, in seconds, for deliveries still in flight after publishing stops.
+    var drain = 5.0
+    /// Idle: connections to open.
+    var connections = 10_000
+    /// Idle: how far each connection goes: `connect` (WebSocket open), `login`, or `subscribe`.
+    var idleStage = "subscribe"
+    /// Churn: logins (each followed by a logout) per second.
+    var churnRate = 100
+    /// The server's process id, for its CPU time and memory.
+    var serverPid: Int?
+    /// Event-loop threads of the load generator.
+    var threads = 2
+    /// Connection attempts in flight at once while setting up.
+    var connectConcurrency = 256
+    /// A label copied into the output line.
+    var label = ""
+
+    static let usage = """
+        switchboard-bench [options]   prints one JSON line per run
+          --url URL                 server (default ws://127.0.0.1:9100)
+          --scenario NAME           fanout | many-to-many | point-to-point | idle | churn
+          --subscribers N           fanout/churn: subscribers; many-to-many: per channel (100)
+          --publishers N            publishers; many-to-many: channels; point-to-point: pairs (1)
+          --payload BYTES           message size, at least 8 (100)
+          --rate N                  publishes per second over all publishers; 0 = as fast as possible (0)
+          --window N                unanswered publishes per publisher (64)
+          --duration S              measured seconds (10)   --warmup S (1)   --drain S (5)
+          --connections N           idle: logged-in connections (10000)
+          --idle-stage STAGE        idle: connect | login | subscribe, how far each goes (subscribe)
+          --churn-rate N            churn: logins and logouts per second (100)
+          --server-pid PID          read the server's CPU time and RSS from /proc
+          --threads N               load-generator event loops (2)
+          --connect-concurrency N   connection attempts at once (256)
+          --label TEXT              copied into the output
+        The server must run with --no-rate-limits.
+        """
+
+    init(_ arguments: [String]) throws {
+        var index = 0
+        func value(_ name: String) throws -> String {
+            index += 1
+            guard index < arguments.count else { throw UsageError("\(name) needs a value") }
+            return arguments[index]
+        }
+        func number<T: LosslessStringConvertible>(_ name: String) throws -> T {
+            let text = try value(name)
+            guard let number = T(text) else { throw UsageError("\(name) takes a number, not '\(text)'") }
+            return number
+        }
+        while index < arguments.count {
+            let name = arguments[index]
+            switch name {
+            case "--url": url = try value(name)
+            case "--scenario":
+                let text = try value(name)
+                guard let chosen = Scenario(rawValue: text) else { throw UsageError("unknown scenario '\(text)'") }
+                scenario = chosen
+            case "--subscribers": subscribers = try number(name)
+            case "--publishers": publishers = try number(name)
+            case "--payload": payload = try number(name)
+            case "--rate": rate = try number(name)
+            case "--window": window = try number(name)
+            case "--duration": duration = try number(name)
+            case "--warmup": warmup = try number(name)
+            case "--drain": drain = try number(name)
+            case "--connections": connections = try number(name)
+            case "--idle-stage":
+                idleStage = try value(name)
+                guard ["connect", "login", "subscribe"].contains(idleStage) else {
+                    throw UsageError("--idle-stage takes connect, login or subscribe")
+                }
+            case "--churn-rate": churnRate = try number(name)
+            case "--server-pid": serverPid = try number(name)
+            case "--threads": threads = try number(name)
+            case "--connect-concurrency": connectConcurrency = try number(name)
+            case "--label": label = try value(name)
+            default: throw UsageError("unknown option '\(name)'\n\(Self.usage)")
+            }
+            index += 1
+        }
+        guard payload >= 8 else { throw UsageError("--payload must be at least 8 (the timestamp)") }
+        guard publishers >= 1, subscribers >= 0, window >= 1, threads >= 1, rate >= 0 else {
+            throw UsageError("--publishers, --window and --threads must be at least 1")
+        }
+    }
+}
+
+/// A mistake on the command line.
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,45 @@
+/// One flat JSON object, keys in insertion order, written on one line.
+struct JSONLine {
+    private var fields: [String] = []
+
+    mutating func add(_ key: String, _ value: String) { fields.append("\(quote(key)):\(quote(value))") }
+    mutating func add(_ key: String, _ value: Int) { fields.append("\(quote(key)):\(value)") }
+    mutating func add(_ key: String, _ value: Bool) { fields.append("\(quote(key)):\(value)") }
+    mutating func add(_ key: String, _ value: Double, digits: Int = 3) {
+        guard value.isFinite else {
+            fields.append("\(quote(key)):null")
+            return
+        }
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        fields.append("\(quote(key)):\((value * scale).rounded() / scale)")
+    }
+    mutating func add(_ key: String, _ value: Int?) {
+        if let value { add(key, value) } else { fields.append("\(quote(key)):null") }
+    }
+    mutating func add(_ key: String, _ value: Double?, digits: Int = 3) {
+        if let value { add(key, value, digits: digits) } else { fields.append("\(quote(key)):null") }
+    }
+
+    var text: String { "{" + fields.joined(separator: ",") + "}" }
+
+    private func quote(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case _ where scalar.value < 0x20: result += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
+    }
+}
