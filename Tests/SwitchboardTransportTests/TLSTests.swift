@@ -30,19 +30,7 @@ import SwitchboardTesting
                 to: "wss://127.0.0.1:\(port)/echo", subprotocols: ["switchboard.v1"], tls: trusting,
                 group: group, handler: client)
             #expect(connection.subprotocol == "switchboard.v1")
-            var expected: [WebSocketMessage] = []
-            for size in [0, 125, 126, 65536] {
-                let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-                connection.sendBinary(bytes)
-                connection.sendText(String(repeating: "é", count: size / 2))
-                expected += [.binary(bytes), .text(String(repeating: "é", count: size / 2))]
-            }
-            let id = connection.id
-            #expect(await client.wait { $0.messages.filter { $0.id == id }.count == expected.count })
-            #expect(client.messages(for: id) == expected)
-            connection.close(code: .normalClosure, reason: "done")
-            #expect(await client.wait { !$0.closed.isEmpty })
-            #expect(client.closed.first?.code == .normalClosure)
+            await expectEchoRoundTrip(over: connection, seenBy: client)
         }
     }
 

@@ -91,10 +91,12 @@ final class ClientLink: Sendable {
         }
     }
 
-    /// The socket closed. True when no request loop is running, so the caller reports the drop
-    /// now; otherwise the running loop reports it once it has answered what was queued.
+    /// The socket closed: requests still queued are answered, but no new session is recorded.
+    /// True when no request loop is running, so the caller reports the drop now; otherwise the
+    /// running loop reports it once it has answered what was queued.
     func closeInbox() -> Bool {
-        inbox.withLock { inbox in
+        state.withLock { $0.closed = true }
+        return inbox.withLock { inbox in
             inbox.closed = true
             guard !inbox.looping, !inbox.dropReported else { return false }
             inbox.dropReported = true
@@ -152,9 +154,6 @@ final class ClientLink: Sendable {
             }
         }
     }
-
-    /// The socket closed: requests still queued run, but no new session is recorded.
-    func markClosed() { state.withLock { $0.closed = true } }
 
     /// Forgets the session after a logout.
     func clearSession() { state.withLock { $0.session = nil } }

@@ -56,7 +56,6 @@ final class ConnectionHub: WebSocketHandler {
         guard let link = links.withLock({ $0.removeValue(forKey: connection.id) }) else { return }
         // From now on pushes for its session are kept for a resume. `ConnectionDropped` follows
         // once the link's request loop has handled what was already queued (a login, say).
-        link.markClosed()
         _ = outbox.connectionClosed(link.id)
         link.cancelLoginDeadline()
         if link.closeInbox() {
