@@ -93,14 +93,14 @@ public actor Session: Module {
                 }
                 end(old, reason: .replacedBySameUser)
             }
-            _ = context.outbox.attach(record.id, to: request.connection)
+            _ = context.outbox.attach(record.id, to: request.connection, received: 0)
             context.bus.publish(SessionOpened(session: record.id, userId: record.userId, connection: request.connection))
             return granted(record, resumed: false, loss: .none)
         case .resumed(let record, let stale):
             if let stale {
                 context.outbox.disconnect(stale, reason: .relogin, detail: "the session resumed on a new connection")
             }
-            let loss = context.outbox.attach(record.id, to: request.connection)
+            let loss = context.outbox.attach(record.id, to: request.connection, received: request.resume?.received ?? 0)
             context.bus.publish(SessionResumed(session: record.id, userId: record.userId, connection: request.connection))
             return granted(record, resumed: true, loss: loss)
         }

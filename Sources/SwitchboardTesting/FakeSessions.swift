@@ -26,7 +26,7 @@ public final class FakeSessions: Module {
                 state.online[request.userId, default: []].append(session)
                 return session
             }
-            _ = context.outbox.attach(session, to: request.connection)
+            _ = context.outbox.attach(session, to: request.connection, received: 0)
             return LoginGranted(
                 session: session, ticket: ResumeTicket(session: session, secret: "fake"), resumed: false,
                 heartbeatInterval: context.limits.clampedHeartbeatInterval(request.heartbeatInterval),

@@ -31,7 +31,7 @@ public final class RecordingOutbox: Outbox {
         }
     }
 
-    public func attach(_ session: SessionID, to connection: ConnectionID) -> ResumeLoss {
+    public func attach(_ session: SessionID, to connection: ConnectionID, received: UInt64) -> ResumeLoss {
         state.withLock {
             $0.calls.append(.attach(session, connection))
             $0.attached[session] = connection

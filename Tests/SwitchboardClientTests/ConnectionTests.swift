@@ -53,6 +53,31 @@ import SwitchboardTesting
         await server.shutdown()
     }
 
+    @Test func aHalfOpenConnectionLosesNothingOnResume() async throws {
+        let server = try await TestServer.start()
+        let (alice, _) = try makeClient("alice", server: server)
+        let bobClock = ManualClock()
+        let (bob, bobLog) = try makeClient("bob", server: server, clock: bobClock)
+        expectOK(await alice.login(""))
+        expectOK(await bob.login(""))
+        expectOK(await bob.subscribe(channelName: "room", option: nil))
+        for index in 0..<3 { expectOK(await alice.publish(channelName: "room", message: "\(index)", option: nil)) }
+        #expect(await bobLog.wait { $0.messages.count == 3 })
+        // Bob's network dies silently: the server still writes to his old connection, unread.
+        await bob.loseConnectionSilently()
+        for index in 3..<8 { expectOK(await alice.publish(channelName: "room", message: "\(index)", option: nil)) }
+        await bobClock.waitForSleepers()
+        bobClock.advance(by: .seconds(1))
+        #expect(await bobLog.wait { $0.linkStates.last?.currentState == .connected })
+        #expect(bobLog.linkStates.last?.isResumed == true)
+        expectOK(await alice.publish(channelName: "room", message: "end", option: nil))
+        #expect(await bobLog.wait { $0.messages.last?.message.stringData == "end" })
+        #expect(bobLog.messages.compactMap(\.message.stringData) == (0..<8).map { "\($0)" } + ["end"])
+        alice.destroy()
+        bob.destroy()
+        await server.shutdown()
+    }
+
     @Test func pastTheResumeBoundTheLossIsReported() async throws {
         var limits = Limits()
         limits.resumeBufferMaxMessages = 5
@@ -72,8 +97,10 @@ import SwitchboardTesting
         let back = try #require(bobLog.linkStates.last)
         #expect(back.isResumed)
         #expect(back.unrestoredChannels == ["room"])
-        #expect(await bobLog.wait { $0.messages.count == 5 })
-        #expect(bobLog.messages.compactMap(\.message.stringData) == ["0", "1", "2", "3", "4"])
+        // The most recent five come back, in order; the three before them are reported lost.
+        expectOK(await alice.publish(channelName: "room", message: "end", option: nil))
+        #expect(await bobLog.wait { $0.messages.last?.message.stringData == "end" })
+        #expect(bobLog.messages.compactMap(\.message.stringData) == ["3", "4", "5", "6", "7", "end"])
         alice.destroy()
         bob.destroy()
         await server.shutdown()

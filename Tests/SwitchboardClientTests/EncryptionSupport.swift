@@ -36,8 +36,8 @@ private struct TappedOutbox: Outbox {
         inner.deliver(push, to: sessions)
     }
 
-    func attach(_ session: SessionID, to connection: ConnectionID) -> ResumeLoss {
-        inner.attach(session, to: connection)
+    func attach(_ session: SessionID, to connection: ConnectionID, received: UInt64) -> ResumeLoss {
+        inner.attach(session, to: connection, received: received)
     }
 
     func detach(_ session: SessionID) { inner.detach(session) }

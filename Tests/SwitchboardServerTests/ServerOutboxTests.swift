@@ -2,26 +2,43 @@ import Testing
 import SwitchboardCore
 @testable import SwitchboardServer
 
-@Suite struct ResumeBufferTests {
-    @Test func keepsAPrefixUpToEitherBoundThenCountsTheRest() {
-        var buffer = ResumeBuffer<Int>(maxFrames: 3, maxBytes: 100)
-        let room = ChannelKey(.message, "room"), dm = ChannelKey(.user, "bob")
-        buffer.append(1, size: 10, channel: room)
-        buffer.append(2, size: 80, channel: room)
-        buffer.append(3, size: 20, channel: dm)  // over the byte bound: the cut starts here
-        buffer.append(4, size: 5, channel: dm)  // would fit, but is after the cut
-        buffer.append(5, size: 5, channel: room)
-        let (frames, loss) = buffer.drain()
-        #expect(frames == [1, 2])
-        #expect(loss == ResumeLoss(droppedPushes: 3, channels: [dm, room]))
+@Suite struct PushHistoryTests {
+    let room = ChannelKey(.message, "room"), dm = ChannelKey(.user, "bob")
+
+    @Test func aClientGetsAgainEverythingAfterWhatItReceived() {
+        var history = PushHistory<Int>(bounds: .init(frames: 10, bytes: 1_000))
+        for push in 1...6 { history.record(push, size: 10, channel: room) }
+        #expect(history.sent == 6)
+        #expect(history.unreceived(after: 6).frames.isEmpty)
+        #expect(history.unreceived(after: 4).frames == [5, 6])
+        #expect(history.unreceived(after: 0).frames == [1, 2, 3, 4, 5, 6])
+        #expect(history.unreceived(after: 4).loss == .none)
+        // A count past what was sent (another server, say) resends nothing.
+        #expect(history.unreceived(after: 99).frames.isEmpty)
     }
 
-    @Test func theLossReportNamesAtMostSixtyFourChannels() {
-        var buffer = ResumeBuffer<Int>(maxFrames: 0, maxBytes: 0)
-        for index in 0..<1_000 { buffer.append(index, size: 1, channel: ChannelKey(.user, "user\(index)")) }
-        let (frames, loss) = buffer.drain()
-        #expect(frames.isEmpty)
-        #expect(loss.droppedPushes == 1_000)
+    @Test func pastTheBoundsTheOldestAreForgottenAndReportedWithTheirChannels() {
+        var history = PushHistory<Int>(bounds: .init(frames: 3, bytes: 100))
+        history.record(1, size: 10, channel: room)
+        history.record(2, size: 10, channel: dm)
+        history.record(3, size: 80, channel: room)
+        history.record(4, size: 20, channel: room)  // over 100 bytes: 1 and 2 are forgotten
+        let (frames, loss) = history.unreceived(after: 0)
+        #expect(frames == [3, 4])
+        #expect(loss == ResumeLoss(droppedPushes: 2, channels: [room, dm]))
+        // A client that had received the first push lost only the second.
+        #expect(history.unreceived(after: 1).loss == ResumeLoss(droppedPushes: 1, channels: [dm]))
+        #expect(history.unreceived(after: 2).loss == .none)
+    }
+
+    @Test func smallerBoundsForgetAtOnceAndTheReportNamesAtMostSixtyFourChannels() {
+        var history = PushHistory<Int>(bounds: .init(frames: 2_000, bytes: 1_000_000))
+        for index in 0..<1_000 { history.record(index, size: 1, channel: ChannelKey(.user, "user\(index)")) }
+        history.rebound(.init(frames: 10, bytes: 1_000_000))
+        #expect(history.keptCount == 10)
+        let (frames, loss) = history.unreceived(after: 0)
+        #expect(frames == Array(990..<1_000))
+        #expect(loss.droppedPushes == 990)
         #expect(loss.channels.count == 64)
     }
 }

@@ -22,6 +22,9 @@ actor ClientEngine {
     private var state: RtmLinkState = .idle
     private var token = ""
     private var ticket: ResumeTicket?
+    /// Pushes of the current session received on any of its connections; a resume tells the
+    /// server, which sends again what came after.
+    private var receivedPushes: UInt64 = 0
     /// The channels the user asked for, with their features: restored after a lost session.
     private var subscriptions: [String: RtmSubscribeChannelFeature] = [:]
     private var socket: WebSocketConnection?
@@ -120,6 +123,8 @@ actor ClientEngine {
         // A login still trying to connect sees the state leave `.connecting` and gives up.
         state = .idle
         closeSocket()
+        for socket in silentlyLost { socket.close(code: .normalClosure, reason: "") }
+        silentlyLost.removeAll()
         // Joining the loop thread blocks: do it off Swift's cooperative pool.
         let group = group
         Thread.detachNewThread { group.shutdown() }
@@ -244,7 +249,8 @@ actor ClientEngine {
         }
         let settings = settings
         let token = token
-        let ticket = ticket
+        var ticket = ticket
+        ticket?.received = receivedPushes
         let answer = try await send(operation: "login") {
             .login(
                 id: $0, appId: settings.appId, userId: settings.userId, token: token,
@@ -270,10 +276,13 @@ actor ClientEngine {
         guard current == generation else { return }
         switch item {
         case .frame(let frame):
+            // Counted here, in arrival order: a new session starts from zero before its first push.
+            if case .loginOk(_, let grant) = frame, !grant.resumed { receivedPushes = 0 }
             if let id = frame.requestId {
                 answer(id, with: frame)
                 return
             }
+            if frame.push != nil { receivedPushes += 1 }
             switch frame {
             case .message(let delivery):
                 guard let delivery = opened(delivery) else { return }
@@ -322,6 +331,26 @@ actor ClientEngine {
         reconnectTask = nil
         ticket = nil
         transition(to: .failed, operation: .serverReject, reason: reason)
+    }
+
+    /// Sockets dropped by `loseConnectionSilently`, still open; closed on `destroy`.
+    private var silentlyLost: [WebSocketConnection] = []
+
+    /// Behaves as if the network swallowed the connection without a word: what still arrives on it
+    /// is ignored and the client reconnects, while the server believes the old connection alive
+    /// (for tests of resume over half-open connections).
+    func loseConnectionSilently() {
+        guard state == .connected, let socket else { return }
+        silentlyLost.append(socket)
+        self.socket = nil
+        heartbeatTask?.cancel()
+        heartbeatTask = nil
+        generation += 1
+        failPending("the connection was lost")
+        transition(
+            to: .disconnected, operation: .heartbeatTimeout, reason: .keepAliveTimeout,
+            affectedChannels: subscriptions.keys.sorted())
+        reconnectTask = Task { [weak self] in await self?.reconnect() }
     }
 
     // MARK: Heartbeats and reconnection

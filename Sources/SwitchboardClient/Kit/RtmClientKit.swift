@@ -52,6 +52,9 @@ public final class RtmClientKit: Sendable {
         get async { await engine.linkState }
     }
 
+    /// Drops the connection the way a dead network does, without telling the server (tests).
+    func loseConnectionSilently() async { await engine.loseConnectionSilently() }
+
     /// Messages dropped because they did not open under this client's encryption key.
     var undecryptableMessages: Int {
         get async { await engine.undecryptableMessages }

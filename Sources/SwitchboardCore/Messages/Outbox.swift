@@ -81,8 +81,10 @@ public struct ResumeLoss: Sendable, Hashable {
 public protocol Outbox: Sendable {
     /// Sends `push` to every session in `sessions` (unknown sessions are skipped).
     func deliver(_ push: Push, to sessions: [SessionID])
-    /// Binds `session` to `connection`, sending what was kept while it was detached, in order.
-    func attach(_ session: SessionID, to connection: ConnectionID) -> ResumeLoss
+    /// Binds `session` to `connection`, sending first the pushes the client has not received:
+    /// `received` is how many of this session's pushes the client says it got (0 for a new
+    /// session). Returns what could not be sent again.
+    func attach(_ session: SessionID, to connection: ConnectionID, received: UInt64) -> ResumeLoss
     /// The session lost its connection: keep its pushes from now on.
     func detach(_ session: SessionID)
     /// The session ended: forget it and anything kept for it.

@@ -4,10 +4,14 @@ public struct ResumeTicket: Sendable, Hashable {
     public let session: SessionID
     /// A secret only that session's client knows.
     public let secret: String
+    /// How many pushes of this session the client has received, on every connection so far; the
+    /// server sends again the recent ones past this count (those lost on a half-open connection).
+    public var received: UInt64
     /// Creates a ticket.
-    public init(session: SessionID, secret: String) {
+    public init(session: SessionID, secret: String, received: UInt64 = 0) {
         self.session = session
         self.secret = secret
+        self.received = received
     }
 }
 

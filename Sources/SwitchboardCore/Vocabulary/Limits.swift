@@ -32,6 +32,11 @@ public struct Limits: Sendable, Hashable {
     public var resumeBufferMaxMessages = 1_000
     /// Bytes of messages kept for a disconnected session until it resumes.
     public var resumeBufferMaxBytes = 1024 * 1024
+    /// Recent messages kept for a connected session, to send again after a resume when its
+    /// connection died before the server noticed.
+    public var resumeReplayMaxMessages = 128
+    /// Recent bytes kept for a connected session, for the same purpose.
+    public var resumeReplayMaxBytes = 64 * 1024
 
     /// The reference's limits.
     public init() {}

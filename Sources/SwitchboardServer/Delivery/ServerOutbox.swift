@@ -4,13 +4,22 @@ import SwitchboardTransport
 import SwitchboardWire
 
 /// The server's `Outbox`: encodes each push once and queues the same frame to every live
-/// receiving connection; keeps pushes for detached sessions until they resume or end.
+/// receiving connection; numbers every session's pushes and keeps the recent ones, so a client
+/// that resumes gets again what it did not receive — while it was detached, and on a connection
+/// that died before the server noticed.
 ///
 /// Lock order: this outbox's lock, then a link's lock; a link never calls back into the outbox.
 final class ServerOutbox: Outbox {
-    private enum Outlet {
-        case live(ClientLink)
-        case detached(ResumeBuffer<(frame: OutboundFrame, size: Int)>)
+    private struct Outlet {
+        /// The connection the session's pushes go to; nil while detached.
+        var link: ClientLink?
+        var history: PushHistory<OutboundFrame>
+
+        /// Numbers and keeps a push; returns the connection to send it on, if any.
+        mutating func record(_ frame: OutboundFrame, size: Int, channel: ChannelKey?) -> ClientLink? {
+            history.record(frame, size: size, channel: channel)
+            return link
+        }
     }
 
     private struct State {
@@ -20,9 +29,18 @@ final class ServerOutbox: Outbox {
     }
 
     private let state = Mutex(State())
-    private let limits: Limits
+    /// What a session with a connection keeps: enough for the pushes a dead connection may have
+    /// swallowed before the server noticed.
+    private let liveBounds: PushHistory<OutboundFrame>.Bounds
+    /// What a detached session keeps: the resume bound.
+    private let detachedBounds: PushHistory<OutboundFrame>.Bounds
 
-    init(limits: Limits) { self.limits = limits }
+    init(limits: Limits) {
+        detachedBounds = .init(frames: limits.resumeBufferMaxMessages, bytes: limits.resumeBufferMaxBytes)
+        liveBounds = .init(
+            frames: min(limits.resumeReplayMaxMessages, limits.resumeBufferMaxMessages),
+            bytes: min(limits.resumeReplayMaxBytes, limits.resumeBufferMaxBytes))
+    }
 
     // MARK: Connections (called by the connection hub)
 
@@ -37,8 +55,9 @@ final class ServerOutbox: Outbox {
         state.withLock { state in
             state.links[connection] = nil
             guard let session = state.sessionOnConnection.removeValue(forKey: connection) else { return nil }
-            if case .live(let link) = state.outlets[session], link.id == connection {
-                state.outlets[session] = .detached(newBuffer())
+            if state.outlets[session]?.link?.id == connection {
+                state.outlets[session]?.link = nil
+                state.outlets[session]?.history.rebound(detachedBounds)
             }
             return session
         }
@@ -59,51 +78,44 @@ final class ServerOutbox: Outbox {
         let channel = push.channel
         state.withLock { state in
             for session in sessions {
-                switch state.outlets[session] {
-                case .live(let link):
+                // One in-place dictionary access per receiver: number the push, then send it.
+                if let link = state.outlets[session]?.record(frame, size: size, channel: channel) {
                     link.send(frame)
-                case .detached(var buffer):
-                    state.outlets[session] = nil
-                    buffer.append((frame, size), size: size, channel: channel)
-                    state.outlets[session] = .detached(buffer)
-                case nil:
-                    continue
                 }
             }
         }
     }
 
-    func attach(_ session: SessionID, to connection: ConnectionID) -> ResumeLoss {
+    func attach(_ session: SessionID, to connection: ConnectionID, received: UInt64) -> ResumeLoss {
         state.withLock { state in
-            var kept: [(frame: OutboundFrame, size: Int)] = []
-            var loss = ResumeLoss.none
-            if case .detached(let buffer) = state.outlets[session] {
-                (kept, loss) = buffer.drain()
+            var outlet = state.outlets.removeValue(forKey: session) ?? Outlet(link: nil, history: PushHistory(bounds: liveBounds))
+            let (missed, loss) = outlet.history.unreceived(after: received)
+            if let link = state.links[connection] {
+                for frame in missed { link.send(frame) }
+                outlet.link = link
+                outlet.history.rebound(liveBounds)
+                state.sessionOnConnection[connection] = session
+            } else {
+                outlet.link = nil
+                outlet.history.rebound(detachedBounds)
             }
-            guard let link = state.links[connection] else {
-                var buffer = newBuffer()
-                for item in kept { buffer.append(item, size: item.size, channel: nil) }
-                state.outlets[session] = .detached(buffer)
-                return loss
-            }
-            for item in kept { link.send(item.frame) }
-            state.outlets[session] = .live(link)
-            state.sessionOnConnection[connection] = session
+            state.outlets[session] = outlet
             return loss
         }
     }
 
     func detach(_ session: SessionID) {
         state.withLock { state in
-            guard case .live(let link) = state.outlets[session] else { return }
+            guard let link = state.outlets[session]?.link else { return }
             state.sessionOnConnection[link.id] = nil
-            state.outlets[session] = .detached(newBuffer())
+            state.outlets[session]?.link = nil
+            state.outlets[session]?.history.rebound(detachedBounds)
         }
     }
 
     func release(_ session: SessionID) {
         state.withLock { state in
-            if case .live(let link) = state.outlets.removeValue(forKey: session) {
+            if let link = state.outlets.removeValue(forKey: session)?.link {
                 state.sessionOnConnection[link.id] = nil
             }
         }
@@ -115,9 +127,5 @@ final class ServerOutbox: Outbox {
             return state.links[connection]
         }
         link?.closeAfterTelling(reason: reason, detail: detail)
-    }
-
-    private func newBuffer() -> ResumeBuffer<(frame: OutboundFrame, size: Int)> {
-        ResumeBuffer(maxFrames: limits.resumeBufferMaxMessages, maxBytes: limits.resumeBufferMaxBytes)
     }
 }

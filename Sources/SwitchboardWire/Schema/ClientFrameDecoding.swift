@@ -80,6 +80,7 @@ extension ClientFrame {
         var presence: Int?
         var resumeSession: UInt64?
         var resumeSecret: String?
+        var resumeReceived: UInt64 = 0
         try reader.readFields(head) { key, reader throws(WireError) in
             switch key {
             case .appId: appId = try reader.readString()
@@ -89,13 +90,15 @@ extension ClientFrame {
             case .presenceTimeout: presence = try reader.readCount()
             case .resumeSession: resumeSession = try reader.readInteger(UInt64.self)
             case .resumeSecret: resumeSecret = try reader.readString()
+            case .resumeReceived: resumeReceived = try reader.readInteger(UInt64.self)
             default: return false
             }
             return true
         }
         var resume: ResumeTicket?
         switch (resumeSession, resumeSecret) {
-        case (let session?, let secret?): resume = ResumeTicket(session: SessionID(session), secret: secret)
+        case (let session?, let secret?):
+            resume = ResumeTicket(session: SessionID(session), secret: secret, received: resumeReceived)
         case (nil, nil): resume = nil
         default:
             throw WireError(

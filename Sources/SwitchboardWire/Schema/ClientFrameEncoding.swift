@@ -7,7 +7,8 @@ extension ClientFrame {
         switch self {
         case .login(let id, let appId, let userId, let token, let heartbeat, let presence, let resume):
             writer = MessagePackWriter(reservingCapacity: 96 + appId.utf8.count + userId.utf8.count + token.utf8.count)
-            writer.writeHead(.login, id: id, fields: resume == nil ? 5 : 7)
+            let resumeFields = resume.map { $0.received > 0 ? 3 : 2 } ?? 0
+            writer.writeHead(.login, id: id, fields: 5 + resumeFields)
             writer.writeKey(.appId); writer.writeString(appId)
             writer.writeKey(.userId); writer.writeString(userId)
             writer.writeKey(.token); writer.writeString(token)
@@ -16,6 +17,7 @@ extension ClientFrame {
             if let resume {
                 writer.writeKey(.resumeSession); writer.writeUInt(resume.session.rawValue)
                 writer.writeKey(.resumeSecret); writer.writeString(resume.secret)
+                if resume.received > 0 { writer.writeKey(.resumeReceived); writer.writeUInt(resume.received) }
             }
         case .logout(let id), .heartbeat(let id):
             writer = MessagePackWriter(reservingCapacity: 24)

@@ -1,7 +1,7 @@
 /// Every map key the Switchboard frames use.
 enum FrameKey: String, CaseIterable, Sendable {
     case t, id
-    case appId, userId, token, heartbeatInterval, presenceTimeout, resumeSession, resumeSecret
+    case appId, userId, token, heartbeatInterval, presenceTimeout, resumeSession, resumeSecret, resumeReceived
     case channel, features, channelType, message, customType
     case session, resumed, lostMessages, lostChannels
     case code, operation, reason, detail
