@@ -8,6 +8,10 @@ import SwitchboardCore
 /// (everything missed, up to the resume bound). Past a bound the oldest pushes are forgotten; the
 /// channels they belonged to are remembered (at most `maxLostChannels`) to report what a resume
 /// could not restore.
+///
+/// `record` runs once per receiver of every push, so it does no hashing and no allocation once the
+/// ring has grown: pushes sit in a ring buffer, and a channel is a small slot number in a per-session
+/// table, found by comparing with the slot of the previous push first.
 struct PushHistory<Frame> {
     /// Limits on what is kept.
     struct Bounds: Equatable {
@@ -17,32 +21,45 @@ struct PushHistory<Frame> {
 
     private struct Entry {
         let frame: Frame
-        let size: Int
-        let channel: ChannelKey?
+        let size: Int32
+        let slot: UInt16
     }
 
     /// How many pushes the session was given so far.
     private(set) var sent: UInt64 = 0
-    private var entries: [Entry] = []
-    /// Index in `entries` of the oldest kept push.
-    private var head = 0
-    private var bytes = 0
-    /// Channels of forgotten pushes in order of first loss, each with the number of its latest
-    /// forgotten push; `forgottenIndex` finds a channel's place without a scan.
-    private var forgotten: [(channel: ChannelKey, lastNumber: UInt64)] = []
-    private var forgottenIndex: [ChannelKey: Int] = [:]
     private(set) var bounds: Bounds
     let maxLostChannels = 64
+    /// Channels a session's pushes may name before further ones go unreported.
+    private let maxChannelSlots = 256
+    private let noSlot = UInt16.max
+
+    private var ring: [Entry] = []
+    /// Index in `ring` of the oldest kept push.
+    private var head = 0
+    private(set) var keptCount = 0
+    private var bytes = 0
+
+    private var channels: [ChannelKey] = []
+    private var lastSlot = UInt16.max
+    /// For each channel slot, the number of its latest forgotten push (0: none forgotten).
+    private var forgottenNumber: [UInt64] = []
+    /// Slots of forgotten pushes in order of first loss.
+    private var forgottenOrder: [UInt16] = []
 
     init(bounds: Bounds) { self.bounds = bounds }
 
-    /// How many pushes are kept.
-    var keptCount: Int { entries.count - head }
-
     /// Numbers the next push and keeps it, forgetting the oldest past the bounds.
     mutating func record(_ frame: Frame, size: Int, channel: ChannelKey?) {
+        let entry = Entry(frame: frame, size: Int32(clamping: size), slot: slot(for: channel))
+        // At the frame bound, make room first, so a full ring takes the push in place.
+        if keptCount > 0 && keptCount >= bounds.frames { forgetOldest() }
         sent += 1
-        entries.append(Entry(frame: frame, size: size, channel: channel))
+        if keptCount == ring.count {
+            grow(with: entry)
+        } else {
+            ring[(head + keptCount) % ring.count] = entry
+        }
+        keptCount += 1
         bytes += size
         trim()
     }
@@ -58,34 +75,63 @@ struct PushHistory<Frame> {
     func unreceived(after received: UInt64) -> (frames: [Frame], loss: ResumeLoss) {
         let firstKept = sent - UInt64(keptCount)
         let from = max(received, firstKept)
-        guard from < sent else { return ([], .none) }
-        let frames = entries[(head + Int(from - firstKept))...].map(\.frame)
+        guard from < sent || received < firstKept else { return ([], .none) }
+        var frames: [Frame] = []
+        if from < sent {
+            let skip = Int(from - firstKept)
+            frames.reserveCapacity(keptCount - skip)
+            for offset in skip..<keptCount { frames.append(ring[(head + offset) % ring.count].frame) }
+        }
         guard received < firstKept else { return (frames, .none) }
-        let channels = forgotten.filter { $0.lastNumber > received }.map(\.channel)
-        return (frames, ResumeLoss(droppedPushes: Int(firstKept - received), channels: channels))
+        let lost = forgottenOrder.filter { forgottenNumber[Int($0)] > received }.map { channels[Int($0)] }
+        return (frames, ResumeLoss(droppedPushes: Int(firstKept - received), channels: lost))
+    }
+
+    private mutating func slot(for channel: ChannelKey?) -> UInt16 {
+        guard let channel else { return noSlot }
+        if lastSlot != noSlot, channels[Int(lastSlot)] == channel { return lastSlot }
+        if let index = channels.firstIndex(of: channel) {
+            lastSlot = UInt16(index)
+            return lastSlot
+        }
+        guard channels.count < maxChannelSlots else { return noSlot }
+        channels.append(channel)
+        forgottenNumber.append(0)
+        lastSlot = UInt16(channels.count - 1)
+        return lastSlot
+    }
+
+    private mutating func grow(with entry: Entry) {
+        // Unroll the ring into order, then double it (at least 4, at most the frame bound).
+        var grown: [Entry] = []
+        grown.reserveCapacity(max(4, min(ring.count * 2, max(bounds.frames, 1))))
+        for offset in 0..<keptCount { grown.append(ring[(head + offset) % ring.count]) }
+        grown.append(entry)
+        ring = grown
+        head = 0
+        keptCount = grown.count - 1
+        // Keep spare room so the next pushes fill the ring without another copy.
+        while ring.count < ring.capacity { ring.append(entry) }
     }
 
     private mutating func trim() {
-        while keptCount > bounds.frames || (bytes > bounds.bytes && keptCount > 0) {
-            let oldest = entries[head]
-            let number = sent - UInt64(keptCount) + 1
-            bytes -= oldest.size
-            head += 1
-            if let channel = oldest.channel { remember(channel, number) }
-        }
-        // Compact once the dead prefix is at least half of the storage.
-        if head > 32 && head * 2 >= entries.count {
-            entries.removeFirst(head)
-            head = 0
-        }
+        while keptCount > 0 && (keptCount > bounds.frames || bytes > bounds.bytes) { forgetOldest() }
     }
 
-    private mutating func remember(_ channel: ChannelKey, _ number: UInt64) {
-        if let index = forgottenIndex[channel] {
-            forgotten[index].lastNumber = number
-        } else if forgotten.count < maxLostChannels {
-            forgottenIndex[channel] = forgotten.count
-            forgotten.append((channel, number))
+    private mutating func forgetOldest() {
+        let oldest = ring[head]
+        // The oldest kept push is the one after the `sent - keptCount` pushes before it.
+        let number = sent - UInt64(keptCount) + 1
+        bytes -= Int(oldest.size)
+        head = (head + 1) % ring.count
+        keptCount -= 1
+        if oldest.slot != noSlot { forget(slot: oldest.slot, number: number) }
+    }
+
+    private mutating func forget(slot: UInt16, number: UInt64) {
+        if forgottenNumber[Int(slot)] == 0, forgottenOrder.count < maxLostChannels {
+            forgottenOrder.append(slot)
         }
+        forgottenNumber[Int(slot)] = number
     }
 }

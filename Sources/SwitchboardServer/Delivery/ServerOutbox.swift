@@ -10,16 +10,14 @@ import SwitchboardWire
 ///
 /// Lock order: this outbox's lock, then a link's lock; a link never calls back into the outbox.
 final class ServerOutbox: Outbox {
-    private struct Outlet {
+    /// A session's delivery state. A class, so the fan-out changes its history in place through
+    /// one dictionary read per receiver; it never leaves the outbox's lock.
+    private final class Outlet {
         /// The connection the session's pushes go to; nil while detached.
         var link: ClientLink?
         var history: PushHistory<OutboundFrame>
 
-        /// Numbers and keeps a push; returns the connection to send it on, if any.
-        mutating func record(_ frame: OutboundFrame, size: Int, channel: ChannelKey?) -> ClientLink? {
-            history.record(frame, size: size, channel: channel)
-            return link
-        }
+        init(history: PushHistory<OutboundFrame>) { self.history = history }
     }
 
     private struct State {
@@ -55,9 +53,9 @@ final class ServerOutbox: Outbox {
         state.withLock { state in
             state.links[connection] = nil
             guard let session = state.sessionOnConnection.removeValue(forKey: connection) else { return nil }
-            if state.outlets[session]?.link?.id == connection {
-                state.outlets[session]?.link = nil
-                state.outlets[session]?.history.rebound(detachedBounds)
+            if let outlet = state.outlets[session], outlet.link?.id == connection {
+                outlet.link = nil
+                outlet.history.rebound(detachedBounds)
             }
             return session
         }
@@ -78,17 +76,16 @@ final class ServerOutbox: Outbox {
         let channel = push.channel
         state.withLock { state in
             for session in sessions {
-                // One in-place dictionary access per receiver: number the push, then send it.
-                if let link = state.outlets[session]?.record(frame, size: size, channel: channel) {
-                    link.send(frame)
-                }
+                guard let outlet = state.outlets[session] else { continue }
+                outlet.history.record(frame, size: size, channel: channel)
+                outlet.link?.send(frame)
             }
         }
     }
 
     func attach(_ session: SessionID, to connection: ConnectionID, received: UInt64) -> ResumeLoss {
         state.withLock { state in
-            var outlet = state.outlets.removeValue(forKey: session) ?? Outlet(link: nil, history: PushHistory(bounds: liveBounds))
+            let outlet = state.outlets[session] ?? Outlet(history: PushHistory(bounds: liveBounds))
             let (missed, loss) = outlet.history.unreceived(after: received)
             if let link = state.links[connection] {
                 for frame in missed { link.send(frame) }
@@ -106,10 +103,10 @@ final class ServerOutbox: Outbox {
 
     func detach(_ session: SessionID) {
         state.withLock { state in
-            guard let link = state.outlets[session]?.link else { return }
+            guard let outlet = state.outlets[session], let link = outlet.link else { return }
             state.sessionOnConnection[link.id] = nil
-            state.outlets[session]?.link = nil
-            state.outlets[session]?.history.rebound(detachedBounds)
+            outlet.link = nil
+            outlet.history.rebound(detachedBounds)
         }
     }
 
