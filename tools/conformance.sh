@@ -7,7 +7,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 reports="${1:-.build/conformance}"
 
-command -v kosoku >/dev/null || python3 -m pip install --quiet kosoku
+if ! command -v kosoku >/dev/null; then
+    python3 -m pip install --quiet kosoku
+    # pyenv puts new console scripts on PATH only after a rehash.
+    if command -v pyenv >/dev/null; then pyenv rehash || true; fi
+fi
+kosoku="$(command -v kosoku || echo "$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/kosoku")"
 swift build --product switchboard
 binary="$(swift build --product switchboard --show-bin-path)/switchboard"
 
@@ -25,7 +30,7 @@ done
 address="$(sed -n 's|^ws://||p' "$reports/echo.out")"
 [ -n "$address" ] || { echo "ws-echo did not start" >&2; exit 1; }
 
-timeout 600 kosoku -x '12.*' -x '13.*' -o "$reports" "$address"
+timeout 600 "$kosoku" -x '12.*' -x '13.*' -o "$reports" "$address"
 
 python3 - "$reports/index.json" <<'PY'
 import collections, json, sys
