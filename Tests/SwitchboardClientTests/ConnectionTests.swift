@@ -4,16 +4,44 @@ import Testing
 @testable import SwitchboardServer
 import SwitchboardTesting
 
-@Suite struct ConnectionTests {
-    @Test func aCutConnectionResumesWithNoLostMessage() async throws {
-        let server = try await TestServer.start()
-        let (alice, _) = try makeClient("alice", server: server)
-        // Bob's clock is manual: he reconnects only when the test lets time pass for him.
-        let bobClock = ManualClock()
-        let (bob, bobLog) = try makeClient("bob", server: server, clock: bobClock)
+/// Alice publishes on "room"; Bob is subscribed and runs on a manual clock, so he reconnects only
+/// when a test lets time pass for him.
+struct ResumeScene {
+    let server: SwitchboardServer
+    let alice: RtmClientKit
+    let bob: RtmClientKit
+    let bobLog: EventLog
+    let bobClock: ManualClock
+
+    init(limits: Limits = Limits()) async throws {
+        server = try await TestServer.start(limits: limits)
+        (alice, _) = try makeClient("alice", server: server)
+        bobClock = ManualClock()
+        (bob, bobLog) = try makeClient("bob", server: server, clock: bobClock)
         expectOK(await alice.login(""))
         expectOK(await bob.login(""))
         expectOK(await bob.subscribe(channelName: "room", option: nil))
+    }
+
+    /// Lets Bob's reconnect pause run out.
+    func letBobReconnect() async {
+        await bobClock.waitForSleepers()
+        bobClock.advance(by: .seconds(1))
+    }
+
+    func end() async {
+        alice.destroy()
+        bob.destroy()
+        await server.shutdown()
+    }
+}
+
+@Suite struct ConnectionTests {
+    @Test func aCutConnectionResumesWithNoLostMessage() async throws {
+        let scene = try await ResumeScene()
+        let server = scene.server
+        let alice = scene.alice
+        let bobLog = scene.bobLog
         let direct = RtmPublishOptions()
         direct.channelType = .user
         for index in 0..<10 {
@@ -27,8 +55,7 @@ import SwitchboardTesting
             if index == 20 { expectOK(await alice.publish(channelName: "bob", message: "direct", option: direct)) }
         }
         #expect(bobLog.messages.count == 10)
-        await bobClock.waitForSleepers()
-        bobClock.advance(by: .seconds(1))
+        await scene.letBobReconnect()
         #expect(await bobLog.wait { log in log.linkStates.contains { $0.currentState == .connected && $0.operation == .reconnected } })
         expectOK(await alice.publish(channelName: "room", message: "end", option: nil))
         #expect(await bobLog.wait { $0.messages.last?.message.stringData == "end" })
@@ -48,51 +75,39 @@ import SwitchboardTesting
         // The subscription stood through the cut.
         expectOK(await alice.publish(channelName: "room", message: "after", option: nil))
         #expect(await bobLog.wait { $0.messages.last?.message.stringData == "after" })
-        alice.destroy()
-        bob.destroy()
-        await server.shutdown()
+        await scene.end()
     }
 
     @Test func aHalfOpenConnectionLosesNothingOnResume() async throws {
-        let server = try await TestServer.start()
-        let (alice, _) = try makeClient("alice", server: server)
-        let bobClock = ManualClock()
-        let (bob, bobLog) = try makeClient("bob", server: server, clock: bobClock)
-        expectOK(await alice.login(""))
-        expectOK(await bob.login(""))
-        expectOK(await bob.subscribe(channelName: "room", option: nil))
+        let scene = try await ResumeScene()
+        let alice = scene.alice
+        let bob = scene.bob
+        let bobLog = scene.bobLog
         for index in 0..<3 { expectOK(await alice.publish(channelName: "room", message: "\(index)", option: nil)) }
         #expect(await bobLog.wait { $0.messages.count == 3 })
         // Bob's network dies silently: the server still writes to his old connection, unread.
         await bob.loseConnectionSilently()
         for index in 3..<8 { expectOK(await alice.publish(channelName: "room", message: "\(index)", option: nil)) }
-        await bobClock.waitForSleepers()
-        bobClock.advance(by: .seconds(1))
+        await scene.letBobReconnect()
         #expect(await bobLog.wait { $0.linkStates.last?.currentState == .connected })
         #expect(bobLog.linkStates.last?.isResumed == true)
         expectOK(await alice.publish(channelName: "room", message: "end", option: nil))
         #expect(await bobLog.wait { $0.messages.last?.message.stringData == "end" })
         #expect(bobLog.messages.compactMap(\.message.stringData) == (0..<8).map { "\($0)" } + ["end"])
-        alice.destroy()
-        bob.destroy()
-        await server.shutdown()
+        await scene.end()
     }
 
     @Test func pastTheResumeBoundTheLossIsReported() async throws {
         var limits = Limits()
         limits.resumeBufferMaxMessages = 5
-        let server = try await TestServer.start(limits: limits)
-        let (alice, _) = try makeClient("alice", server: server)
-        let bobClock = ManualClock()
-        let (bob, bobLog) = try makeClient("bob", server: server, clock: bobClock)
-        expectOK(await alice.login(""))
-        expectOK(await bob.login(""))
-        expectOK(await bob.subscribe(channelName: "room", option: nil))
+        let scene = try await ResumeScene(limits: limits)
+        let server = scene.server
+        let alice = scene.alice
+        let bobLog = scene.bobLog
         server.dropConnections(ofUser: "bob")
         #expect(await bobLog.wait { $0.linkStates.last?.currentState == .disconnected })
         for index in 0..<8 { expectOK(await alice.publish(channelName: "room", message: "\(index)", option: nil)) }
-        await bobClock.waitForSleepers()
-        bobClock.advance(by: .seconds(1))
+        await scene.letBobReconnect()
         #expect(await bobLog.wait { $0.linkStates.last?.currentState == .connected })
         let back = try #require(bobLog.linkStates.last)
         #expect(back.isResumed)
@@ -101,9 +116,7 @@ import SwitchboardTesting
         expectOK(await alice.publish(channelName: "room", message: "end", option: nil))
         #expect(await bobLog.wait { $0.messages.last?.message.stringData == "end" })
         #expect(bobLog.messages.compactMap(\.message.stringData) == ["3", "4", "5", "6", "7", "end"])
-        alice.destroy()
-        bob.destroy()
-        await server.shutdown()
+        await scene.end()
     }
 
     @Test func aLostSessionIsRebuiltBySubscribingAgain() async throws {
