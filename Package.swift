@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
         .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
+        .library(name: "SwitchboardTestKit", targets: ["SwitchboardTestKit"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
         .executable(name: "switchboard", targets: ["switchboard"]),
         .executable(name: "switchboard-bench", targets: ["switchboard-bench"]),
@@ -46,9 +47,11 @@ let package = Package(
         .target(
             name: "SwitchboardClient",
             dependencies: ["SwitchboardCore", "SwitchboardWire", "SwitchboardTransport", "SwitchboardCrypto"]),
+        // Test support: the kit a module's tests need (Core only), and the server-level helpers.
+        .target(name: "SwitchboardTestKit", dependencies: ["SwitchboardCore"]),
         .target(
             name: "SwitchboardTesting",
-            dependencies: ["SwitchboardCore", "SwitchboardServer"]),
+            dependencies: ["SwitchboardCore", "SwitchboardTestKit", "SwitchboardServer"]),
         .executableTarget(
             name: "switchboard",
             dependencies: ["SwitchboardServer", "SwitchboardCore", "SwitchboardCrypto", "SwitchboardTransport"]),
@@ -59,28 +62,28 @@ let package = Package(
             name: "switchboard-bench",
             dependencies: ["SwitchboardBench", "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport"]),
 
-        // Tests: one target per target.
-        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTesting"]),
-        .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto", "SwitchboardTesting"]),
-        .testTarget(name: "SwitchboardSessionTests", dependencies: ["SwitchboardSession", "SwitchboardTesting"]),
+        // Tests: one target per target. A module's tests link the module and the test kit only.
+        .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTestKit"]),
+        .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto", "SwitchboardTestKit"]),
+        .testTarget(name: "SwitchboardSessionTests", dependencies: ["SwitchboardSession", "SwitchboardTestKit"]),
         .testTarget(
             name: "SwitchboardMessageRouterTests",
-            dependencies: ["SwitchboardMessageRouter", "SwitchboardTesting"]),
-        .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTesting"]),
+            dependencies: ["SwitchboardMessageRouter", "SwitchboardTestKit"]),
+        .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestKit"]),
         .testTarget(
             name: "SwitchboardTransportTests",
-            dependencies: ["SwitchboardTransport", "SwitchboardCrypto", "SwitchboardTesting"]),
+            dependencies: ["SwitchboardTransport", "SwitchboardCrypto", "SwitchboardTestKit"]),
         .testTarget(
             name: "SwitchboardServerTests",
             dependencies: [
-                "SwitchboardServer", "SwitchboardClient", "SwitchboardTesting", "SwitchboardWire",
-                "SwitchboardTransport", "SwitchboardCrypto",
+                "SwitchboardServer", "SwitchboardClient", "SwitchboardTesting", "SwitchboardTestKit",
+                "SwitchboardWire", "SwitchboardTransport", "SwitchboardCrypto",
             ]),
         .testTarget(
             name: "SwitchboardClientTests",
             dependencies: [
-                "SwitchboardClient", "SwitchboardServer", "SwitchboardTesting", "SwitchboardCrypto",
-                "SwitchboardMessageRouter",
+                "SwitchboardClient", "SwitchboardServer", "SwitchboardTesting", "SwitchboardTestKit",
+                "SwitchboardCrypto", "SwitchboardMessageRouter",
             ]),
         .testTarget(name: "SwitchboardBenchTests", dependencies: ["SwitchboardBench", "SwitchboardWire", "SwitchboardCore"]),
     ],

@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# Fails when a module target imports another module target: modules talk through the bus only.
+# Fails when a module target imports another module target (modules talk through the bus only),
+# or when a module, or a module's test target, imports more of ours than the design allows:
+# a module imports SwitchboardCore and its C shims; its tests add the module and SwitchboardTestKit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 modules="Session MessageRouter TopicRouter Presence Storage Lock Crypto"
+import_of() { echo "^\s*(@testable\s+)?(@_exported\s+)?(public\s+|internal\s+|package\s+)?import\s+Switchboard$1\b"; }
 status=0
 for module in $modules; do
-    dir="Sources/Switchboard$module"
-    [ -d "$dir" ] || continue
-    for other in $modules; do
-        [ "$other" = "$module" ] && continue
-        if grep -rnE "^\s*(@testable\s+)?(@_exported\s+)?(public\s+|internal\s+|package\s+)?import\s+Switchboard$other\b" "$dir"; then
-            echo "Switchboard$module imports Switchboard$other: modules talk through the bus only" >&2
+    for dir in "Sources/Switchboard$module" "Tests/Switchboard${module}Tests"; do
+        [ -d "$dir" ] || continue
+        for other in $modules; do
+            [ "$other" = "$module" ] && continue
+            if grep -rnE "$(import_of "$other")" "$dir"; then
+                echo "$dir imports Switchboard$other: modules talk through the bus only" >&2
+                status=1
+            fi
+        done
+        if grep -rnE "$(import_of '(Server|Client|Wire|Transport|Testing)')" "$dir"; then
+            echo "$dir imports a non-module target: a module (and its tests) use only SwitchboardCore, its C shims and SwitchboardTestKit" >&2
             status=1
         fi
     done
-    if grep -rnE "^\s*import\s+Switchboard(Server|Client|Wire|Transport|Testing)\b" "$dir"; then
-        echo "Switchboard$module imports a non-module target: a module imports only SwitchboardCore and its C shims" >&2
+    if grep -rnE "$(import_of TestKit)" "Sources/Switchboard$module" 2>/dev/null; then
+        echo "Switchboard$module imports SwitchboardTestKit: test support is for tests" >&2
         status=1
     fi
 done

@@ -1,6 +1,7 @@
 import SwitchboardCore
 
 /// The pure state of message-channel subscriptions: who is subscribed where, with which features.
+/// Channels are keyed by app, type and name, so two apps never share a channel.
 struct SubscriptionTable: Sendable {
     private struct Channel {
         var features: [SessionID: RtmSubscribeChannelFeature] = [:]
@@ -8,66 +9,61 @@ struct SubscriptionTable: Sendable {
         var messageReceivers: [SessionID]? = []
     }
 
-    private struct Subscriber {
-        let userId: UserID
-        var channels: Set<String> = []
-    }
-
-    private var channels: [String: Channel] = [:]
-    private var subscribers: [SessionID: Subscriber] = [:]
+    private var channels: [ChannelKey: Channel] = [:]
+    private var subscribed: [SessionID: Set<ChannelKey>] = [:]
 
     /// Adds or updates a subscription. Returns false when `limit` subscriptions already exist.
     mutating func subscribe(
-        _ session: SessionID, userId: UserID, channel name: String, features: RtmSubscribeChannelFeature, limit: Int
+        _ session: SessionID, to channel: ChannelKey, features: RtmSubscribeChannelFeature, limit: Int
     ) -> Bool {
-        let current = subscribers[session]?.channels ?? []
-        if !current.contains(name) && current.count >= limit { return false }
-        subscribers[session, default: Subscriber(userId: userId)].channels.insert(name)
-        channels[name, default: Channel()].features[session] = features
-        channels[name]?.messageReceivers = nil
+        let current = subscribed[session] ?? []
+        if !current.contains(channel) && current.count >= limit { return false }
+        subscribed[session, default: []].insert(channel)
+        channels[channel, default: Channel()].features[session] = features
+        channels[channel]?.messageReceivers = nil
         return true
     }
 
     /// Removes a subscription. Returns false when there was none.
-    mutating func unsubscribe(_ session: SessionID, channel name: String) -> Bool {
-        guard subscribers[session]?.channels.remove(name) != nil else { return false }
-        if subscribers[session]?.channels.isEmpty == true { subscribers[session] = nil }
-        channels[name]?.features[session] = nil
-        if channels[name]?.features.isEmpty == true {
-            channels[name] = nil
+    mutating func unsubscribe(_ session: SessionID, from channel: ChannelKey) -> Bool {
+        guard subscribed[session]?.remove(channel) != nil else { return false }
+        if subscribed[session]?.isEmpty == true { subscribed[session] = nil }
+        channels[channel]?.features[session] = nil
+        if channels[channel]?.features.isEmpty == true {
+            channels[channel] = nil
         } else {
-            channels[name]?.messageReceivers = nil
+            channels[channel]?.messageReceivers = nil
         }
         return true
     }
 
-    /// Removes every subscription of a session and returns the channel names, sorted.
-    mutating func removeAll(of session: SessionID) -> [String] {
-        let names = (subscribers[session]?.channels ?? []).sorted()
-        for name in names { _ = unsubscribe(session, channel: name) }
-        return names
+    /// Removes every subscription of a session and returns the channels, sorted by name.
+    mutating func removeAll(of session: SessionID) -> [ChannelKey] {
+        let keys = channels(of: session)
+        for key in keys { _ = unsubscribe(session, from: key) }
+        return keys
     }
 
-    /// The sessions subscribed to `name` with the `.message` feature, in subscription-id order.
-    mutating func messageReceivers(of name: String) -> [SessionID] {
-        guard var channel = channels[name] else { return [] }
-        if let cached = channel.messageReceivers { return cached }
-        let receivers = channel.features.filter { $0.value.contains(.message) }.keys.sorted()
-        channel.messageReceivers = receivers
-        channels[name] = channel
+    /// The sessions subscribed to `channel` with the `.message` feature, in session order.
+    mutating func messageReceivers(of channel: ChannelKey) -> [SessionID] {
+        guard var entry = channels[channel] else { return [] }
+        if let cached = entry.messageReceivers { return cached }
+        let receivers = entry.features.filter { $0.value.contains(.message) }.keys.sorted()
+        entry.messageReceivers = receivers
+        channels[channel] = entry
         return receivers
     }
 
-    /// The channels a session is subscribed to, sorted.
-    func channels(of session: SessionID) -> [String] {
-        (subscribers[session]?.channels ?? []).sorted()
+    /// The channels a session is subscribed to, sorted by name.
+    func channels(of session: SessionID) -> [ChannelKey] {
+        (subscribed[session] ?? []).sorted { $0.name < $1.name }
     }
 
     /// The features of a subscription, if it exists.
-    func features(of session: SessionID, in name: String) -> RtmSubscribeChannelFeature? {
-        channels[name]?.features[session]
+    func features(of session: SessionID, in channel: ChannelKey) -> RtmSubscribeChannelFeature? {
+        channels[channel]?.features[session]
     }
 
-    /// How many sessions are subscribed to `name`.
-    func subscriberCount(of name: String) -> Int { channels[name]?.features.count ?? 0 }
+    /// How many sessions are subscribed to `channel`.
+    func subscriberCount(of channel: ChannelKey) -> Int { channels[channel]?.features.count ?? 0 }
 }

@@ -1,28 +1,31 @@
 import SwitchboardCore
 
-/// The session module: every logged-in session of the server.
+/// The session module: every logged-in session of the server, per app.
 ///
 /// It answers `Login`, `Logout`, `Heartbeat`, `RenewToken` and `SessionsOfUser`; it listens for
-/// `ConnectionDropped`; it publishes `SessionOpened`, `SessionSuspended`, `SessionResumed`,
-/// `SessionTimedOut` and `SessionClosed`. A ticker on the injected clock finds lost heartbeats,
-/// presence timeouts and token expiries.
+/// `SessionDisconnected`; it publishes `SessionOpened`, `SessionSuspended`, `SessionResumed`,
+/// `SessionTimedOut` and `SessionClosed`. Its `run()` ticks on the injected clock to find lost
+/// heartbeats, presence timeouts and token expiries. It speaks of sessions only: the server binds
+/// them to connections.
 public actor Session: Module {
     public nonisolated let name = "session"
 
-    /// How often the ticker looks at deadlines.
+    /// How often `run()` looks at deadlines.
     public nonisolated let tickInterval: Duration
     /// The app ids this server serves; nil serves any.
-    public nonisolated let allowedAppIds: Set<String>?
+    public nonisolated let allowedAppIds: Set<AppID>?
     private let makeSecret: @Sendable () -> String
-    private var table: SessionTable?
-    private var context: ModuleContext?
-    private var ticker: Task<Void, Never>?
-    private var subscription: BusSubscription?
+
+    private enum State {
+        case idle
+        case running(ModuleContext, SessionTable)
+    }
+    private var state = State.idle
 
     /// Creates the module serving `allowedAppIds` (nil: any app id). `makeSecret` makes resume
     /// secrets (random by default).
     public init(
-        allowedAppIds: Set<String>? = nil,
+        allowedAppIds: Set<AppID>? = nil,
         tickInterval: Duration = .seconds(1),
         makeSecret: @escaping @Sendable () -> String = Session.randomSecret
     ) {
@@ -42,159 +45,157 @@ public actor Session: Module {
     }
 
     public func start(_ context: ModuleContext) async {
-        self.context = context
-        table = SessionTable(limits: context.limits, allowedAppIds: allowedAppIds)
+        state = .running(context, SessionTable(limits: context.limits, allowedAppIds: allowedAppIds))
         let bus = context.bus
         bus.handle(Login.self) { [self] request throws(RtmError) in try await login(request) }
         bus.handle(Logout.self) { [self] request throws(RtmError) in try await logout(request) }
         bus.handle(Heartbeat.self) { [self] request throws(RtmError) in try await heartbeat(request) }
         bus.handle(RenewToken.self) { [self] request throws(RtmError) in try await renew(request) }
-        bus.handle(SessionsOfUser.self) { [self] request in await sessions(of: request.userId) }
-        subscription = bus.subscribe(ConnectionDropped.self) { [self] event in await connectionDropped(event) }
-        let clock = context.clock
-        let interval = tickInterval
-        ticker = Task { [weak self] in
-            while !Task.isCancelled {
-                do { try await clock.sleep(for: interval) } catch { return }
-                guard let self else { return }
-                await self.tick()
-            }
-        }
+        bus.handle(SessionsOfUser.self) { [self] request in await sessions(of: request.user) }
+        bus.subscribe(SessionDisconnected.self) { [self] event in await disconnected(event.session) }
     }
 
-    public func shutdown() async {
-        ticker?.cancel()
-        ticker = nil
-        subscription?.cancel()
-        subscription = nil
+    public func run() async throws {
+        guard case .running(let context, _) = state else { return }
+        for await _ in context.clock.ticks(every: tickInterval) { tick() }
     }
 
     // MARK: Requests
 
     private func login(_ request: Login) async throws(RtmError) -> LoginGranted {
-        guard let context, let current = table else { throw notStarted(Login.operation) }
+        let context = try running(Login.operation)
         // Cheap refusals first, so a flood of bad logins costs no token verification.
-        try current.checkNotLoggedIn(request.connection)
+        try mutateTable(Login.operation) { table throws(RtmError) in try table.checkLogin(request) }
         var grant = TokenGrant(loginExpiresAt: nil)
         if context.bus.hasHandler(VerifyLoginToken.self) {
             grant = try await context.bus.request(
                 VerifyLoginToken(appId: request.appId, userId: request.userId, token: request.token))
         }
-        // The token check may have suspended this actor: read the table only now. It is changed
-        // in place: a local copy would duplicate every session on each login.
-        guard table != nil else { throw notStarted(Login.operation) }
-        let outcome = try table!.login(
-            request, secret: makeSecret(), tokenExpiresAt: grant.loginExpiresAt, now: context.clock.now)
+        // The token check suspended this actor: change the table as it is now, in place.
+        let outcome = try mutateTable(Login.operation) { table throws(RtmError) in
+            try table.login(request, secret: makeSecret(), tokenExpiresAt: grant.loginExpiresAt, now: context.clock.now)
+        }
         switch outcome {
         case .opened(let record, let replaced):
             for old in replaced {
-                if let connection = old.connection {
-                    context.outbox.disconnect(connection, reason: .sameUidLogin, detail: "the same user logged in elsewhere")
-                }
-                end(old, reason: .replacedBySameUser)
+                context.outbox.disconnect(old.id, reason: .sameUidLogin, detail: "the same user logged in elsewhere")
+                end(old, reason: .replacedBySameUser, context)
             }
-            _ = context.outbox.attach(record.id, to: request.connection, received: 0)
-            context.bus.publish(SessionOpened(session: record.id, userId: record.userId, connection: request.connection))
-            return granted(record, resumed: false, loss: .none)
-        case .resumed(let record, let stale):
-            if let stale {
-                context.outbox.disconnect(stale, reason: .relogin, detail: "the session resumed on a new connection")
-            }
-            let loss = context.outbox.attach(record.id, to: request.connection, received: request.resume?.received ?? 0)
-            context.bus.publish(SessionResumed(session: record.id, userId: record.userId, connection: request.connection))
-            return granted(record, resumed: true, loss: loss)
+            context.outbox.open(record.id)
+            context.bus.publish(SessionOpened(caller: record.caller))
+            return granted(record, resumed: false)
+        case .resumed(let record, let wasSuspended):
+            if wasSuspended { context.bus.publish(SessionResumed(caller: record.caller)) }
+            return granted(record, resumed: true)
         }
     }
 
     private func logout(_ request: Logout) throws(RtmError) -> Done {
-        guard let record = table?.remove(request.session) else {
+        let context = try running(Logout.operation)
+        guard let record = try mutateTable(Logout.operation, { $0.remove(request.caller.session) }) else {
             throw RtmError(.notLogin, operation: Logout.operation, reason: "no such session")
         }
-        end(record, reason: .logout)
+        end(record, reason: .logout, context)
         return Done()
     }
 
     private func heartbeat(_ request: Heartbeat) throws(RtmError) -> Done {
-        guard let context else { throw notStarted(Heartbeat.operation) }
-        guard table?.heartbeat(request.session, now: context.clock.now) == true else {
+        let context = try running(Heartbeat.operation)
+        guard try mutateTable(Heartbeat.operation, { $0.heartbeat(request.caller.session, now: context.clock.now) }) else {
             throw RtmError(.notLogin, operation: Heartbeat.operation, reason: "no such session")
         }
         return Done()
     }
 
     private func renew(_ request: RenewToken) async throws(RtmError) -> Done {
-        guard let context, let record = table?.sessions[request.session] else {
+        let context = try running(RenewToken.operation)
+        guard try mutateTable(RenewToken.operation, { $0.sessions[request.caller.session] != nil }) else {
             throw RtmError(.notLogin, operation: RenewToken.operation, reason: "no such session")
         }
         var grant = TokenGrant(loginExpiresAt: nil)
         if context.bus.hasHandler(VerifyLoginToken.self) {
             do {
                 grant = try await context.bus.request(
-                    VerifyLoginToken(appId: record.appId, userId: record.userId, token: request.token))
+                    VerifyLoginToken(appId: request.caller.app, userId: request.caller.userId, token: request.token))
             } catch {
                 throw RtmError(error.code, operation: RenewToken.operation, reason: error.reason)
             }
         }
-        guard table?.renew(request.session, tokenExpiresAt: grant.loginExpiresAt) == true else {
+        guard try mutateTable(RenewToken.operation, { $0.renew(request.caller.session, tokenExpiresAt: grant.loginExpiresAt) }) else {
             throw RtmError(.notLogin, operation: RenewToken.operation, reason: "the session ended")
         }
         return Done()
     }
 
-    private func sessions(of userId: UserID) -> [SessionID] {
-        table?.sessions(of: userId) ?? []
+    private func sessions(of user: UserKey) -> [SessionID] {
+        (try? mutateTable("", { $0.sessions(of: user) })) ?? []
     }
 
     // MARK: Events and time
 
-    private func connectionDropped(_ event: ConnectionDropped) {
-        guard let context, let record = table?.connectionDropped(event.connection, now: context.clock.now) else { return }
-        context.outbox.detach(record.id)
-        context.bus.publish(SessionSuspended(session: record.id, userId: record.userId))
+    private func disconnected(_ session: SessionID) {
+        guard case .running(let context, _) = state, let record = try? mutateTable("", { $0.disconnected(session, now: context.clock.now) })
+        else { return }
+        context.bus.publish(SessionSuspended(caller: record.caller))
     }
 
-    /// Applies deadlines that have passed. The ticker calls this; tests may too.
+    /// Applies deadlines that have passed. `run()` calls this every tick; tests may too.
     public func tick() {
-        guard let context, table != nil else { return }
-        let expiries = table!.sweep(now: context.clock.now, unixSeconds: context.clock.wallMilliseconds / 1000)
+        guard case .running(let context, _) = state,
+            let expiries = try? mutateTable("", { $0.sweep(now: context.clock.now, unixSeconds: context.clock.wallMilliseconds / 1000) })
+        else { return }
         for expiry in expiries {
             switch expiry {
-            case .heartbeatLost(let record, let connection):
-                context.outbox.detach(record.id)
-                context.outbox.disconnect(connection, reason: .keepAliveTimeout, detail: "no heartbeat received in time")
-                context.bus.publish(SessionSuspended(session: record.id, userId: record.userId))
+            case .heartbeatLost(let record):
+                context.outbox.disconnect(record.id, reason: .keepAliveTimeout, detail: "no heartbeat received in time")
+                context.bus.publish(SessionSuspended(caller: record.caller))
             case .timedOut(let record):
-                context.bus.publish(SessionTimedOut(session: record.id, userId: record.userId))
-                end(record, reason: .timedOut)
+                context.bus.publish(SessionTimedOut(caller: record.caller))
+                end(record, reason: .timedOut, context)
             case .tokenWillExpire(let record, let secondsLeft):
-                context.outbox.deliver(.tokenPrivilegeWillExpire(secondsLeft: secondsLeft), to: [record.id])
+                context.outbox.deliver(.session(.tokenPrivilegeWillExpire(secondsLeft: secondsLeft)), to: [record.id])
             case .tokenExpired(let record):
-                if let connection = record.connection {
-                    context.outbox.disconnect(connection, reason: .tokenExpired, detail: "the login token expired")
-                }
-                end(record, reason: .tokenExpired)
+                context.outbox.disconnect(record.id, reason: .tokenExpired, detail: "the login token expired")
+                end(record, reason: .tokenExpired, context)
             }
         }
     }
 
     /// How many sessions exist (live or suspended).
-    public var count: Int { table?.sessions.count ?? 0 }
+    public var count: Int {
+        (try? mutateTable("", { $0.sessions.count })) ?? 0
+    }
 
     // MARK: Helpers
 
-    private func end(_ record: SessionRecord, reason: SessionEndReason) {
-        guard let context else { return }
+    private func end(_ record: SessionRecord, reason: SessionEndReason, _ context: ModuleContext) {
         context.outbox.release(record.id)
-        context.bus.publish(SessionClosed(session: record.id, userId: record.userId, reason: reason))
+        context.bus.publish(SessionClosed(caller: record.caller, reason: reason))
     }
 
-    private func granted(_ record: SessionRecord, resumed: Bool, loss: ResumeLoss) -> LoginGranted {
+    private func granted(_ record: SessionRecord, resumed: Bool) -> LoginGranted {
         LoginGranted(
-            session: record.id, ticket: record.ticket, resumed: resumed,
-            heartbeatInterval: record.heartbeatInterval, presenceTimeout: record.presenceTimeout, loss: loss)
+            caller: record.caller, ticket: record.ticket, resumed: resumed,
+            heartbeatInterval: record.heartbeatInterval, presenceTimeout: record.presenceTimeout)
+    }
+
+    private func running(_ operation: String) throws(RtmError) -> ModuleContext {
+        guard case .running(let context, _) = state else { throw notStarted(operation) }
+        return context
     }
 
     private func notStarted(_ operation: String) -> RtmError {
         RtmError(.notInitialized, operation: operation, reason: "the session module has not been started")
+    }
+
+    /// Reads or changes the table in place: the state is moved out for the call, so the table's
+    /// storage is never copied (a copy would duplicate every session on each login).
+    private func mutateTable<T>(
+        _ operation: String, _ change: (inout SessionTable) throws(RtmError) -> T
+    ) throws(RtmError) -> T {
+        guard case .running(let context, var table) = state else { throw notStarted(operation) }
+        state = .idle
+        defer { state = .running(context, table) }
+        return try change(&table)
     }
 }

@@ -1,22 +1,25 @@
 import SwitchboardCore
 
-/// The pure state machine of all sessions: logins, heartbeats, drops, resumes and expiries.
+/// The pure state machine of all sessions: logins, heartbeats, lost connections, resumes and
+/// expiries, keyed by app so that two apps never meet.
 ///
 /// It performs no effects; every mutation returns what happened so the `Session` actor can publish
-/// events and drive the outbox.
+/// events and drive the outbox. It never sees connections: the server tells it when a session's
+/// connection is lost.
 struct SessionTable: Sendable {
     /// What a login did.
     enum LoginOutcome: Equatable {
-        /// A new session; `replaced` are the sessions of the same user it ended.
+        /// A new session; `replaced` are the sessions of the same user (same app) it ended.
         case opened(SessionRecord, replaced: [SessionRecord])
-        /// An existing session moved to this connection; `staleConnection` was still attached to it.
-        case resumed(SessionRecord, staleConnection: ConnectionID?)
+        /// An existing session was taken back; `wasSuspended` when it had lost its connection
+        /// (otherwise its old connection is stale, and the server closes it).
+        case resumed(SessionRecord, wasSuspended: Bool)
     }
 
     /// What the passage of time did to one session.
     enum Expiry: Equatable {
-        /// No heartbeat within interval + grace: the session is now suspended.
-        case heartbeatLost(SessionRecord, connection: ConnectionID)
+        /// No sign of life within interval + grace: the session is now suspended.
+        case heartbeatLost(SessionRecord)
         /// Suspended for longer than its presence timeout: the session is gone.
         case timedOut(SessionRecord)
         /// The login privilege expires within the warning window.
@@ -27,47 +30,41 @@ struct SessionTable: Sendable {
 
     let limits: Limits
     /// The app ids this server serves; nil serves any.
-    let allowedAppIds: Set<String>?
+    let allowedAppIds: Set<AppID>?
     /// Seconds before token expiry at which the client is warned.
     let tokenWarningSeconds: UInt64 = 30
 
     private(set) var sessions: [SessionID: SessionRecord] = [:]
-    private var byUser: [UserID: [SessionID]] = [:]
-    private var byConnection: [ConnectionID: SessionID] = [:]
+    private var byUser: [UserKey: [SessionID]] = [:]
+    /// Sessions per app, for the per-app concurrent-user limit.
+    private var usersPerApp: [AppID: Int] = [:]
     private var lastID: UInt64 = 0
 
-    init(limits: Limits, allowedAppIds: Set<String>? = nil) {
+    init(limits: Limits, allowedAppIds: Set<AppID>? = nil) {
         self.limits = limits
         self.allowedAppIds = allowedAppIds
     }
 
-    func session(on connection: ConnectionID) -> SessionID? { byConnection[connection] }
+    func sessions(of user: UserKey) -> [SessionID] { byUser[user] ?? [] }
 
-    /// Refuses a second login on a connection that already has a session.
-    func checkNotLoggedIn(_ connection: ConnectionID) throws(RtmError) {
-        guard byConnection[connection] == nil else {
-            throw RtmError(.duplicateOperation, operation: Login.operation, reason: "this connection is already logged in")
+    /// Refuses an app id the server does not serve and a malformed user id.
+    func checkLogin(_ request: Login) throws(RtmError) {
+        guard !request.appId.isEmpty, allowedAppIds?.contains(request.appId) ?? true else {
+            throw RtmError(.invalidAppId, operation: Login.operation, reason: "this server does not serve app id '\(request.appId)'")
         }
+        try Validation.checkUserId(request.userId, limits: limits, operation: Login.operation)
     }
-
-    func sessions(of userId: UserID) -> [SessionID] { byUser[userId] ?? [] }
 
     /// Validates a login and applies it. `secret` is the fresh resume secret for a new session.
     mutating func login(
         _ request: Login, secret: String, tokenExpiresAt: UInt64?, now: Duration
     ) throws(RtmError) -> LoginOutcome {
-        guard !request.appId.isEmpty, allowedAppIds?.contains(request.appId) ?? true else {
-            throw RtmError(.invalidAppId, operation: Login.operation, reason: "this server does not serve app id '\(request.appId)'")
-        }
-        try Validation.checkUserId(request.userId, limits: limits, operation: Login.operation)
-        try checkNotLoggedIn(request.connection)
+        try checkLogin(request)
+        let user = UserKey(request.appId, request.userId)
         if let ticket = request.resume, var record = sessions[ticket.session],
-            Validation.constantTimeEquals(record.secret, ticket.secret),
-            record.userId == request.userId, record.appId == request.appId
+            Validation.constantTimeEquals(record.secret, ticket.secret), record.caller.user == user
         {
-            let stale = record.connection
-            if let stale { byConnection[stale] = nil }
-            record.connection = request.connection
+            let wasSuspended = !record.isLive
             record.suspendedAt = nil
             record.lastSeen = now
             if tokenExpiresAt != record.tokenExpiresAt {
@@ -75,26 +72,24 @@ struct SessionTable: Sendable {
                 record.expiryWarned = false
             }
             sessions[record.id] = record
-            byConnection[request.connection] = record.id
-            return .resumed(record, staleConnection: stale)
+            return .resumed(record, wasSuspended: wasSuspended)
         }
-        let others = byUser[request.userId] ?? []
-        guard sessions.count - others.count < limits.concurrentUsers else {
+        let others = byUser[user] ?? []
+        guard (usersPerApp[user.app] ?? 0) - others.count < limits.concurrentUsers else {
             throw RtmError(
                 .loginNoServerResources, operation: Login.operation,
-                reason: "the server already has \(limits.concurrentUsers) users online")
+                reason: "app \(user.app) already has \(limits.concurrentUsers) users online")
         }
         let replaced = others.compactMap { remove($0) }
         lastID += 1
         let record = SessionRecord(
-            id: SessionID(lastID), userId: request.userId, appId: request.appId, secret: secret,
-            connection: request.connection,
+            caller: Caller(app: user.app, userId: user.userId, session: SessionID(lastID)), secret: secret,
             heartbeatInterval: limits.clampedHeartbeatInterval(request.heartbeatInterval),
             presenceTimeout: limits.clampedPresenceTimeout(request.presenceTimeout),
             lastSeen: now, suspendedAt: nil, tokenExpiresAt: tokenExpiresAt)
         sessions[record.id] = record
-        byUser[record.userId, default: []].append(record.id)
-        byConnection[request.connection] = record.id
+        byUser[user, default: []].append(record.id)
+        usersPerApp[user.app, default: 0] += 1
         return .opened(record, replaced: replaced)
     }
 
@@ -113,10 +108,9 @@ struct SessionTable: Sendable {
         return true
     }
 
-    /// The connection closed: its session (if any) is suspended and returned.
-    mutating func connectionDropped(_ connection: ConnectionID, now: Duration) -> SessionRecord? {
-        guard let id = byConnection.removeValue(forKey: connection), var record = sessions[id] else { return nil }
-        record.connection = nil
+    /// The session's connection closed: a live session is suspended and returned.
+    mutating func disconnected(_ id: SessionID, now: Duration) -> SessionRecord? {
+        guard var record = sessions[id], record.isLive else { return nil }
         record.suspendedAt = now
         sessions[id] = record
         return record
@@ -125,9 +119,11 @@ struct SessionTable: Sendable {
     /// Ends a session at once. Returns it, or nil when unknown.
     mutating func remove(_ id: SessionID) -> SessionRecord? {
         guard let record = sessions.removeValue(forKey: id) else { return nil }
-        byUser[record.userId]?.removeAll { $0 == id }
-        if byUser[record.userId]?.isEmpty == true { byUser[record.userId] = nil }
-        if let connection = record.connection { byConnection[connection] = nil }
+        let user = record.caller.user
+        byUser[user]?.removeAll { $0 == id }
+        if byUser[user]?.isEmpty == true { byUser[user] = nil }
+        usersPerApp[user.app]? -= 1
+        if usersPerApp[user.app] == 0 { usersPerApp[user.app] = nil }
         return record
     }
 
@@ -142,20 +138,17 @@ struct SessionTable: Sendable {
                     expiries.append(.tokenExpired(record))
                     continue
                 }
-                if !record.expiryWarned, expiresAt - unixSeconds <= tokenWarningSeconds, record.connection != nil {
+                if !record.expiryWarned, expiresAt - unixSeconds <= tokenWarningSeconds, record.isLive {
                     record.expiryWarned = true
                     sessions[id] = record
                     expiries.append(.tokenWillExpire(record, secondsLeft: Int(expiresAt - unixSeconds)))
                 }
             }
-            if let connection = record.connection {
-                let silence = now - record.lastSeen
-                if silence > .seconds(record.heartbeatInterval + limits.heartbeatGrace) {
-                    byConnection[connection] = nil
-                    record.connection = nil
+            if record.isLive {
+                if now - record.lastSeen > .seconds(record.heartbeatInterval + limits.heartbeatGrace) {
                     record.suspendedAt = now
                     sessions[id] = record
-                    expiries.append(.heartbeatLost(record, connection: connection))
+                    expiries.append(.heartbeatLost(record))
                 }
             } else if let suspendedAt = record.suspendedAt, now - suspendedAt >= .seconds(record.presenceTimeout) {
                 _ = remove(id)

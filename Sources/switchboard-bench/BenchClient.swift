@@ -45,18 +45,18 @@ final class BenchClient: WebSocketHandler {
     /// Logs in.
     func logIn() async throws {
         try await expectOK(
-            request { .login(id: $0, appId: "bench", userId: self.userId, token: "", heartbeatInterval: 1800, presenceTimeout: 0, resume: nil) },
+            request(.session(.login(Login(appId: "bench", userId: userId, token: "", heartbeatInterval: 1800)))),
             "login")
     }
 
     /// Subscribes to message channel `channel` (messages only, no presence).
     func subscribe(_ channel: String) async throws {
-        try await expectOK(request { .subscribe(id: $0, channel: channel, features: .message) }, "subscribe")
+        try await expectOK(request(.channel(.subscribe(channel: channel, features: .message))), "subscribe")
     }
 
     /// Logs out; the server then closes the connection.
     func logOut() async throws {
-        try await expectOK(request { .logout(id: $0) }, "logout")
+        try await expectOK(request(.session(.logout)), "logout")
     }
 
     /// Closes the connection without logging out.
@@ -64,15 +64,15 @@ final class BenchClient: WebSocketHandler {
 
     private func expectOK(_ answer: ServerFrame, _ operation: String) async throws {
         switch answer {
-        case .ok, .loginOk: return
+        case .answer: return
         case .error(_, let error): throw Failure(description: "\(operation): \(error)")
         default: throw Failure(description: "\(operation): unexpected \(answer.type)")
         }
     }
 
-    private func request(_ make: @Sendable (UInt32) -> ClientFrame) async throws -> ServerFrame {
+    private func request(_ operation: ClientOperation) async throws -> ServerFrame {
         let id = nextRequestId.wrappingAdd(1, ordering: .relaxed).oldValue
-        let bytes = make(id).encode()
+        let bytes = ClientFrame(id: id, operation).encode()
         guard let socket = connection.withLock({ $0 }) else { throw Failure(description: "not connected") }
         return try await withCheckedThrowingContinuation { continuation in
             waiting.withLock { $0[id] = continuation }

@@ -55,8 +55,8 @@ final class Publisher: Sendable {
         guard let socket = connection.withLock({ $0 }) else { return }
         let id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
         let body = PayloadStamp.make(size: payloadSize, timestamp: MonotonicClock.now())
-        let frame = ClientFrame.publish(
-            id: id, channelType: channelType, channel: channel, message: .binary(body), customType: "")
+        let frame = ClientFrame(
+            id: id, .channel(.publish(channelType: channelType, channel: channel, message: .binary(body), customType: "")))
         unanswered.wrappingAdd(1, ordering: .relaxed)
         if !socket.sendBinary(frame.encode()) { unanswered.wrappingSubtract(1, ordering: .relaxed) }
     }

@@ -4,6 +4,7 @@ import Testing
 @testable import SwitchboardClient
 import SwitchboardServer
 import SwitchboardTesting
+import SwitchboardTestKit
 
 /// Collects a client's events (from the `events` stream) and waits for the ones a test expects.
 final class EventLog: Sendable {

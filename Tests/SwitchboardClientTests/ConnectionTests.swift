@@ -3,6 +3,7 @@ import Testing
 @testable import SwitchboardClient
 @testable import SwitchboardServer
 import SwitchboardTesting
+import SwitchboardTestKit
 
 /// Alice publishes on "room"; Bob is subscribed and runs on a manual clock, so he reconnects only
 /// when a test lets time pass for him.

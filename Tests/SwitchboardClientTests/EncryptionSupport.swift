@@ -20,10 +20,11 @@ struct TappedRouter: Module {
 
     func start(_ context: ModuleContext) async {
         let outbox = TappedOutbox(inner: context.outbox, tap: tap)
-        await inner.start(ModuleContext(bus: context.bus, clock: context.clock, limits: context.limits, outbox: outbox))
+        await inner.start(
+            ModuleContext(bus: context.bus, clock: context.clock, limits: context.limits, outbox: outbox, log: context.log))
     }
 
-    func shutdown() async { await inner.shutdown() }
+    func run() async throws { try await inner.run() }
 }
 
 /// Forwards everything to the server's outbox, recording message bodies on the way.
@@ -36,16 +37,12 @@ private struct TappedOutbox: Outbox {
         inner.deliver(push, to: sessions)
     }
 
-    func attach(_ session: SessionID, to connection: ConnectionID, received: UInt64) -> ResumeLoss {
-        inner.attach(session, to: connection, received: received)
-    }
-
-    func detach(_ session: SessionID) { inner.detach(session) }
+    func open(_ session: SessionID) { inner.open(session) }
 
     func release(_ session: SessionID) { inner.release(session) }
 
-    func disconnect(_ connection: ConnectionID, reason: RtmLinkStateChangeReason, detail: String) {
-        inner.disconnect(connection, reason: reason, detail: detail)
+    func disconnect(_ session: SessionID, reason: RtmLinkStateChangeReason, detail: String) {
+        inner.disconnect(session, reason: reason, detail: detail)
     }
 }
 

@@ -4,6 +4,7 @@ import Testing
 import SwitchboardCrypto
 import SwitchboardServer
 import SwitchboardTesting
+import SwitchboardTestKit
 
 /// Client-side encryption end to end: the SDK seals every body it sends, the server routes only
 /// ciphertext, receivers with the same key get the original back with its kind.

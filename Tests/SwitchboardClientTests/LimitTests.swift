@@ -3,6 +3,7 @@ import Testing
 @testable import SwitchboardClient
 import SwitchboardServer
 import SwitchboardTesting
+import SwitchboardTestKit
 
 /// Every limit of the reference, refused by the server with the reference's code.
 @Suite struct LimitTests {

@@ -3,6 +3,7 @@ import Testing
 @testable import SwitchboardClient
 import SwitchboardServer
 import SwitchboardTesting
+import SwitchboardTestKit
 
 @Suite struct MessagingTests {
     @Test func threeSubscribersGetEveryMessageOnceAndInOrder() async throws {

@@ -3,6 +3,7 @@ import Testing
 @testable import SwitchboardClient
 import SwitchboardCrypto
 import SwitchboardTesting
+import SwitchboardTestKit
 
 /// The sealed-body format, and an independent reader of it (tools/open_sealed.py, PyPI `cryptography`).
 @Suite struct PayloadSealerTests {

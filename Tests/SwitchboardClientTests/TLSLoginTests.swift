@@ -4,6 +4,7 @@ import Testing
 import SwitchboardCrypto
 import SwitchboardServer
 import SwitchboardTesting
+import SwitchboardTestKit
 import SwitchboardTransport
 
 /// The SDK against a server serving `wss://` with a throwaway CA's certificate.

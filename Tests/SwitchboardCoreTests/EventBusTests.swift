@@ -1,7 +1,7 @@
 import Testing
 import Synchronization
 import SwitchboardCore
-import SwitchboardTesting
+import SwitchboardTestKit
 
 private struct Tick: BusEvent, Hashable { let value: Int }
 private struct Other: BusEvent, Hashable {}

@@ -1,5 +1,5 @@
 import SwitchboardCore
-import SwitchboardTesting
+import SwitchboardTestKit
 import Testing
 
 @testable import SwitchboardCrypto

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import SwitchboardCrypto
-import SwitchboardTesting
+import SwitchboardTestKit
 
 /// The TLS engine over memory buffers: two sessions talk by handing each other ciphertext.
 @Suite(.timeLimit(.minutes(1))) struct TLSSessionTests {

@@ -1,4 +1,4 @@
-import SwitchboardTesting
+import SwitchboardTestKit
 import SwitchboardCore
 import Testing
 

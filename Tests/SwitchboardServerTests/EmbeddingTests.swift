@@ -5,6 +5,7 @@ import SwitchboardClient
 import SwitchboardCore
 import SwitchboardServer
 import SwitchboardTesting
+import SwitchboardTestKit
 
 /// The three ways a team builds on the server core: embed it, swap a module, extend it.
 @Suite struct EmbeddingTests {
@@ -59,7 +60,7 @@ import SwitchboardTesting
                     channelType: request.channelType, channelName: request.channelName,
                     payload: .string(text.uppercased()), publisher: "router", customType: "swapped",
                     timestamp: context.clock.wallMilliseconds)
-                context.outbox.deliver(.message(shout), to: [request.session])
+                context.outbox.deliver(.message(shout), to: [request.caller.session])
                 return Done()
             }
         }
@@ -102,7 +103,11 @@ import SwitchboardTesting
             if lines.count >= 4 { break }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        #expect(lines == ["login alice", "login bob", "publish alice -> message:room 5B to 1", "end alice logout"])
+        #expect(
+            lines == [
+                "login alice@test-app", "login bob@test-app", "publish alice@test-app -> message:room@test-app 5B to 1",
+                "end alice@test-app logout",
+            ])
         alice.destroy()
         bob.destroy()
         await server.shutdown()

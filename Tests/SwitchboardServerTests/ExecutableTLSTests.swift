@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SwitchboardClient
 import SwitchboardTesting
+import SwitchboardTestKit
 
 /// `switchboard serve --tls-cert FILE --tls-key FILE` serves `wss://`.
 @Suite(.timeLimit(.minutes(1))) struct ExecutableTLSTests {

@@ -4,6 +4,7 @@ import SwitchboardClient
 import SwitchboardCore
 import SwitchboardCrypto
 import SwitchboardTesting
+import SwitchboardTestKit
 
 /// `switchboard serve` as an operator runs it: one line with its URL, graceful on SIGTERM.
 @Suite struct ExecutableTests {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import SwitchboardServer
 import SwitchboardTransport
+import SwitchboardCore
 import SwitchboardWire
 
 /// A raw WebSocket peer's view of a connection: messages and the close it saw.
@@ -65,10 +66,9 @@ func connectRaw(
 
 /// Sends a login for `userId` and waits for its answer.
 func logIn(_ connection: WebSocketConnection, _ recorder: PeerRecorder, as userId: String) async -> Bool {
-    let login = ClientFrame.login(
-        id: 1, appId: "app", userId: userId, token: "", heartbeatInterval: 0, presenceTimeout: 0, resume: nil)
+    let login = ClientFrame(id: 1, .session(.login(Login(appId: "app", userId: userId, token: ""))))
     connection.sendBinary(login.encode())
     return await eventually {
-        recorder.messages.contains { if case .loginOk = $0 { true } else { false } }
+        recorder.messages.contains { if case .answer(_, .session(.login)) = $0 { true } else { false } }
     }
 }

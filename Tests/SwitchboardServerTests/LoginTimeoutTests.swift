@@ -1,6 +1,7 @@
 import Testing
 import SwitchboardServer
 import SwitchboardTesting
+import SwitchboardTestKit
 import SwitchboardTransport
 
 @Suite struct LoginTimeoutTests {

@@ -3,6 +3,7 @@ import Testing
 import SwitchboardCore
 import SwitchboardServer
 import SwitchboardTesting
+import SwitchboardTestKit
 import SwitchboardTransport
 import SwitchboardWire
 
@@ -21,7 +22,7 @@ import SwitchboardWire
             to: server.url, subprotocols: [Wire.subprotocol], group: group, handler: publisherLog)
 
         subscriber.sendBinary(Self.login(id: 1, userId: "reader").encode())
-        subscriber.sendBinary(ClientFrame.subscribe(id: 2, channel: "ordered", features: .message).encode())
+        subscriber.sendBinary(ClientFrame(id: 2, .channel(.subscribe(channel: "ordered", features: .message))).encode())
         let subscribed = try await subscriberLog.wait { $0.count >= 2 }
         #expect(subscribed.map(\.requestId) == [1, 2])
 
@@ -29,21 +30,21 @@ import SwitchboardWire
         let count = 300
         publisher.sendBinary(Self.login(id: 1, userId: "writer").encode())
         for index in 0..<count {
-            let publish = ClientFrame.publish(
-                id: UInt32(10 + index), channelType: .message, channel: "ordered", message: .string("m\(index)"),
-                customType: "")
+            let publish = ClientFrame(
+                id: UInt32(10 + index),
+                .channel(.publish(channelType: .message, channel: "ordered", message: .string("m\(index)"), customType: "")))
             publisher.sendBinary(publish.encode())
         }
         let answers = try await publisherLog.wait { $0.count >= count + 1 }
         #expect(answers.first?.type == "loginOk")
         let okIds = answers.dropFirst().compactMap { frame -> UInt32? in
-            if case .ok(let id) = frame { id } else { nil }
+            if case .answer(let id, .done) = frame { id } else { nil }
         }
         #expect(Set(okIds) == Set((0..<count).map { UInt32(10 + $0) }))
 
         let received = try await subscriberLog.wait { $0.count >= count + 2 }
         let bodies = received.dropFirst(2).compactMap { frame -> String? in
-            if case .message(let delivery) = frame, case .string(let text) = delivery.payload { text } else { nil }
+            if case .push(.message(let delivery)) = frame, case .string(let text) = delivery.payload { text } else { nil }
         }
         #expect(bodies == (0..<count).map { "m\($0)" })
 
@@ -54,7 +55,7 @@ import SwitchboardWire
     }
 
     private static func login(id: UInt32, userId: String) -> ClientFrame {
-        .login(id: id, appId: "app", userId: userId, token: "", heartbeatInterval: 0, presenceTimeout: 0, resume: nil)
+        ClientFrame(id: id, .session(.login(Login(appId: "app", userId: userId, token: ""))))
     }
 }
 

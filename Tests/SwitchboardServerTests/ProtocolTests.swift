@@ -3,6 +3,7 @@ import Testing
 import SwitchboardCore
 import SwitchboardServer
 import SwitchboardTesting
+import SwitchboardTestKit
 import SwitchboardTransport
 import SwitchboardWire
 
@@ -18,7 +19,7 @@ import SwitchboardWire
             client.connection.close()
         }
         let fine = try await RawClient.connect(to: server.url, group: group)
-        guard case .loginOk(_, let grant) = await fine.login(String(repeating: "x", count: 64)) else {
+        guard case .answer(_, .session(.login(let grant))) = await fine.login(String(repeating: "x", count: 64)) else {
             Issue.record("a 64-byte user id is valid")
             return
         }
@@ -37,7 +38,7 @@ import SwitchboardWire
         client.send(.publish(id: 8, channelType: .message, channel: "room", message: .string("x"), customType: ""))
         #expect(await client.answer(to: 8)?.errorCode == .notLogin)
         #expect(await client.login("alice", id: 9)?.requestId == 9)
-        client.send(.login(id: 10, appId: "test-app", userId: "alice", token: "", heartbeatInterval: 5, presenceTimeout: 5, resume: nil))
+        client.send(.login(id: 10, Login(appId: "test-app", userId: "alice", token: "", heartbeatInterval: 5, presenceTimeout: 5)))
         #expect(await client.answer(to: 10)?.errorCode == .duplicateOperation)
         client.connection.close()
         await server.shutdown()
@@ -65,11 +66,11 @@ import SwitchboardWire
         let publisher = try await RawClient.connect(to: server.url, group: group)
         _ = await publisher.login("publisher")
         publisher.send(.publish(id: 3, channelType: .message, channel: "room", message: .string("still here"), customType: ""))
-        #expect(await publisher.answer(to: 3) == .ok(id: 3))
+        #expect(await publisher.answer(to: 3) == .answer(id: 3, .done))
         let delivered = await bystander.waitFor { client in
-            client.received.first { if case .message = $0 { true } else { false } }
+            client.received.first { $0.deliveredMessage != nil }
         }
-        if case .message(let message)? = delivered {
+        if case .push(.message(let message))? = delivered {
             #expect(message.payload == .string("still here"))
         } else {
             Issue.record("the bystander must still get messages")
@@ -87,11 +88,11 @@ import SwitchboardWire
         recorder.record(SessionSuspended.self, on: server.bus)
         let group = try EventLoopGroup(threads: 1)
         let client = try await RawClient.connect(to: server.url, group: group)
-        client.send(.login(id: 1, appId: "test-app", userId: "racer", token: "", heartbeatInterval: 1800, presenceTimeout: 300, resume: nil))
+        client.send(.login(id: 1, Login(appId: "test-app", userId: "racer", token: "", heartbeatInterval: 1800, presenceTimeout: 300)))
         client.connection.close()
         let opened = await recorder.waitFor(SessionOpened.self)
         let suspended = await recorder.waitFor(SessionSuspended.self)
-        #expect(suspended.map(\.session) == opened.map(\.session))
+        #expect(suspended.map(\.caller) == opened.map(\.caller))
         await server.shutdown()
         group.shutdown()
     }

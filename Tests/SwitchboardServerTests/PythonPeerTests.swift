@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SwitchboardServer
 import SwitchboardTesting
+import SwitchboardTestKit
 
 /// An independent client, written in Python from docs/PROTOCOL.md alone, against a live server.
 @Suite struct PythonPeerTests {

@@ -63,7 +63,12 @@ final class RawClient: Sendable {
 
     /// Logs in and returns the answer.
     func login(_ userId: String, id: UInt32 = 1, token: String = "", appId: String = "test-app") async -> ServerFrame? {
-        send(.login(id: id, appId: appId, userId: userId, token: token, heartbeatInterval: 5, presenceTimeout: 30, resume: nil))
+        send(
+            ClientFrame(
+                id: id,
+                .session(
+                    .login(
+                        Login(appId: appId, userId: userId, token: token, heartbeatInterval: 5, presenceTimeout: 30)))))
         return await answer(to: id)
     }
 }

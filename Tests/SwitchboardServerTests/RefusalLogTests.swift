@@ -1,5 +1,6 @@
 import Testing
 import SwitchboardTesting
+import SwitchboardTestKit
 @testable import SwitchboardServer
 
 @Suite struct RefusalLogTests {

@@ -3,7 +3,7 @@ import SwitchboardCore
 @testable import SwitchboardServer
 
 @Suite struct PushHistoryTests {
-    let room = ChannelKey(.message, "room"), dm = ChannelKey(.user, "bob")
+    let room = ChannelAddress(.message, "room"), dm = ChannelAddress(.user, "bob")
 
     @Test func aClientGetsAgainEverythingAfterWhatItReceived() {
         var history = PushHistory<Int>(bounds: .init(frames: 10, bytes: 1_000))
@@ -33,7 +33,7 @@ import SwitchboardCore
 
     @Test func smallerBoundsForgetAtOnceAndTheReportNamesAtMostSixtyFourChannels() {
         var history = PushHistory<Int>(bounds: .init(frames: 2_000, bytes: 1_000_000))
-        for index in 0..<1_000 { history.record(index, size: 1, channel: ChannelKey(.user, "user\(index)")) }
+        for index in 0..<1_000 { history.record(index, size: 1, channel: ChannelAddress(.user, "user\(index)")) }
         history.rebound(.init(frames: 10, bytes: 1_000_000))
         #expect(history.keptCount == 10)
         let (frames, loss) = history.unreceived(after: 0)

@@ -6,6 +6,7 @@ import SwitchboardCore
 import SwitchboardCrypto
 import SwitchboardServer
 import SwitchboardTesting
+import SwitchboardTestKit
 
 /// With an app certificate the server takes only tokens signed with it.
 @Suite struct TokenLoginTests {

@@ -1,7 +1,7 @@
 import Testing
 import SwitchboardCore
 import SwitchboardSession
-import SwitchboardTesting
+import SwitchboardTestKit
 
 @Suite struct SessionModuleTests {
     func world() async -> (ModuleHarness, Session) {
@@ -17,52 +17,54 @@ import SwitchboardTesting
         harness.recorder.record(type, on: harness.bus)
     }
 
-    @Test func loginOpensASessionAndAttachesIt() async throws {
+    @Test func loginOpensASessionAndItsOutlet() async throws {
         let (harness, _) = await world()
-        let grant = try await harness.bus.request(Login(connection: ConnectionID(7), appId: "app", userId: "alice", token: ""))
+        let grant = try await harness.bus.request(Login(appId: "app", userId: "alice", token: ""))
         #expect(!grant.resumed)
         #expect(grant.heartbeatInterval == 5)
         #expect(grant.presenceTimeout == 300)
-        #expect(harness.outbox.connection(of: grant.session) == ConnectionID(7))
+        #expect(grant.caller == Caller(app: "app", userId: "alice", session: grant.session))
+        #expect(harness.outbox.isOpen(grant.session))
         let opened = await harness.recorder.waitFor(SessionOpened.self)
-        #expect(opened.first?.userId == "alice")
-        #expect(try await harness.bus.request(SessionsOfUser(userId: "alice")) == [grant.session])
+        #expect(opened.first?.caller == grant.caller)
+        #expect(try await harness.bus.request(SessionsOfUser(user: UserKey("app", "alice"))) == [grant.session])
+        #expect(try await harness.bus.request(SessionsOfUser(user: UserKey("other", "alice"))).isEmpty)
+        await harness.stop()
     }
 
     @Test func heartbeatLossAndPresenceTimeoutRunOnTheInjectedClock() async throws {
         let (harness, _) = await world()
         let grant = try await harness.bus.request(
-            Login(connection: ConnectionID(1), appId: "app", userId: "alice", token: "", heartbeatInterval: 5, presenceTimeout: 20))
+            Login(appId: "app", userId: "alice", token: "", heartbeatInterval: 5, presenceTimeout: 20))
         await harness.clock.waitForSleepers()
         harness.clock.advance(by: .seconds(10))
-        _ = try await harness.bus.request(Heartbeat(session: grant.session))
+        _ = try await harness.bus.request(Heartbeat(caller: grant.caller))
         await harness.clock.waitForSleepers()
         harness.clock.advance(by: .seconds(15))  // 15 s of silence: still within 5 + 10
         await harness.clock.waitForSleepers()
         #expect(harness.recorder.events(of: SessionSuspended.self).isEmpty)
         harness.clock.advance(by: .seconds(1))  // 16 s of silence
         let suspended = await harness.recorder.waitFor(SessionSuspended.self)
-        #expect(suspended.first?.session == grant.session)
-        #expect(harness.outbox.calls.contains(.disconnect(ConnectionID(1), .keepAliveTimeout)))
-        #expect(harness.outbox.calls.contains(.detach(grant.session)))
+        #expect(suspended.first?.caller == grant.caller)
+        #expect(harness.outbox.calls.contains(.disconnect(grant.session, .keepAliveTimeout)))
         await harness.clock.waitForSleepers()
         harness.clock.advance(by: .seconds(20))
         let closed = await harness.recorder.waitFor(SessionClosed.self)
         #expect(closed.first?.reason == .timedOut)
         #expect(harness.recorder.events(of: SessionTimedOut.self).count == 1)
-        #expect(try await harness.bus.request(SessionsOfUser(userId: "alice")).isEmpty)
+        #expect(harness.outbox.calls.last == .release(grant.session))
+        #expect(try await harness.bus.request(SessionsOfUser(user: grant.caller.user)).isEmpty)
+        await harness.stop()
     }
 
-    @Test func aDroppedConnectionCanBeResumedInTheWindow() async throws {
+    @Test func aLostConnectionCanBeResumedInTheWindow() async throws {
         let (harness, _) = await world()
-        let grant = try await harness.bus.request(
-            Login(connection: ConnectionID(1), appId: "app", userId: "alice", token: "", presenceTimeout: 30))
-        harness.bus.publish(ConnectionDropped(connection: ConnectionID(1), session: grant.session))
+        let grant = try await harness.bus.request(Login(appId: "app", userId: "alice", token: "", presenceTimeout: 30))
+        harness.bus.publish(SessionDisconnected(session: grant.session))
         await harness.recorder.waitFor(SessionSuspended.self)
         await harness.clock.waitForSleepers()
         harness.clock.advance(by: .seconds(29))
-        let resumed = try await harness.bus.request(
-            Login(connection: ConnectionID(2), appId: "app", userId: "alice", token: "", resume: grant.ticket))
+        let resumed = try await harness.bus.request(Login(appId: "app", userId: "alice", token: "", resume: grant.ticket))
         #expect(resumed.resumed)
         #expect(resumed.session == grant.session)
         await harness.recorder.waitFor(SessionResumed.self)
@@ -70,27 +72,32 @@ import SwitchboardTesting
         harness.clock.advance(by: .seconds(10))
         await harness.clock.waitForSleepers()
         #expect(harness.recorder.events(of: SessionClosed.self).isEmpty)
-        #expect(harness.outbox.connection(of: grant.session) == ConnectionID(2))
+        await harness.stop()
     }
 
     @Test func aSecondLoginKicksTheFirstWithSameUidLogin() async throws {
         let (harness, _) = await world()
-        let first = try await harness.bus.request(Login(connection: ConnectionID(1), appId: "app", userId: "alice", token: ""))
-        let second = try await harness.bus.request(Login(connection: ConnectionID(2), appId: "app", userId: "alice", token: ""))
+        let first = try await harness.bus.request(Login(appId: "app", userId: "alice", token: ""))
+        let elsewhere = try await harness.bus.request(Login(appId: "other", userId: "alice", token: ""))
+        let second = try await harness.bus.request(Login(appId: "app", userId: "alice", token: ""))
         #expect(first.session != second.session)
-        #expect(harness.outbox.calls.contains(.disconnect(ConnectionID(1), .sameUidLogin)))
+        #expect(harness.outbox.calls.contains(.disconnect(first.session, .sameUidLogin)))
+        #expect(!harness.outbox.calls.contains(.disconnect(elsewhere.session, .sameUidLogin)))
         let closed = await harness.recorder.waitFor(SessionClosed.self)
-        #expect(closed.first == SessionClosed(session: first.session, userId: "alice", reason: .replacedBySameUser))
+        #expect(closed == [SessionClosed(caller: first.caller, reason: .replacedBySameUser)])
+        await harness.stop()
     }
 
     @Test func logoutEndsAtOnceWithoutGrace() async throws {
         let (harness, _) = await world()
-        let grant = try await harness.bus.request(Login(connection: ConnectionID(1), appId: "app", userId: "alice", token: ""))
-        _ = try await harness.bus.request(Logout(session: grant.session))
+        let grant = try await harness.bus.request(Login(appId: "app", userId: "alice", token: ""))
+        _ = try await harness.bus.request(Logout(caller: grant.caller))
         let closed = await harness.recorder.waitFor(SessionClosed.self)
         #expect(closed.first?.reason == .logout)
         #expect(harness.recorder.events(of: SessionSuspended.self).isEmpty)
-        await #expect(throws: RtmError.self) { try await harness.bus.request(Heartbeat(session: grant.session)) }
+        #expect(!harness.outbox.isOpen(grant.session))
+        await #expect(throws: RtmError.self) { try await harness.bus.request(Heartbeat(caller: grant.caller)) }
+        await harness.stop()
     }
 
     @Test func tokensAreCheckedByWhateverHandlesVerifyLoginToken() async throws {
@@ -100,11 +107,19 @@ import SwitchboardTesting
             return TokenGrant(loginExpiresAt: nil)
         }
         do {
-            _ = try await harness.bus.request(Login(connection: ConnectionID(1), appId: "app", userId: "alice", token: "bad"))
+            _ = try await harness.bus.request(Login(appId: "app", userId: "alice", token: "bad"))
             Issue.record("a bad token must be refused")
         } catch {
             #expect(error.code == .invalidToken)
         }
-        _ = try await harness.bus.request(Login(connection: ConnectionID(1), appId: "app", userId: "alice", token: "good"))
+        _ = try await harness.bus.request(Login(appId: "app", userId: "alice", token: "good"))
+        await harness.stop()
+    }
+
+    @Test func cancellingRunStopsTheTicker() async throws {
+        let (harness, _) = await world()
+        await harness.clock.waitForSleepers()
+        await harness.stop()
+        #expect(harness.clock.sleeperCount == 0)
     }
 }

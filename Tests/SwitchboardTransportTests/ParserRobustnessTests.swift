@@ -1,4 +1,4 @@
-import SwitchboardTesting
+import SwitchboardTestKit
 import Testing
 @testable import SwitchboardTransport
 

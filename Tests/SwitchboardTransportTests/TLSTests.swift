@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import SwitchboardCrypto
-import SwitchboardTesting
+import SwitchboardTestKit
 @testable import SwitchboardTransport
 
 /// WebSocket over TLS (`wss://`) end to end on 127.0.0.1, with a throwaway CA.

@@ -7,12 +7,13 @@ struct ClientFrameTests {
     static let thirtyTwoKiB = (0..<32_768).map { UInt8(truncatingIfNeeded: $0 &* 31) }
 
     static let frames: [ClientFrame] = [
-        .login(id: 1, appId: "app", userId: "alice", token: "", heartbeatInterval: 5, presenceTimeout: 300, resume: nil),
-        .login(id: .max, appId: "", userId: "ユーザー🙂", token: String(repeating: "t", count: 300),
-               heartbeatInterval: 0, presenceTimeout: 0,
-               resume: ResumeTicket(session: SessionID(.max), secret: "s3cr3t")),
-        .login(id: 2, appId: "app", userId: "bob", token: "", heartbeatInterval: 5, presenceTimeout: 30,
-               resume: ResumeTicket(session: SessionID(7), secret: "k", received: 1_234_567)),
+        .login(id: 1, Login(appId: "app", userId: "alice", token: "", heartbeatInterval: 5, presenceTimeout: 300)),
+        .login(id: .max, Login(
+            appId: "", userId: "ユーザー🙂", token: String(repeating: "t", count: 300), heartbeatInterval: 0,
+            presenceTimeout: 0, resume: ResumeTicket(session: SessionID(.max), secret: "s3cr3t"))),
+        .login(id: 2, Login(
+            appId: "app", userId: "bob", token: "", heartbeatInterval: 5, presenceTimeout: 30,
+            resume: ResumeTicket(session: SessionID(7), secret: "k", received: 1_234_567))),
         .logout(id: 0), .heartbeat(id: 77),
         .renewToken(id: 3, token: "новый"), .renewToken(id: 4, token: ""),
         .subscribe(id: 5, channel: "room-1", features: .defaultFeatures),

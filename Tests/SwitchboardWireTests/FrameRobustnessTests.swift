@@ -1,5 +1,6 @@
-import SwitchboardTesting
+import SwitchboardTestKit
 import Testing
+import SwitchboardCore
 import SwitchboardWire
 
 @Suite("Frames on random input")
@@ -25,8 +26,8 @@ struct FrameRobustnessTests {
     @Test("random mutations of valid frames never crash")
     func mutatedFrames() {
         let frames: [[UInt8]] = [
-            ClientFrame.login(id: 1, appId: "app", userId: "u", token: "t", heartbeatInterval: 5,
-                              presenceTimeout: 30, resume: nil).encode(),
+            ClientFrame.login(id: 1, Login(appId: "app", userId: "u", token: "t", heartbeatInterval: 5, presenceTimeout: 30))
+                .encode(),
             ClientFrame.publish(id: 9, channelType: .message, channel: "c", message: .string("hi"), customType: "x").encode(),
             ServerFrame.closing(reason: .sameUidLogin, detail: "again").encode(),
         ]

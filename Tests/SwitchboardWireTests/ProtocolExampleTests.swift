@@ -8,12 +8,11 @@ struct ProtocolExampleTests {
     static let session = SessionID(1)
 
     static let clientExamples: [(ClientFrame, String)] = [
-        (.login(id: 1, appId: "demo", userId: "alice", token: "", heartbeatInterval: 5, presenceTimeout: 300,
-                resume: nil),
+        (.login(id: 1, Login(appId: "demo", userId: "alice", token: "", heartbeatInterval: 5, presenceTimeout: 300)),
          "87a174a56c6f67696ea2696401a56170704964a464656d6fa6757365724964a5616c696365a5746f6b656ea0b16865617274"
          + "62656174496e74657276616c05af70726573656e636554696d656f7574cd012c"),
-        (.login(id: 1, appId: "demo", userId: "alice", token: "", heartbeatInterval: 5, presenceTimeout: 300,
-                resume: ResumeTicket(session: session, secret: "k3y")),
+        (.login(id: 1, Login(appId: "demo", userId: "alice", token: "", heartbeatInterval: 5, presenceTimeout: 300, 
+                                   resume: ResumeTicket(session: session, secret: "k3y"))),
          "89a174a56c6f67696ea2696401a56170704964a464656d6fa6757365724964a5616c696365a5746f6b656ea0b16865617274"
          + "62656174496e74657276616c05af70726573656e636554696d656f7574cd012cad726573756d6553657373696f6e01ac7265"
          + "73756d65536563726574a36b3379"),
@@ -28,8 +27,8 @@ struct ProtocolExampleTests {
     ]
 
     static let serverExamples: [(ServerFrame, String)] = [
-        (.loginOk(id: 1, LoginGranted(
-            session: session, ticket: ResumeTicket(session: session, secret: "k3y"), resumed: false,
+        (.loginOk(id: 1, LoginAccepted(
+            ticket: ResumeTicket(session: session, secret: "k3y"), resumed: false,
             heartbeatInterval: 5, presenceTimeout: 300, loss: .none)),
          "89a174a76c6f67696e4f6ba2696401a773657373696f6e01ac726573756d65536563726574a36b3379a7726573756d6564c2b1"
          + "686561727462656174496e74657276616c05af70726573656e636554696d656f7574cd012cac6c6f73744d65737361676573"
@@ -43,7 +42,7 @@ struct ProtocolExampleTests {
         (.error(id: 4, RtmError(.channelReceiverOffline, operation: "publish", reason: "bob is offline")),
          "85a174a56572726f72a2696404a4636f6465d1d4e7a96f7065726174696f6ea77075626c697368a6726561736f6eae626f6220"
          + "6973206f66666c696e65"),
-        (.tokenPrivilegeWillExpire(secondsLeft: 30),
+        (.push(.session(.tokenPrivilegeWillExpire(secondsLeft: 30))),
          "82a174b8746f6b656e50726976696c65676557696c6c457870697265ab7365636f6e64734c6566741e"),
         (.closing(reason: .sameUidLogin, detail: "same user logged in elsewhere"),
          "83a174a7636c6f73696e67a6726561736f6e1ba664657461696cbd73616d652075736572206c6f6767656420696e20656c7365"

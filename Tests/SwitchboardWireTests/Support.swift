@@ -1,4 +1,5 @@
-import SwitchboardTesting
+import SwitchboardCore
+import SwitchboardTestKit
 import SwitchboardWire
 
 
@@ -29,4 +30,8 @@ func wireError<T>(_ body: () throws(WireError) -> T) -> WireError? {
     } catch {
         return error
     }
+}
+
+extension ServerFrame {
+    var pushed: Push? { if case .push(let push) = self { push } else { nil } }
 }

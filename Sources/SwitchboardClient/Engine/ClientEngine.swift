@@ -99,7 +99,7 @@ actor ClientEngine {
         reconnectTask?.cancel()
         reconnectTask = nil
         if wasConnected {
-            _ = try? await request(operation: "logout") { .logout(id: $0) }
+            _ = try? await request(.session(.logout))
         }
         closeSocket()
         subscriptions.removeAll()
@@ -110,7 +110,7 @@ actor ClientEngine {
     func renewToken(_ token: String) async throws(RtmErrorInfo) {
         try checkAlive("renewToken")
         self.token = token
-        _ = try await request(operation: "renewToken") { .renewToken(id: $0, token: token) }
+        _ = try await request(.session(.renewToken(token: token)))
     }
 
     func destroy() {
@@ -118,7 +118,7 @@ actor ClientEngine {
         destroyed = true
         reconnectTask?.cancel()
         if state == .connected, let socket {
-            socket.send(OutboundFrame.binary(ClientFrame.logout(id: 0).encode()))
+            socket.send(OutboundFrame.binary(ClientFrame(id: 0, .session(.logout)).encode()))
         }
         // A login still trying to connect sees the state leave `.connecting` and gives up.
         state = .idle
@@ -134,48 +134,47 @@ actor ClientEngine {
     // MARK: Channels and messages
 
     func subscribe(_ channel: String, features: RtmSubscribeChannelFeature) async throws(RtmErrorInfo) {
-        _ = try await request(operation: "subscribe") { .subscribe(id: $0, channel: channel, features: features) }
+        _ = try await request(.channel(.subscribe(channel: channel, features: features)))
         subscriptions[channel] = features
     }
 
     func unsubscribe(_ channel: String) async throws(RtmErrorInfo) {
-        _ = try await request(operation: "unsubscribe") { .unsubscribe(id: $0, channel: channel) }
+        _ = try await request(.channel(.unsubscribe(channel: channel)))
         subscriptions[channel] = nil
     }
 
     func publish(
         channel: String, payload: MessagePayload, channelType: RtmChannelType, customType: String
     ) async throws(RtmErrorInfo) {
-        _ = try await request(operation: "publish") {
-            .publish(id: $0, channelType: channelType, channel: channel, message: payload, customType: customType)
-        }
+        _ = try await request(
+            .channel(.publish(channelType: channelType, channel: channel, message: payload, customType: customType)))
     }
 
     // MARK: Requests
 
     /// Sends a request on the live connection and waits for its answer.
-    private func request(
-        operation: String, _ make: (UInt32) -> ClientFrame
-    ) async throws(RtmErrorInfo) -> ServerFrame {
-        try checkAlive(operation)
+    private func request(_ operation: ClientOperation) async throws(RtmErrorInfo) -> Answer {
+        let name = operation.name
+        try checkAlive(name)
         switch state {
         case .connected: break
         case .idle, .failed:
-            throw RtmErrorInfo(.notLogin, operation: operation, reason: "log in first")
+            throw RtmErrorInfo(.notLogin, operation: name, reason: "log in first")
         case .connecting, .disconnected, .suspended:
-            throw RtmErrorInfo(.notConnected, operation: operation, reason: "not connected to the server right now")
+            throw RtmErrorInfo(.notConnected, operation: name, reason: "not connected to the server right now")
         }
-        return try await send(operation: operation, make)
+        return try await send(operation)
     }
 
     /// Sends a request on the current socket, whatever the link state, and waits for its answer.
-    private func send(operation: String, _ make: (UInt32) -> ClientFrame) async throws(RtmErrorInfo) -> ServerFrame {
+    private func send(_ request: ClientOperation) async throws(RtmErrorInfo) -> Answer {
+        let operation = request.name
         guard let socket else {
             throw RtmErrorInfo(.notConnected, operation: operation, reason: "not connected to the server right now")
         }
         nextRequestId &+= 1
         let id = nextRequestId
-        let frame = make(id)
+        let frame = ClientFrame(id: id, request)
         let timeout = requestTimeout
         let clock = clock
         let timer = Task { [weak self] in
@@ -191,10 +190,12 @@ actor ClientEngine {
             }
         }
         timer.cancel()
-        if case .error(_, let error) = answer {
-            throw RtmErrorInfo(RtmError(error.code, operation: operation, reason: error.reason))
+        switch answer {
+        case .answer(_, let result): return result
+        case .error(_, let error): throw RtmErrorInfo(RtmError(error.code, operation: operation, reason: error.reason))
+        case .push, .closing:
+            throw RtmErrorInfo(.invalidParameter, operation: operation, reason: "unexpected answer")
         }
-        return answer
     }
 
     /// The reference's timeout code for each operation.
@@ -223,7 +224,7 @@ actor ClientEngine {
     // MARK: Connections
 
     /// Opens a socket to the server and logs in on it (resuming when a ticket is held).
-    private func connectAndLogin() async throws(RtmErrorInfo) -> LoginGranted {
+    private func connectAndLogin() async throws(RtmErrorInfo) -> LoginAccepted {
         closeSocket()
         generation += 1
         let current = generation
@@ -251,12 +252,14 @@ actor ClientEngine {
         let token = token
         var ticket = ticket
         ticket?.received = receivedPushes
-        let answer = try await send(operation: "login") {
-            .login(
-                id: $0, appId: settings.appId, userId: settings.userId, token: token,
-                heartbeatInterval: settings.heartbeatInterval, presenceTimeout: settings.presenceTimeout, resume: ticket)
-        }
-        guard case .loginOk(_, let grant) = answer else {
+        let answer = try await send(
+            .session(
+                .login(
+                    Login(
+                        appId: settings.appId, userId: settings.userId, token: token,
+                        heartbeatInterval: settings.heartbeatInterval, presenceTimeout: settings.presenceTimeout,
+                        resume: ticket))))
+        guard case .session(.login(let grant)) = answer else {
             throw RtmErrorInfo(.loginRejected, operation: "login", reason: "unexpected answer to login")
         }
         self.ticket = grant.ticket
@@ -277,17 +280,17 @@ actor ClientEngine {
         switch item {
         case .frame(let frame):
             // Counted here, in arrival order: a new session starts from zero before its first push.
-            if case .loginOk(_, let grant) = frame, !grant.resumed { receivedPushes = 0 }
+            if case .answer(_, .session(.login(let grant))) = frame, !grant.resumed { receivedPushes = 0 }
             if let id = frame.requestId {
                 answer(id, with: frame)
                 return
             }
-            if frame.push != nil { receivedPushes += 1 }
+            if case .push = frame { receivedPushes += 1 }
             switch frame {
-            case .message(let delivery):
+            case .push(.message(let delivery)):
                 guard let delivery = opened(delivery) else { return }
                 dispatcher.emit(.message(RtmMessageEvent(delivery)))
-            case .tokenPrivilegeWillExpire:
+            case .push(.session(.tokenPrivilegeWillExpire)):
                 dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
             case .closing(let reason, _):
                 switch LinkPolicy.decision(forClosing: reason) {
@@ -295,7 +298,7 @@ actor ClientEngine {
                 case .ignore: break
                 case .fail(let failure): serverEnded(failure)
                 }
-            case .ok, .loginOk, .error:
+            case .answer, .error:
                 break
             }
         case .undecodable:
@@ -372,7 +375,7 @@ actor ClientEngine {
     private func heartbeat(generation current: Int) async -> Bool {
         guard current == generation, state == .connected, socket != nil else { return false }
         do {
-            _ = try await send(operation: "heartbeat") { .heartbeat(id: $0) }
+            _ = try await send(.session(.heartbeat))
             return true
         } catch {
             guard current == generation else { return false }
@@ -410,7 +413,7 @@ actor ClientEngine {
                 if !grant.resumed {
                     for (channel, features) in subscriptions.sorted(by: { $0.key < $1.key }) {
                         do {
-                            _ = try await send(operation: "subscribe") { .subscribe(id: $0, channel: channel, features: features) }
+                            _ = try await send(.channel(.subscribe(channel: channel, features: features)))
                         } catch {
                             unrestored.append(channel)
                         }

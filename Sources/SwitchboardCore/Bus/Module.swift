@@ -8,28 +8,46 @@ public struct ModuleContext: Sendable {
     public let limits: Limits
     /// Where pushes to sessions go.
     public let outbox: any Outbox
+    /// The log, labelled with the module's name.
+    public let log: SwitchboardLog
 
     /// Bundles the services for a module.
-    public init(bus: EventBus, clock: any SwitchboardClock, limits: Limits, outbox: any Outbox) {
+    public init(
+        bus: EventBus, clock: any SwitchboardClock, limits: Limits, outbox: any Outbox,
+        log: SwitchboardLog = SwitchboardLog(level: .none)
+    ) {
         self.bus = bus
         self.clock = clock
         self.limits = limits
         self.outbox = outbox
+        self.log = log
+    }
+
+    /// The same context with the log labelled `name`, as one module sees it.
+    public func labeled(_ name: String) -> ModuleContext {
+        ModuleContext(bus: bus, clock: clock, limits: limits, outbox: outbox, log: log.labeled(name))
     }
 }
 
-/// A unit of the server: registers its request handlers and event subscriptions on the bus.
+/// A unit of the server: an actor that registers its request handlers and event subscriptions on
+/// the bus, and may do long-running work.
 ///
-/// The server calls `start` once before it accepts connections and `shutdown` once when it stops.
+/// The lifecycle follows swift-service-lifecycle: the server calls `start` on every module, in
+/// order, before it accepts connections; then it runs every module's `run()` as a child of one
+/// task group. Shutdown is cancellation: `run()` returns when its task is cancelled, and the
+/// server then closes the bus, which ends every subscription.
 public protocol Module: Sendable {
     /// A short name for logs (`"session"`, `"message-router"` …).
     var name: String { get }
     /// Registers handlers and subscriptions. Returns once they are all registered.
     func start(_ context: ModuleContext) async
-    /// Cancels timers and releases resources.
-    func shutdown() async
+    /// Long-running work (timers, sweeps) until the task is cancelled. The default waits for
+    /// cancellation and does nothing else.
+    func run() async throws
 }
 
 extension Module {
-    public func shutdown() async {}
+    public func run() async throws {
+        await Cancellation.wait()
+    }
 }

@@ -1,52 +1,46 @@
-/// Subscribe a session to a message channel.
+/// Subscribe the caller's session to a message channel of its app.
 public struct Subscribe: BusRequest {
     public typealias Response = Done
     public static let operation = "subscribe"
-    public var session: SessionID
-    public var userId: UserID
+    public var caller: Caller
     public var channelName: String
     public var features: RtmSubscribeChannelFeature
     /// Creates the request.
-    public init(session: SessionID, userId: UserID, channelName: String, features: RtmSubscribeChannelFeature = .defaultFeatures) {
-        self.session = session
-        self.userId = userId
+    public init(caller: Caller, channelName: String, features: RtmSubscribeChannelFeature = .defaultFeatures) {
+        self.caller = caller
         self.channelName = channelName
         self.features = features
     }
 }
 
-/// Unsubscribe a session from a message channel.
+/// Unsubscribe the caller's session from a message channel.
 public struct Unsubscribe: BusRequest {
     public typealias Response = Done
     public static let operation = "unsubscribe"
-    public var session: SessionID
-    public var userId: UserID
+    public var caller: Caller
     public var channelName: String
     /// Creates the request.
-    public init(session: SessionID, userId: UserID, channelName: String) {
-        self.session = session
-        self.userId = userId
+    public init(caller: Caller, channelName: String) {
+        self.caller = caller
         self.channelName = channelName
     }
 }
 
-/// Publish a message on a message channel or to a user channel.
+/// Publish a message on a message channel or to a user channel of the caller's app.
 public struct Publish: BusRequest {
     public typealias Response = Done
     public static let operation = "publish"
-    public var session: SessionID
-    public var userId: UserID
+    public var caller: Caller
     public var channelType: RtmChannelType
     public var channelName: String
     public var payload: MessagePayload
     public var customType: String
     /// Creates the request.
     public init(
-        session: SessionID, userId: UserID, channelType: RtmChannelType, channelName: String,
-        payload: MessagePayload, customType: String = ""
+        caller: Caller, channelType: RtmChannelType, channelName: String, payload: MessagePayload,
+        customType: String = ""
     ) {
-        self.session = session
-        self.userId = userId
+        self.caller = caller
         self.channelType = channelType
         self.channelName = channelName
         self.payload = payload
@@ -54,26 +48,24 @@ public struct Publish: BusRequest {
     }
 }
 
-/// The channels a session is subscribed to or has joined.
+/// The message channels the caller's session is subscribed to.
 public struct ChannelsOfSession: BusRequest {
     public typealias Response = [ChannelKey]
     public static let operation = "channelsOfSession"
-    public var session: SessionID
+    public var caller: Caller
     /// Creates the query.
-    public init(session: SessionID) { self.session = session }
+    public init(caller: Caller) { self.caller = caller }
 }
 
 /// A session subscribed to a message channel or joined a stream channel.
 public struct ChannelJoined: BusEvent, Hashable {
-    public var session: SessionID
-    public var userId: UserID
+    public var caller: Caller
     public var channel: ChannelKey
     /// The features as a raw option set (`RtmSubscribeChannelFeature` or `RtmJoinChannelFeature`).
     public var features: UInt32
     /// Creates the event.
-    public init(session: SessionID, userId: UserID, channel: ChannelKey, features: UInt32) {
-        self.session = session
-        self.userId = userId
+    public init(caller: Caller, channel: ChannelKey, features: UInt32) {
+        self.caller = caller
         self.channel = channel
         self.features = features
     }
@@ -89,14 +81,12 @@ public enum ChannelLeaveReason: Sendable, Hashable {
 
 /// A session left a channel.
 public struct ChannelLeft: BusEvent, Hashable {
-    public var session: SessionID
-    public var userId: UserID
+    public var caller: Caller
     public var channel: ChannelKey
     public var reason: ChannelLeaveReason
     /// Creates the event.
-    public init(session: SessionID, userId: UserID, channel: ChannelKey, reason: ChannelLeaveReason) {
-        self.session = session
-        self.userId = userId
+    public init(caller: Caller, channel: ChannelKey, reason: ChannelLeaveReason) {
+        self.caller = caller
         self.channel = channel
         self.reason = reason
     }
@@ -104,17 +94,55 @@ public struct ChannelLeft: BusEvent, Hashable {
 
 /// A message was accepted and handed to its receivers.
 public struct MessagePublished: BusEvent, Hashable {
-    public var publisher: UserID
+    public var publisher: Caller
     public var channel: ChannelKey
     public var payloadBytes: Int
     public var customType: String
     public var receivers: Int
     /// Creates the event.
-    public init(publisher: UserID, channel: ChannelKey, payloadBytes: Int, customType: String, receivers: Int) {
+    public init(publisher: Caller, channel: ChannelKey, payloadBytes: Int, customType: String, receivers: Int) {
         self.publisher = publisher
         self.channel = channel
         self.payloadBytes = payloadBytes
         self.customType = customType
         self.receivers = receivers
+    }
+}
+
+/// A message as subscribers receive it.
+public struct MessageDelivery: Sendable, Hashable {
+    /// The channel type it was published on (`.message`, `.user` or `.stream`).
+    public var channelType: RtmChannelType
+    /// The channel name; for a user channel, the publisher's user id as the receiver sees it.
+    public var channelName: String
+    /// The topic; empty outside stream channels.
+    public var channelTopic: String
+    /// The body as sent.
+    public var payload: MessagePayload
+    /// The publisher's user id.
+    public var publisher: UserID
+    /// The user-defined type.
+    public var customType: String
+    /// Server time of publication, milliseconds since 1970.
+    public var timestamp: UInt64
+
+    /// Creates a delivery.
+    public init(
+        channelType: RtmChannelType, channelName: String, channelTopic: String = "",
+        payload: MessagePayload, publisher: UserID, customType: String, timestamp: UInt64
+    ) {
+        self.channelType = channelType
+        self.channelName = channelName
+        self.channelTopic = channelTopic
+        self.payload = payload
+        self.publisher = publisher
+        self.customType = customType
+        self.timestamp = timestamp
+    }
+
+    /// Bytes counted against the resume buffer.
+    public var approximateSize: Int {
+        payload.byteCount + channelName.utf8.count + channelTopic.utf8.count + publisher.utf8.count
+            + customType.utf8.count + 32
     }
 }

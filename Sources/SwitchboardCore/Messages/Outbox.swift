@@ -1,57 +1,23 @@
-/// A message as subscribers receive it.
-public struct MessageDelivery: Sendable, Hashable {
-    /// The channel type it was published on (`.message` or `.user`).
-    public var channelType: RtmChannelType
-    /// The channel name; for a user channel, the publisher's user id as the receiver sees it.
-    public var channelName: String
-    /// The topic; empty outside stream channels.
-    public var channelTopic: String
-    /// The body as sent.
-    public var payload: MessagePayload
-    /// The publisher's user id.
-    public var publisher: UserID
-    /// The user-defined type.
-    public var customType: String
-    /// Server time of publication, milliseconds since 1970.
-    public var timestamp: UInt64
-
-    /// Creates a delivery.
-    public init(
-        channelType: RtmChannelType, channelName: String, channelTopic: String = "",
-        payload: MessagePayload, publisher: UserID, customType: String, timestamp: UInt64
-    ) {
-        self.channelType = channelType
-        self.channelName = channelName
-        self.channelTopic = channelTopic
-        self.payload = payload
-        self.publisher = publisher
-        self.customType = customType
-        self.timestamp = timestamp
-    }
-}
-
-/// Something the server sends to a session without being asked.
+/// Something the server sends to a session without being asked: one case per module family.
 public enum Push: Sendable, Hashable {
-    /// A message on a subscribed channel or the session's user channel.
+    /// A message on a subscribed channel or the session's user channel (message router).
     case message(MessageDelivery)
-    /// The session's token expires soon (seconds left).
-    case tokenPrivilegeWillExpire(secondsLeft: Int)
+    /// About the session itself (session module).
+    case session(SessionPush)
 
     /// The channel this push belongs to, if any (used to report what a resume could not restore).
-    public var channel: ChannelKey? {
+    public var channel: ChannelAddress? {
         switch self {
-        case .message(let message): ChannelKey(message.channelType, message.channelName)
-        case .tokenPrivilegeWillExpire: nil
+        case .message(let message): ChannelAddress(message.channelType, message.channelName)
+        case .session: nil
         }
     }
 
     /// Bytes counted against the resume buffer.
     public var approximateSize: Int {
         switch self {
-        case .message(let message):
-            message.payload.byteCount + message.channelName.utf8.count + message.publisher.utf8.count
-                + message.customType.utf8.count + 32
-        case .tokenPrivilegeWillExpire: 16
+        case .message(let message): message.approximateSize
+        case .session: 16
         }
     }
 }
@@ -61,13 +27,13 @@ public struct ResumeLoss: Sendable, Hashable {
     /// How many pushes were dropped.
     public var droppedPushes: Int
     /// The channels whose pushes were dropped, in first-drop order.
-    public var channels: [ChannelKey]
+    public var channels: [ChannelAddress]
 
     /// Nothing lost.
     public static let none = ResumeLoss(droppedPushes: 0, channels: [])
 
     /// Creates a report.
-    public init(droppedPushes: Int, channels: [ChannelKey]) {
+    public init(droppedPushes: Int, channels: [ChannelAddress]) {
         self.droppedPushes = droppedPushes
         self.channels = channels
     }
@@ -75,20 +41,18 @@ public struct ResumeLoss: Sendable, Hashable {
 
 /// The port that carries pushes to sessions, implemented by the server around its connections.
 ///
-/// A push is encoded once and the same bytes go to every receiving connection. While a session
-/// is detached (its connection dropped, the session not yet timed out) its pushes are kept, up to
-/// the resume bound, and sent first when it is attached again.
+/// Modules speak of sessions only; which connection a session is on is the server's business
+/// (so that a session could live on another node). A push is encoded once and the same bytes go
+/// to every receiving connection. A session's pushes are numbered and the recent ones kept, so a
+/// client that resumes gets again what it did not receive.
 public protocol Outbox: Sendable {
+    /// A session was created: keep its pushes until the server binds it to a connection.
+    func open(_ session: SessionID)
     /// Sends `push` to every session in `sessions` (unknown sessions are skipped).
     func deliver(_ push: Push, to sessions: [SessionID])
-    /// Binds `session` to `connection`, sending first the pushes the client has not received:
-    /// `received` is how many of this session's pushes the client says it got (0 for a new
-    /// session). Returns what could not be sent again.
-    func attach(_ session: SessionID, to connection: ConnectionID, received: UInt64) -> ResumeLoss
-    /// The session lost its connection: keep its pushes from now on.
-    func detach(_ session: SessionID)
+    /// Tells the client of `session` why its connection is closed (a link-state reason), then
+    /// closes that connection. The session itself stays, with its kept pushes, until `release`.
+    func disconnect(_ session: SessionID, reason: RtmLinkStateChangeReason, detail: String)
     /// The session ended: forget it and anything kept for it.
     func release(_ session: SessionID)
-    /// Tells `connection` why it is closed (a link-state reason), then closes it.
-    func disconnect(_ connection: ConnectionID, reason: RtmLinkStateChangeReason, detail: String)
 }

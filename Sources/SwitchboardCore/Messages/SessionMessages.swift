@@ -15,14 +15,13 @@ public struct ResumeTicket: Sendable, Hashable {
     }
 }
 
-/// Log in (or resume) on a connection.
-public struct Login: BusRequest {
+/// Log in (or resume a session). The server binds the granted session to the connection the
+/// login came on; the session module never sees connections.
+public struct Login: BusRequest, Hashable {
     public typealias Response = LoginGranted
     public static let operation = "login"
-    /// The connection the client logs in on.
-    public var connection: ConnectionID
     /// The app id from the client's config.
-    public var appId: String
+    public var appId: AppID
     /// The user id from the client's config.
     public var userId: UserID
     /// The token; empty in development mode.
@@ -36,10 +35,9 @@ public struct Login: BusRequest {
 
     /// Creates a login request.
     public init(
-        connection: ConnectionID, appId: String, userId: UserID, token: String,
-        heartbeatInterval: Int = 0, presenceTimeout: Int = 0, resume: ResumeTicket? = nil
+        appId: AppID, userId: UserID, token: String, heartbeatInterval: Int = 0, presenceTimeout: Int = 0,
+        resume: ResumeTicket? = nil
     ) {
-        self.connection = connection
         self.appId = appId
         self.userId = userId
         self.token = token
@@ -51,8 +49,8 @@ public struct Login: BusRequest {
 
 /// The answer to a login.
 public struct LoginGranted: Sendable, Hashable {
-    /// The session, new or resumed.
-    public var session: SessionID
+    /// Who is logged in now: app, user and the session, new or resumed.
+    public var caller: Caller
     /// The ticket to resume this session later.
     public var ticket: ResumeTicket
     /// True when an existing session was resumed.
@@ -61,127 +59,100 @@ public struct LoginGranted: Sendable, Hashable {
     public var heartbeatInterval: Int
     /// The presence timeout in force, in seconds.
     public var presenceTimeout: Int
-    /// What a resume could not restore.
-    public var loss: ResumeLoss
 
     /// Creates a grant.
-    public init(
-        session: SessionID, ticket: ResumeTicket, resumed: Bool, heartbeatInterval: Int,
-        presenceTimeout: Int, loss: ResumeLoss
-    ) {
-        self.session = session
+    public init(caller: Caller, ticket: ResumeTicket, resumed: Bool, heartbeatInterval: Int, presenceTimeout: Int) {
+        self.caller = caller
         self.ticket = ticket
         self.resumed = resumed
         self.heartbeatInterval = heartbeatInterval
         self.presenceTimeout = presenceTimeout
-        self.loss = loss
     }
+
+    /// The session, new or resumed.
+    public var session: SessionID { caller.session }
 }
 
-/// End a session now, with no grace.
+/// End the caller's session now, with no grace.
 public struct Logout: BusRequest {
     public typealias Response = Done
     public static let operation = "logout"
     /// The session to end.
-    public var session: SessionID
+    public var caller: Caller
     /// Creates a logout request.
-    public init(session: SessionID) { self.session = session }
+    public init(caller: Caller) { self.caller = caller }
 }
 
-/// The client is alive (a heartbeat ping).
+/// The caller is alive (a heartbeat ping, or any other request).
 public struct Heartbeat: BusRequest {
     public typealias Response = Done
     public static let operation = "heartbeat"
     /// The session that sent it.
-    public var session: SessionID
+    public var caller: Caller
     /// Creates a heartbeat.
-    public init(session: SessionID) { self.session = session }
+    public init(caller: Caller) { self.caller = caller }
 }
 
-/// Replace the session's token.
+/// Replace the caller's token.
 public struct RenewToken: BusRequest {
     public typealias Response = Done
     public static let operation = "renewToken"
     /// The session.
-    public var session: SessionID
+    public var caller: Caller
     /// The new token.
     public var token: String
     /// Creates a renewal.
-    public init(session: SessionID, token: String) {
-        self.session = session
+    public init(caller: Caller, token: String) {
+        self.caller = caller
         self.token = token
     }
 }
 
-/// Which sessions (live or awaiting resume) a user has.
+/// Which sessions (live or awaiting resume) a user of an app has.
 public struct SessionsOfUser: BusRequest {
     public typealias Response = [SessionID]
     public static let operation = "sessionsOfUser"
-    /// The user.
-    public var userId: UserID
+    /// The user within its app.
+    public var user: UserKey
     /// Creates the query.
-    public init(userId: UserID) { self.userId = userId }
+    public init(user: UserKey) { self.user = user }
 }
 
-/// A transport connection closed (socket closed, protocol error, slow consumer …).
-public struct ConnectionDropped: BusEvent, Hashable {
-    /// The connection.
-    public var connection: ConnectionID
-    /// The session it carried, if it had logged in.
-    public var session: SessionID?
+/// The connection carrying a session closed (socket closed, protocol error, slow consumer …).
+/// Published by the server, which alone knows connections, only for the session's current one.
+public struct SessionDisconnected: BusEvent, Hashable {
+    /// The session that lost its connection.
+    public var session: SessionID
     /// Creates the event.
-    public init(connection: ConnectionID, session: SessionID?) {
-        self.connection = connection
-        self.session = session
-    }
+    public init(session: SessionID) { self.session = session }
 }
 
 /// A session started.
 public struct SessionOpened: BusEvent, Hashable {
-    public var session: SessionID
-    public var userId: UserID
-    public var connection: ConnectionID
+    public var caller: Caller
     /// Creates the event.
-    public init(session: SessionID, userId: UserID, connection: ConnectionID) {
-        self.session = session
-        self.userId = userId
-        self.connection = connection
-    }
+    public init(caller: Caller) { self.caller = caller }
 }
 
 /// A session lost its connection and waits, for its presence timeout, to be resumed.
 public struct SessionSuspended: BusEvent, Hashable {
-    public var session: SessionID
-    public var userId: UserID
+    public var caller: Caller
     /// Creates the event.
-    public init(session: SessionID, userId: UserID) {
-        self.session = session
-        self.userId = userId
-    }
+    public init(caller: Caller) { self.caller = caller }
 }
 
 /// A suspended session was resumed on a new connection.
 public struct SessionResumed: BusEvent, Hashable {
-    public var session: SessionID
-    public var userId: UserID
-    public var connection: ConnectionID
+    public var caller: Caller
     /// Creates the event.
-    public init(session: SessionID, userId: UserID, connection: ConnectionID) {
-        self.session = session
-        self.userId = userId
-        self.connection = connection
-    }
+    public init(caller: Caller) { self.caller = caller }
 }
 
-/// A suspended session was not resumed within its presence timeout.
+/// A suspended session was not resumed within its presence timeout (`SessionClosed` follows).
 public struct SessionTimedOut: BusEvent, Hashable {
-    public var session: SessionID
-    public var userId: UserID
+    public var caller: Caller
     /// Creates the event.
-    public init(session: SessionID, userId: UserID) {
-        self.session = session
-        self.userId = userId
-    }
+    public init(caller: Caller) { self.caller = caller }
 }
 
 /// Why a session ended.
@@ -200,15 +171,21 @@ public enum SessionEndReason: Sendable, Hashable {
 
 /// A session ended; everything it held is to be released.
 public struct SessionClosed: BusEvent, Hashable {
-    public var session: SessionID
-    public var userId: UserID
+    public var caller: Caller
     public var reason: SessionEndReason
     /// Creates the event.
-    public init(session: SessionID, userId: UserID, reason: SessionEndReason) {
-        self.session = session
-        self.userId = userId
+    public init(caller: Caller, reason: SessionEndReason) {
+        self.caller = caller
         self.reason = reason
     }
+    /// The session that ended.
+    public var session: SessionID { caller.session }
+}
+
+/// Pushes of the session family.
+public enum SessionPush: Sendable, Hashable {
+    /// The session's token expires soon (seconds left).
+    case tokenPrivilegeWillExpire(secondsLeft: Int)
 }
 
 /// Check a login token. Handled by the crypto module when app certificates are configured; with
@@ -216,11 +193,11 @@ public struct SessionClosed: BusEvent, Hashable {
 public struct VerifyLoginToken: BusRequest {
     public typealias Response = TokenGrant
     public static let operation = "login"
-    public var appId: String
+    public var appId: AppID
     public var userId: UserID
     public var token: String
     /// Creates the check.
-    public init(appId: String, userId: UserID, token: String) {
+    public init(appId: AppID, userId: UserID, token: String) {
         self.appId = appId
         self.userId = userId
         self.token = token

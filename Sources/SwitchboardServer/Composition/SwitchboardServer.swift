@@ -17,7 +17,7 @@ public final class SwitchboardServer: Sendable {
     /// The modules, in start order.
     public let modules: [any Module]
 
-    private let outbox: ServerOutbox
+    private let registry: SessionRegistry
     private let hub: ConnectionHub
     private let refusals: RefusalLog
     private let phase = Mutex(Phase.idle)
@@ -25,7 +25,7 @@ public final class SwitchboardServer: Sendable {
     private enum Phase {
         case idle
         case starting
-        case running(port: Int, group: EventLoopGroup, listener: WebSocketServer)
+        case running(port: Int, group: EventLoopGroup, listener: WebSocketServer, modules: Task<Void, Never>)
         case stopped
     }
 
@@ -39,18 +39,19 @@ public final class SwitchboardServer: Sendable {
         customize(&modules)
         self.modules = modules.all
         bus = EventBus()
-        outbox = ServerOutbox(limits: configuration.limits)
+        registry = SessionRegistry(limits: configuration.limits)
         let dispatcher = RequestDispatcher(
-            bus: bus, clock: configuration.clock, limits: configuration.limits, log: configuration.log)
+            bus: bus, registry: registry, clock: configuration.clock, limits: configuration.limits,
+            log: configuration.log)
         refusals = RefusalLog(log: configuration.log, clock: configuration.clock)
         hub = ConnectionHub(
-            outbox: outbox, bus: bus, dispatcher: dispatcher, log: configuration.log,
+            registry: registry, dispatcher: dispatcher, log: configuration.log,
             loginDeadline: LoginDeadline(
                 clock: configuration.clock, timeout: configuration.loginTimeout, refusals: refusals))
     }
 
-    /// Starts every module, then listens. Returns the port it listens on. Throws `TLSError`
-    /// when the TLS certificate or key cannot be used.
+    /// Starts every module and runs their `run()` in one task group, then listens. Returns the
+    /// port it listens on. Throws `TLSError` when the TLS certificate or key cannot be used.
     @discardableResult
     public func start() async throws -> Int {
         let mayStart = phase.withLock { phase -> Bool in
@@ -69,19 +70,39 @@ public final class SwitchboardServer: Sendable {
             throw error
         }
         let context = ModuleContext(
-            bus: bus, clock: configuration.clock, limits: configuration.limits, outbox: outbox)
-        for module in modules { await module.start(context) }
+            bus: bus, clock: configuration.clock, limits: configuration.limits, outbox: registry,
+            log: configuration.log)
+        for module in modules { await module.start(context.labeled(module.name)) }
+        let runs = Task { [modules, log = configuration.log] in await Self.runModules(modules, log: log) }
         do {
-            return try listen(tls: tls)
+            return try listen(tls: tls, modules: runs)
         } catch {
-            for module in modules.reversed() { await module.shutdown() }
+            runs.cancel()
+            await runs.value
             bus.close()
             phase.withLock { $0 = .stopped }
             throw error
         }
     }
 
-    private func listen(tls: TLSContext?) throws -> Int {
+    /// Runs every module's `run()` as a child of one task group until the group is cancelled. A
+    /// module whose `run()` fails is logged; the others go on.
+    private static func runModules(_ modules: [any Module], log: ServerLog) async {
+        await withDiscardingTaskGroup { group in
+            for module in modules {
+                group.addTask {
+                    do {
+                        try await module.run()
+                    } catch is CancellationError {
+                    } catch {
+                        log(.error, "module \(module.name) stopped: \(error)")
+                    }
+                }
+            }
+        }
+    }
+
+    private func listen(tls: TLSContext?, modules: Task<Void, Never>) throws -> Int {
         let group = try EventLoopGroup(
             threads: configuration.eventLoopThreads ?? ProcessInfo.processInfo.activeProcessorCount)
         let listener = WebSocketServer(
@@ -95,14 +116,14 @@ public final class SwitchboardServer: Sendable {
             group.shutdown()
             throw error
         }
-        phase.withLock { $0 = .running(port: port, group: group, listener: listener) }
+        phase.withLock { $0 = .running(port: port, group: group, listener: listener, modules: modules) }
         configuration.log(.info, "switchboard listening on \(url)")
         return port
     }
 
     /// The port it listens on, once started.
     public var port: Int? {
-        phase.withLock { if case .running(let port, _, _) = $0 { port } else { nil } }
+        phase.withLock { if case .running(let port, _, _, _) = $0 { port } else { nil } }
     }
 
     /// The URL clients connect to, once started (`wss://` when serving TLS).
@@ -111,45 +132,31 @@ public final class SwitchboardServer: Sendable {
     }
 
     /// How many client connections are open.
-    public var connectionCount: Int { outbox.connectionCount }
+    public var connectionCount: Int { registry.connectionCount }
 
-    /// Stops accepting, closes every connection with a going-away code, and stops the modules.
+    /// Stops accepting, closes every connection with a going-away code, and stops the modules by
+    /// cancelling their `run()`; then closes the bus.
     public func shutdown() async {
-        let running = phase.withLock { phase -> (EventLoopGroup, WebSocketServer)? in
+        let running = phase.withLock { phase -> (EventLoopGroup, WebSocketServer, Task<Void, Never>)? in
             defer { phase = .stopped }
-            if case .running(_, let group, let listener) = phase { return (group, listener) }
+            if case .running(_, let group, let listener, let modules) = phase { return (group, listener, modules) }
             return nil
         }
-        guard let (group, listener) = running else { return }
+        guard let (group, listener, modules) = running else { return }
         listener.stop(code: .goingAway)
-        for module in modules.reversed() { await module.shutdown() }
+        modules.cancel()
+        await modules.value
         bus.close()
         group.shutdown()
         configuration.log(.info, "switchboard stopped")
     }
 
-    /// Starts, then runs until the calling task is cancelled, then shuts down.
+    /// Starts, then runs until the calling task is cancelled, then shuts down (the shape of a
+    /// swift-service-lifecycle service).
     public func run() async throws {
         try await start()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                shutdownSignal.withLock { $0 = continuation }
-                if Task.isCancelled { wakeRunner() }
-            }
-        } onCancel: {
-            wakeRunner()
-        }
+        await Cancellation.wait()
         await shutdown()
-    }
-
-    private let shutdownSignal = Mutex<CheckedContinuation<Void, Never>?>(nil)
-
-    private func wakeRunner() {
-        let continuation = shutdownSignal.withLock { signal in
-            defer { signal = nil }
-            return signal
-        }
-        continuation?.resume()
     }
 }
 
@@ -163,7 +170,7 @@ extension SwitchboardServer {
     /// Closes every connection of `userId` as a network failure would, leaving the sessions to
     /// be resumed (used to test resume).
     func dropConnections(ofUser userId: UserID) {
-        for link in outbox.allLinks where link.identity?.userId == userId {
+        for (link, caller) in registry.openLinks where caller?.userId == userId {
             link.socket.close(code: .goingAway, reason: "connection cut")
         }
     }

@@ -3,22 +3,17 @@ import SwitchboardCore
 import SwitchboardTransport
 import SwitchboardWire
 
-/// Receives the transport's connection callbacks and gives each connection a `ClientLink` with
-/// its own request loop.
+/// Receives the transport's connection callbacks: gives each connection a `ClientLink`, registers
+/// it, and starts its request loop when frames arrive.
 final class ConnectionHub: WebSocketHandler {
-    private let links = Mutex<[UInt64: ClientLink]>([:])
-    private let outbox: ServerOutbox
-    private let bus: EventBus
+    private let registry: SessionRegistry
     private let dispatcher: RequestDispatcher
     private let log: ServerLog
     private let loginDeadline: LoginDeadline
+    private let links = LinkTable()
 
-    init(
-        outbox: ServerOutbox, bus: EventBus, dispatcher: RequestDispatcher, log: ServerLog,
-        loginDeadline: LoginDeadline
-    ) {
-        self.outbox = outbox
-        self.bus = bus
+    init(registry: SessionRegistry, dispatcher: RequestDispatcher, log: ServerLog, loginDeadline: LoginDeadline) {
+        self.registry = registry
         self.dispatcher = dispatcher
         self.log = log
         self.loginDeadline = loginDeadline
@@ -26,14 +21,14 @@ final class ConnectionHub: WebSocketHandler {
 
     func webSocketOpened(_ connection: WebSocketConnection) {
         let link = ClientLink(socket: connection, limits: dispatcher.limits)
-        links.withLock { $0[connection.id] = link }
-        outbox.register(link)
+        links.insert(link)
+        registry.opened(link)
         log(.debug, "\(link.id) opened from \(connection.remoteAddress)")
         loginDeadline.start(for: link)
     }
 
     func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
-        guard let link = links.withLock({ $0[connection.id] }) else { return }
+        guard let link = links[connection.id] else { return }
         let item: ClientLink.Inbound
         switch message {
         case .binary(let bytes):
@@ -53,14 +48,24 @@ final class ConnectionHub: WebSocketHandler {
     }
 
     func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
-        guard let link = links.withLock({ $0.removeValue(forKey: connection.id) }) else { return }
-        // From now on pushes for its session are kept for a resume. `ConnectionDropped` follows
-        // once the link's request loop has handled what was already queued (a login, say).
-        _ = outbox.connectionClosed(link.id)
+        guard let link = links.remove(connection.id) else { return }
+        // From now on pushes for its session are kept for a resume. The session learns it lost its
+        // connection once the link's request loop has answered what was already queued.
+        registry.closed(link)
         link.cancelLoginDeadline()
-        if link.closeInbox() {
-            bus.publish(ConnectionDropped(connection: link.id, session: link.identity?.session))
-        }
+        if link.closeInbox() { dispatcher.linkClosed(link) }
         log(.debug, "\(link.id) closed (\(code.map { String($0.rawValue) } ?? "no code") \(reason))")
     }
+}
+
+/// The links of open sockets by the transport's connection number, so a received frame finds its
+/// link. (Which session a link carries is the registry's.)
+private final class LinkTable: Sendable {
+    private let links = Mutex<[UInt64: ClientLink]>([:])
+
+    func insert(_ link: ClientLink) { links.withLock { $0[link.socket.id] = link } }
+
+    subscript(id: UInt64) -> ClientLink? { links.withLock { $0[id] } }
+
+    func remove(_ id: UInt64) -> ClientLink? { links.withLock { $0.removeValue(forKey: id) } }
 }

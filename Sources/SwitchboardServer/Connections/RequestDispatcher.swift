@@ -2,8 +2,12 @@ import SwitchboardCore
 import SwitchboardWire
 
 /// Turns one connection's frames into bus requests, in order, and answers each.
+///
+/// The loop is generic: who the caller is, a sign of life for the session, the rate budget, the
+/// answer. What an operation means is its feature's binding (`Features/`): one line per feature.
 struct RequestDispatcher: Sendable {
     let bus: EventBus
+    let registry: SessionRegistry
     let clock: any SwitchboardClock
     let limits: Limits
     let log: ServerLog
@@ -15,80 +19,72 @@ struct RequestDispatcher: Sendable {
             case .frames(let items):
                 for item in items { await answer(item, on: link) }
             case .drained(let connectionClosed):
-                if connectionClosed {
-                    bus.publish(ConnectionDropped(connection: link.id, session: link.identity?.session))
-                }
+                if connectionClosed { linkClosed(link) }
                 return
             }
         }
     }
 
+    /// A closed link's requests are all answered: forget it, and tell the session module if the
+    /// session it carried has lost its connection.
+    func linkClosed(_ link: ClientLink) {
+        if let session = registry.remove(link) { bus.publish(SessionDisconnected(session: session)) }
+    }
+
     private func answer(_ item: ClientLink.Inbound, on link: ClientLink) async {
-        // Any request is a sign of life, not only heartbeats; tell the session at most once a second.
-        if let (session, _) = link.identity, link.isDueForSignOfLife(now: clock.now) {
-            _ = try? await bus.request(Heartbeat(session: session))
-        }
         switch item {
         case .malformed(let error):
             log(.debug, "\(link.id): undecodable frame: \(error)")
             link.reply(
-                .error(
-                    id: error.requestId ?? 0,
-                    RtmError(error.errorCode, operation: error.messageType ?? "decode", reason: error.reason)))
+                .error(id: error.requestId ?? 0, RtmError(error.errorCode, operation: error.messageType ?? "", reason: error.reason)))
         case .frame(let frame):
             await handle(frame, on: link)
         }
     }
 
     private func handle(_ frame: ClientFrame, on link: ClientLink) async {
-        if case .login(let id, let appId, let userId, let token, let heartbeat, let presence, let resume) = frame {
-            link.beginLogin()
-            do {
-                let grant = try await bus.request(
-                    Login(
-                        connection: link.id, appId: appId, userId: userId, token: token,
-                        heartbeatInterval: heartbeat, presenceTimeout: presence, resume: resume))
-                link.finishLogin(.loginOk(id: id, grant), session: grant.session, userId: userId)
-            } catch {
-                link.finishLogin(.error(id: id, error), session: nil, userId: userId)
-            }
+        if case .session(.login(let login)) = frame.operation {
+            await logIn(login, id: frame.id, on: link)
             return
         }
-        guard let (session, userId) = link.identity else {
+        guard let caller = registry.caller(on: link) else {
             link.reply(.error(id: frame.id, RtmError(.notLogin, operation: frame.type, reason: "log in first")))
             return
         }
+        // Any request is a sign of life, not only heartbeats; tell the session at most once a second.
+        if link.isDueForSignOfLife(now: clock.now), frame.operation != .session(.heartbeat) {
+            _ = try? await bus.request(Heartbeat(caller: caller))
+        }
         do {
-            switch frame {
-            case .login:
-                return
-            case .heartbeat:
-                _ = try await bus.request(Heartbeat(session: session))
-            case .logout:
-                _ = try await bus.request(Logout(session: session))
-                link.clearSession()
-                link.reply(.ok(id: frame.id))
-                link.socket.close(code: .normalClosure, reason: "logged out")
-                return
-            case .renewToken(_, let token):
-                try link.takeRateBudget(.other, now: clock.now, operation: RenewToken.operation)
-                _ = try await bus.request(RenewToken(session: session, token: token))
-            case .subscribe(_, let channel, let features):
-                try link.takeRateBudget(.other, now: clock.now, operation: Subscribe.operation)
-                _ = try await bus.request(Subscribe(session: session, userId: userId, channelName: channel, features: features))
-            case .unsubscribe(_, let channel):
-                try link.takeRateBudget(.other, now: clock.now, operation: Unsubscribe.operation)
-                _ = try await bus.request(Unsubscribe(session: session, userId: userId, channelName: channel))
-            case .publish(_, let channelType, let channel, let message, let customType):
-                try link.takeRateBudget(.publish, now: clock.now, operation: Publish.operation)
-                _ = try await bus.request(
-                    Publish(
-                        session: session, userId: userId, channelType: channelType, channelName: channel,
-                        payload: message, customType: customType))
+            let answer: Answer
+            switch frame.operation {
+            case .session(let operation): answer = try await run(SessionBinding.self, operation, caller, link)
+            case .channel(let operation): answer = try await run(ChannelBinding.self, operation, caller, link)
             }
-            link.reply(.ok(id: frame.id))
+            link.reply(.answer(id: frame.id, answer))
+            if case .session(.logout) = frame.operation { link.socket.close(code: .normalClosure, reason: "logged out") }
         } catch {
             link.reply(.error(id: frame.id, error))
         }
     }
+
+    /// Takes the call's rate budget, then lets the feature's binding carry it out.
+    private func run<Binding: FeatureBinding>(
+        _ binding: Binding.Type, _ operation: Binding.Operation, _ caller: Caller, _ link: ClientLink
+    ) async throws(RtmError) -> Answer {
+        if let budget = Binding.budget(for: operation) {
+            try link.takeRateBudget(budget, now: clock.now, operation: operation.name)
+        }
+        return try await Binding.answer(operation, caller: caller, bus: bus)
+    }
+}
+
+/// How a feature's client operations become bus requests: its half of the open edge.
+protocol FeatureBinding {
+    /// The feature's operations, as `SwitchboardWire` decodes them.
+    associatedtype Operation: NamedOperation
+    /// The rate budget an operation draws on; nil when it is free.
+    static func budget(for operation: Operation) -> CallRateLimiter.Budget?
+    /// Carries out `operation` for `caller` through bus requests and returns its answer.
+    static func answer(_ operation: Operation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer
 }

@@ -39,7 +39,7 @@ struct PushHistory<Frame> {
     private(set) var keptCount = 0
     private var bytes = 0
 
-    private var channels: [ChannelKey] = []
+    private var channels: [ChannelAddress] = []
     private var lastSlot = UInt16.max
     /// For each channel slot, the number of its latest forgotten push (0: none forgotten).
     private var forgottenNumber: [UInt64] = []
@@ -49,7 +49,7 @@ struct PushHistory<Frame> {
     init(bounds: Bounds) { self.bounds = bounds }
 
     /// Numbers the next push and keeps it, forgetting the oldest past the bounds.
-    mutating func record(_ frame: Frame, size: Int, channel: ChannelKey?) {
+    mutating func record(_ frame: Frame, size: Int, channel: ChannelAddress?) {
         let entry = Entry(frame: frame, size: Int32(clamping: size), slot: slot(for: channel))
         // At the frame bound, make room first, so a full ring takes the push in place.
         if keptCount > 0 && keptCount >= bounds.frames { forgetOldest() }
@@ -87,7 +87,7 @@ struct PushHistory<Frame> {
         return (frames, ResumeLoss(droppedPushes: Int(firstKept - received), channels: lost))
     }
 
-    private mutating func slot(for channel: ChannelKey?) -> UInt16 {
+    private mutating func slot(for channel: ChannelAddress?) -> UInt16 {
         guard let channel else { return noSlot }
         if lastSlot != noSlot, channels[Int(lastSlot)] == channel { return lastSlot }
         if let index = channels.firstIndex(of: channel) {

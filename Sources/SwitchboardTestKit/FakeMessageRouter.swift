@@ -6,7 +6,7 @@ import SwitchboardCore
 /// outbox — no limits, no features, no user channels.
 public final class FakeMessageRouter: Module {
     public let name = "fake-message-router"
-    private let state = Mutex<(subscribers: [String: [SessionID]], published: [Publish])>(([:], []))
+    private let state = Mutex<(subscribers: [ChannelKey: [SessionID]], published: [Publish])>(([:], []))
 
     /// Creates an empty router.
     public init() {}
@@ -16,26 +16,30 @@ public final class FakeMessageRouter: Module {
 
     public func start(_ context: ModuleContext) async {
         context.bus.handle(Subscribe.self) { [self] request in
-            state.withLock { $0.subscribers[request.channelName, default: []].append(request.session) }
+            let channel = request.caller.channel(.message, request.channelName)
+            state.withLock { $0.subscribers[channel, default: []].append(request.caller.session) }
             return Done()
         }
         context.bus.handle(Unsubscribe.self) { [self] request in
-            state.withLock { $0.subscribers[request.channelName]?.removeAll { $0 == request.session } }
+            let channel = request.caller.channel(.message, request.channelName)
+            state.withLock { $0.subscribers[channel]?.removeAll { $0 == request.caller.session } }
             return Done()
         }
         context.bus.handle(ChannelsOfSession.self) { [self] request in
             state.withLock { state in
-                state.subscribers.filter { $0.value.contains(request.session) }.keys.sorted().map { ChannelKey(.message, $0) }
+                state.subscribers.filter { $0.value.contains(request.caller.session) }.keys.sorted { $0.name < $1.name }
             }
         }
         context.bus.handle(Publish.self) { [self] request in
+            let channel = request.caller.channel(request.channelType, request.channelName)
             let receivers = state.withLock { state -> [SessionID] in
                 state.published.append(request)
-                return state.subscribers[request.channelName] ?? []
+                return state.subscribers[channel] ?? []
             }
             let delivery = MessageDelivery(
                 channelType: request.channelType, channelName: request.channelName, payload: request.payload,
-                publisher: request.userId, customType: request.customType, timestamp: context.clock.wallMilliseconds)
+                publisher: request.caller.userId, customType: request.customType,
+                timestamp: context.clock.wallMilliseconds)
             context.outbox.deliver(.message(delivery), to: receivers)
             return Done()
         }

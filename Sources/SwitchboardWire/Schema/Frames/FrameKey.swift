@@ -1,11 +1,12 @@
 /// Every map key the Switchboard frames use.
 enum FrameKey: String, CaseIterable, Sendable {
-    case t, id
+    // Every frame.
+    case t, id, result, code, operation, reason, detail
+    // Session.
     case appId, userId, token, heartbeatInterval, presenceTimeout, resumeSession, resumeSecret, resumeReceived
-    case channel, features, channelType, message, customType
-    case session, resumed, lostMessages, lostChannels
-    case code, operation, reason, detail
-    case topic, publisher, timestamp, secondsLeft
+    case session, resumed, lostMessages, lostChannels, secondsLeft
+    // Message and user channels.
+    case channel, features, channelType, message, customType, topic, publisher, timestamp
 
     /// The keys with their UTF-8 bytes, so a key on the wire is matched without building a String.
     static let table: [(key: FrameKey, utf8: [UInt8])] = allCases.map { ($0, Array($0.rawValue.utf8)) }

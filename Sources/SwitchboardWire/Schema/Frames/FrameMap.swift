@@ -5,6 +5,8 @@ struct FrameHead: Sendable {
     var type: String
     /// The `"id"` value, if present.
     var id: UInt32?
+    /// The `"result"` value of an answer that carries data (it names the result's shape).
+    var result: String?
     /// How many entries the map has.
     var count: Int
     /// The index of the first entry.
@@ -33,6 +35,7 @@ extension MessagePackReader {
     mutating func readFrameHead() throws(WireError) -> FrameHead {
         var type: String?
         var id: UInt32?
+        var result: String?
         var key: FrameKey?
         let count: Int
         let bodyStart: Int
@@ -48,6 +51,9 @@ extension MessagePackReader {
                 case .id?:
                     key = .id
                     id = try readInteger(UInt32.self)
+                case .result?:
+                    key = .result
+                    result = try readString()
                 default:
                     try skipValue()
                 }
@@ -65,7 +71,7 @@ extension MessagePackReader {
             throw WireError(.missingKey("t"), offset: 0, requestId: id)
         }
         position = bodyStart
-        return FrameHead(type: type, id: id, count: count, bodyStart: bodyStart)
+        return FrameHead(type: type, id: id, result: result, count: count, bodyStart: bodyStart)
     }
 
     /// Reads the entries of the frame after `readFrameHead`, handing each known key other than
@@ -79,7 +85,7 @@ extension MessagePackReader {
         do throws(WireError) {
             for _ in 0..<head.count {
                 current = nil
-                guard let key = try readFrameKey(), key != .t, key != .id else {
+                guard let key = try readFrameKey(), key != .t, key != .id, key != .result else {
                     try skipValue()
                     continue
                 }

@@ -7,24 +7,19 @@ import SwitchboardCore
 public actor AuditLog: Module {
     public nonisolated let name = "audit-log"
     private var entries: [String] = []
-    private var subscription: BusSubscription?
 
     /// Creates an empty log.
     public init() {}
 
     public func start(_ context: ModuleContext) async {
         // One subscription for all three types, so the lines keep the order the facts happened in.
-        subscription = context.bus.subscription()
-            .on(SessionOpened.self) { [self] event in await append("login \(event.userId)") }
-            .on(SessionClosed.self) { [self] event in await append("end \(event.userId) \(event.reason)") }
+        context.bus.subscription()
+            .on(SessionOpened.self) { [self] event in await append("login \(event.caller.user)") }
+            .on(SessionClosed.self) { [self] event in await append("end \(event.caller.user) \(event.reason)") }
             .on(MessagePublished.self) { [self] event in
-                await append("publish \(event.publisher) -> \(event.channel) \(event.payloadBytes)B to \(event.receivers)")
+                await append(
+                    "publish \(event.publisher.user) -> \(event.channel) \(event.payloadBytes)B to \(event.receivers)")
             }
-    }
-
-    public func shutdown() async {
-        subscription?.cancel()
-        subscription = nil
     }
 
     /// Every line so far, in order.

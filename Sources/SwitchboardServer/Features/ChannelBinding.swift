@@ -1,0 +1,25 @@
+import SwitchboardCore
+import SwitchboardWire
+
+/// The message-channel feature: subscribe, unsubscribe, publish, as message-router requests.
+enum ChannelBinding: FeatureBinding {
+    static func budget(for operation: ChannelOperation) -> CallRateLimiter.Budget? {
+        switch operation {
+        case .subscribe, .unsubscribe: .other
+        case .publish: .publish
+        }
+    }
+
+    static func answer(_ operation: ChannelOperation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer {
+        switch operation {
+        case .subscribe(let channel, let features):
+            _ = try await bus.request(Subscribe(caller: caller, channelName: channel, features: features))
+        case .unsubscribe(let channel):
+            _ = try await bus.request(Unsubscribe(caller: caller, channelName: channel))
+        case .publish(let channelType, let channel, let message, let customType):
+            _ = try await bus.request(
+                Publish(caller: caller, channelType: channelType, channelName: channel, payload: message, customType: customType))
+        }
+        return .done
+    }
+}

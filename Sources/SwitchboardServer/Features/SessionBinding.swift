@@ -1,0 +1,56 @@
+import SwitchboardCore
+import SwitchboardWire
+
+/// The session feature's operations after login: logout, heartbeat, token renewal. Login itself
+/// establishes who the caller is, so the dispatcher carries it out (`logIn`).
+enum SessionBinding: FeatureBinding {
+    static func budget(for operation: SessionOperation) -> CallRateLimiter.Budget? {
+        switch operation {
+        case .login, .logout, .heartbeat: nil
+        case .renewToken: .other
+        }
+    }
+
+    static func answer(_ operation: SessionOperation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer {
+        switch operation {
+        case .login:
+            throw RtmError(.duplicateOperation, operation: "login", reason: "this connection is already logged in")
+        case .logout: _ = try await bus.request(Logout(caller: caller))
+        case .heartbeat: _ = try await bus.request(Heartbeat(caller: caller))
+        case .renewToken(let token): _ = try await bus.request(RenewToken(caller: caller, token: token))
+        }
+        return .done
+    }
+}
+
+extension RequestDispatcher {
+    /// Logs `link` in: asks the session module for a grant, then binds the session to the link,
+    /// writing `loginOk`, then the pushes the client missed, in one step.
+    func logIn(_ login: Login, id: UInt32, on link: ClientLink) async {
+        guard registry.caller(on: link) == nil else {
+            link.reply(.error(id: id, RtmError(.duplicateOperation, operation: "login", reason: "this connection is already logged in")))
+            return
+        }
+        let grant: LoginGranted
+        do {
+            grant = try await bus.request(login)
+        } catch {
+            link.reply(.error(id: id, error))
+            return
+        }
+        do {
+            let stale = try registry.bind(grant, to: link, received: login.resume?.received ?? 0) { loss in
+                .answer(id: id, .session(.login(LoginAccepted(grant, loss: loss))))
+            }
+            link.markLoggedIn()
+            stale?.closeAfterTelling(reason: .relogin, detail: "the session resumed on a new connection")
+        } catch .linkClosed {
+            // The client is gone: its session waits for a resume like any that lost its connection.
+            bus.publish(SessionDisconnected(session: grant.session))
+        } catch {
+            // `.sessionEnded`: another login replaced the session meanwhile.
+            link.reply(
+                .error(id: id, RtmError(.loginCanceled, operation: "login", reason: "the session ended before the login completed")))
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Synchronization
+import SwitchboardCore
+
+/// An in-memory stand-in for the session module: answers `SessionsOfUser` from a table the test
+/// fills, and `Login`/`Logout`/`Heartbeat` by handing out sequential sessions with no checks.
+public final class FakeSessions: Module {
+    public let name = "fake-sessions"
+    private let state = Mutex<(online: [UserKey: [SessionID]], last: UInt64)>(([:], 0))
+
+    /// Creates an empty table.
+    public init() {}
+
+    /// Marks `session` as belonging to `user`.
+    public func add(_ session: SessionID, for user: UserKey) {
+        state.withLock { $0.online[user, default: []].append(session) }
+    }
+
+    public func start(_ context: ModuleContext) async {
+        context.bus.handle(SessionsOfUser.self) { [self] request in
+            state.withLock { $0.online[request.user] ?? [] }
+        }
+        context.bus.handle(Login.self) { [self] request in
+            let user = UserKey(request.appId, request.userId)
+            let session = state.withLock { state -> SessionID in
+                state.last += 1
+                let session = SessionID(state.last)
+                state.online[user, default: []].append(session)
+                return session
+            }
+            context.outbox.open(session)
+            return LoginGranted(
+                caller: Caller(app: user.app, userId: user.userId, session: session),
+                ticket: ResumeTicket(session: session, secret: "fake"), resumed: false,
+                heartbeatInterval: context.limits.clampedHeartbeatInterval(request.heartbeatInterval),
+                presenceTimeout: context.limits.clampedPresenceTimeout(request.presenceTimeout))
+        }
+        context.bus.handle(Logout.self) { [self] request in
+            state.withLock { state in
+                for key in state.online.keys { state.online[key]?.removeAll { $0 == request.caller.session } }
+            }
+            context.outbox.release(request.caller.session)
+            context.bus.publish(SessionClosed(caller: request.caller, reason: .logout))
+            return Done()
+        }
+        context.bus.handle(Heartbeat.self) { _ in Done() }
+    }
+}

@@ -1,0 +1,61 @@
+import Synchronization
+import SwitchboardCore
+
+/// An in-memory outbox that records what modules ask of it, keeping pushes per session.
+public final class RecordingOutbox: Outbox {
+    /// One recorded call other than `deliver`.
+    public enum Call: Sendable, Hashable {
+        case open(SessionID)
+        case disconnect(SessionID, RtmLinkStateChangeReason)
+        case release(SessionID)
+    }
+
+    private struct State {
+        var calls: [Call] = []
+        var delivered: [SessionID: [Push]] = [:]
+        var open: Set<SessionID> = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates an empty outbox.
+    public init() {}
+
+    public func open(_ session: SessionID) {
+        state.withLock {
+            $0.calls.append(.open(session))
+            $0.open.insert(session)
+        }
+    }
+
+    public func deliver(_ push: Push, to sessions: [SessionID]) {
+        state.withLock { state in
+            for session in sessions { state.delivered[session, default: []].append(push) }
+        }
+    }
+
+    public func disconnect(_ session: SessionID, reason: RtmLinkStateChangeReason, detail: String) {
+        state.withLock { $0.calls.append(.disconnect(session, reason)) }
+    }
+
+    public func release(_ session: SessionID) {
+        state.withLock {
+            $0.calls.append(.release(session))
+            $0.open.remove(session)
+        }
+    }
+
+    /// Every call other than `deliver`, in order.
+    public var calls: [Call] { state.withLock { $0.calls } }
+
+    /// The pushes delivered to `session`, in order.
+    public func pushes(to session: SessionID) -> [Push] { state.withLock { $0.delivered[session] ?? [] } }
+
+    /// The messages delivered to `session`, in order.
+    public func messages(to session: SessionID) -> [MessageDelivery] {
+        pushes(to: session).compactMap { if case .message(let message) = $0 { message } else { nil } }
+    }
+
+    /// Whether `session` was opened and not yet released.
+    public func isOpen(_ session: SessionID) -> Bool { state.withLock { $0.open.contains(session) } }
+}

@@ -1,0 +1,91 @@
+import SwitchboardCore
+
+/// A request from a client to the server: an id, which the answer echoes, and one operation.
+public struct ClientFrame: Sendable, Hashable {
+    /// The request id.
+    public var id: UInt32
+    /// What the client asks for.
+    public var operation: ClientOperation
+
+    /// Creates a request.
+    public init(id: UInt32, _ operation: ClientOperation) {
+        self.id = id
+        self.operation = operation
+    }
+
+    /// The `"t"` value, which is also the operation name errors report.
+    public var type: String { operation.name }
+}
+
+/// One client operation, grouped by feature: each feature's operations, their decoding and their
+/// encoding live in a file of their own (`Features/`), so adding a feature adds one case here.
+public enum ClientOperation: Sendable, Hashable {
+    /// Login, logout, heartbeat, token renewal.
+    case session(SessionOperation)
+    /// Message channels and user channels: subscribe, unsubscribe, publish.
+    case channel(ChannelOperation)
+
+    /// The `"t"` value.
+    public var name: String {
+        switch self {
+        case .session(let operation): operation.name
+        case .channel(let operation): operation.name
+        }
+    }
+
+    /// Decodes the operation named by `head.type`; nil when no feature knows that name.
+    static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
+        if let operation = try SessionOperation.decode(head, &fields) { return .session(operation) }
+        if let operation = try ChannelOperation.decode(head, &fields) { return .channel(operation) }
+        return nil
+    }
+
+    /// Writes the operation's fields after the frame's head.
+    func encodeFields(_ frame: inout FrameWriter) {
+        switch self {
+        case .session(let operation): operation.encodeFields(&frame)
+        case .channel(let operation): operation.encodeFields(&frame)
+        }
+    }
+}
+
+/// A client operation that knows its `"t"` name (every feature's operation enum is one).
+public protocol NamedOperation: Sendable, Hashable {
+    /// The `"t"` value, which errors report as the operation.
+    var name: String { get }
+}
+
+/// A family of client operations as one feature defines them.
+protocol ClientOperationFamily: NamedOperation {
+    /// Decodes the operation named by `head.type`; nil when the name is not this family's.
+    static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self?
+    /// Writes the fields (keys and values, without `"t"` and `"id"`).
+    func encodeFields(_ frame: inout FrameWriter)
+}
+
+extension ClientFrame {
+    /// Decodes one client frame; on failure the error carries the request id and type if they
+    /// were readable.
+    public static func decode<Bytes: RandomAccessCollection>(
+        _ bytes: Bytes
+    ) throws(WireError) -> ClientFrame where Bytes.Element == UInt8, Bytes.Index == Int {
+        var reader = MessagePackReader(bytes)
+        let head = try reader.readFrameHead()
+        guard let operation = try ClientOperation.decode(head, &reader) else {
+            throw WireError(.unknownMessageType(head.type), offset: 0, requestId: head.id, messageType: head.type)
+        }
+        return ClientFrame(id: try head.requiredId(), operation)
+    }
+
+    /// Decodes one client frame from a byte array.
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> ClientFrame {
+        try decode(bytes[...])
+    }
+
+    /// The frame as one MessagePack map: `"t"`, then `"id"`, then the fields.
+    public func encode() -> [UInt8] {
+        var frame = FrameWriter(type: type, id: id)
+        operation.encodeFields(&frame)
+        return frame.finish()
+    }
+}

@@ -1,0 +1,38 @@
+import SwitchboardCore
+
+/// A family of pushes as one feature defines them (the payload types live in Core, where the
+/// modules that send them see them).
+protocol PushFamily: Sendable {
+    /// The `"t"` value.
+    var frameType: String { get }
+    /// The whole push frame, encoded in one pass into one buffer.
+    func encodeFrame() -> [UInt8]
+    /// Decodes the push if `head.type` is this family's.
+    static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self?
+}
+
+extension Wire {
+    /// Encodes a push once, so the same bytes can go to every receiver. Equal to
+    /// `ServerFrame.push(push).encode()`.
+    public static func encodePush(_ push: Push) -> [UInt8] {
+        switch push {
+        case .message(let delivery): delivery.encodeFrame()
+        case .session(let push): push.encodeFrame()
+        }
+    }
+
+    /// The `"t"` value of a push.
+    static func pushType(_ push: Push) -> String {
+        switch push {
+        case .message(let delivery): delivery.frameType
+        case .session(let push): push.frameType
+        }
+    }
+
+    /// Decodes a push; nil when no feature knows its type.
+    static func decodePush<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Push? {
+        if let delivery = try MessageDelivery.decode(head, &fields) { return .message(delivery) }
+        if let push = try SessionPush.decode(head, &fields) { return .session(push) }
+        return nil
+    }
+}
