@@ -55,7 +55,7 @@ public actor MessageRouter: Module {
                 .channelInstanceExceedLimitation, operation: Subscribe.operation,
                 reason: "already subscribed to \(limits.subscribedChannelsPerClient) channels")
         }
-        context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: request.features.rawValue))
+        context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: ChannelFeatures(request.features)))
         return Done()
     }
 

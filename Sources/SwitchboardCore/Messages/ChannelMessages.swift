@@ -61,10 +61,10 @@ public struct ChannelsOfSession: BusRequest {
 public struct ChannelJoined: BusEvent, Hashable {
     public var caller: Caller
     public var channel: ChannelKey
-    /// The features as a raw option set (`RtmSubscribeChannelFeature` or `RtmJoinChannelFeature`).
-    public var features: UInt32
+    /// What the member asked to hear. Joining again with other features publishes the event again.
+    public var features: ChannelFeatures
     /// Creates the event.
-    public init(caller: Caller, channel: ChannelKey, features: UInt32) {
+    public init(caller: Caller, channel: ChannelKey, features: ChannelFeatures) {
         self.caller = caller
         self.channel = channel
         self.features = features
