@@ -3,38 +3,80 @@ import SwitchboardCore
 import SwitchboardTransport
 import SwitchboardWire
 
-/// The client's connection to its server: login, requests and their answers, heartbeats,
-/// automatic reconnection with session resume, and re-subscription after a lost session.
+/// What receives the outcome of an app's call: called once, on the engine, in the order the
+/// answers arrive.
+typealias CallResolver = @Sendable (Result<Answer, RtmErrorInfo>) -> Void
+
+/// Client-side state that a feature rebuilds when the server has lost the session (a reconnect
+/// after the presence timeout): message-channel subscriptions, and later presence states and
+/// stream channels.
+protocol RestorableState: AnyObject, Sendable {
+    /// The channels it holds, listed as affected by link-state changes.
+    var channels: [String] { get }
+    /// Sends, through `send`, what rebuilds it on the new session; returns the channels it could
+    /// not restore.
+    func restore(_ send: @Sendable (ClientOperation) async -> Result<Answer, RtmErrorInfo>) async -> [String]
+    /// Forgets everything (logout, or a session that ended for good).
+    func reset()
+}
+
+/// The client's connection to its server. It coordinates: the pure `LinkMachine` decides what
+/// the link state is and what to do; `PendingRequests` keeps what waits for an answer, swept by
+/// one deadline timer; the engine owns the socket, the heartbeats, the retries and the session
+/// ticket, and routes pushes to the app.
+///
+/// Every call is issued at once and answered through a resolver, so a slow call (a login that
+/// retries) never holds up the calls made after it.
 actor ClientEngine {
+    /// Who waits for a request's answer.
+    enum Waiter: Sendable {
+        /// An app call.
+        case call(CallResolver)
+        /// The login of connection `generation`.
+        case login(generation: Int)
+        /// A heartbeat on connection `generation`.
+        case heartbeat(generation: Int)
+        /// The app's logout.
+        case logout(CallResolver)
+        /// A token renewal: the new token is kept only when the server accepts it.
+        case renew(token: String, CallResolver)
+    }
+
+    private struct Connection {
+        let socket: WebSocketConnection
+        let generation: Int
+    }
+
     private let settings: ClientSettings
     private let dispatcher: EventDispatcher
     private let clock: any SwitchboardClock
     /// Opens incoming bodies when client-side encryption is on.
     private let sealer: PayloadSealer?
     private let group: EventLoopGroup
-    /// How long a request may wait for its answer.
+    /// How long a request may wait for its answer (a heartbeat's answer is the pong).
     private let requestTimeout: Duration = .seconds(10)
-    /// How long a heartbeat may wait for its answer before the link counts as lost.
-    private let heartbeatTimeout: Duration = .seconds(10)
     /// How long one connection attempt may take.
     private let connectTimeout: Duration = .seconds(5)
 
-    private var state: RtmLinkState = .idle
+    private var machine: LinkMachine
+    private var pending = PendingRequests<Waiter>()
+    private var connection: Connection?
+    /// Increases with every connection, so callbacks of an old one are recognised.
+    private var generation = 0
+    private var attempts = 0
     private var token = ""
     private var ticket: ResumeTicket?
     /// Pushes of the current session received on any of its connections; a resume tells the
     /// server, which sends again what came after.
     private var receivedPushes: UInt64 = 0
-    /// The channels the user asked for, with their features: restored after a lost session.
-    private var subscriptions: [String: RtmSubscribeChannelFeature] = [:]
-    private var socket: WebSocketConnection?
-    /// Increases with every connection, so stale callbacks are recognised.
-    private var generation = 0
-    private var nextRequestId: UInt32 = 0
-    private var pending: [UInt32: CheckedContinuation<ServerFrame, Never>] = [:]
-    private var heartbeatTask: Task<Void, Never>?
-    private var reconnectTask: Task<Void, Never>?
+    private var loginResolver: (@Sendable (RtmErrorInfo?) -> Void)?
+    private var states: [any RestorableState] = []
+    private var heartbeats: Task<Void, Never>?
+    private var retry: Task<Void, Never>?
+    private var deadlineTimer: (task: Task<Void, Never>, deadline: Duration)?
     private var destroyed = false
+    /// Sockets dropped by `loseConnectionSilently`, still open; closed on `destroy`.
+    private var silentlyLost: [WebSocketConnection] = []
     /// Messages dropped because they did not open under the client's key (see `opened`).
     private(set) var undecryptableMessages = 0
 
@@ -45,84 +87,80 @@ actor ClientEngine {
         self.dispatcher = dispatcher
         self.clock = clock
         self.sealer = sealer
+        machine = LinkMachine(reconnectTimeout: settings.reconnectTimeout)
         group = try EventLoopGroup(threads: 1)
     }
 
-    var linkState: RtmLinkState { state }
+    var linkState: RtmLinkState { machine.state }
 
-    // MARK: Login and logout
+    /// Registers state to rebuild when the server has lost the session.
+    func keep(_ state: any RestorableState) { states.append(state) }
 
-    func login(token: String?) async throws(RtmErrorInfo) {
-        try checkAlive("login")
-        guard state == .idle || state == .failed else {
-            throw RtmErrorInfo(.duplicateOperation, operation: "login", reason: "already logged in or logging in")
+    // MARK: Calls from the app
+
+    /// Starts a login; `resolve` gets nil on success.
+    func login(token: String?, resolve: @escaping @Sendable (RtmErrorInfo?) -> Void) {
+        guard !destroyed else { return resolve(Self.destroyedError("login")) }
+        guard machine.acceptsLogin else {
+            return resolve(RtmErrorInfo(.duplicateOperation, operation: "login", reason: "already logged in"))
         }
         self.token = token ?? ""
         ticket = nil
-        transition(to: .connecting, operation: .login, reason: .login)
-        let deadline = settings.reconnectTimeout > 0 ? clock.now + .seconds(settings.reconnectTimeout) : nil
-        var attempt = 0
-        while true {
-            do {
-                _ = try await connectAndLogin()
-                transition(to: .connected, operation: .login, reason: .loginSuccess)
-                startHeartbeat()
-                return
-            } catch {
-                if state != .connecting {
-                    throw RtmErrorInfo(.loginCanceled, operation: "login", reason: "login was interrupted")
-                }
-                if let fatal = LinkPolicy.fatalReason(forLoginError: error.errorCode) {
-                    closeSocket()
-                    transition(to: .failed, operation: .login, reason: fatal)
-                    throw error
-                }
-                if let deadline, clock.now >= deadline {
-                    transition(to: .failed, operation: .login, reason: .loginTimeout)
-                    throw RtmErrorInfo(.loginTimeout, operation: "login", reason: "could not reach \(settings.servers[0].url) in time")
-                }
-            }
-            try? await clock.sleep(for: LinkPolicy.backoff(attempt: attempt))
-            attempt += 1
-            if state != .connecting {
-                throw RtmErrorInfo(.loginCanceled, operation: "login", reason: "login was interrupted")
+        let earlier = loginResolver
+        loginResolver = resolve
+        for command in machine.handle(.loginRequested(now: clock.now)) {
+            if case .cancelEarlierLogin = command {
+                earlier?(RtmErrorInfo(.loginCanceled, operation: "login", reason: "a newer login replaced it"))
+            } else {
+                apply(command)
             }
         }
     }
 
-    func logout() async throws(RtmErrorInfo) {
-        try checkAlive("logout")
-        guard state != .idle else {
-            throw RtmErrorInfo(.notLogin, operation: "logout", reason: "not logged in")
+    /// Logs out: the session ends at once; a login still under way is canceled.
+    func logout(resolve: @escaping CallResolver) {
+        guard !destroyed else { return resolve(.failure(Self.destroyedError("logout"))) }
+        guard machine.state != .idle else {
+            return resolve(.failure(RtmErrorInfo(.notLogin, operation: "logout", reason: "not logged in")))
         }
-        let wasConnected = state == .connected
-        reconnectTask?.cancel()
-        reconnectTask = nil
-        if wasConnected {
-            _ = try? await request(.session(.logout))
+        apply(machine.handle(.logoutRequested))
+        if machine.loggingOut {
+            retry?.cancel()
+            heartbeats?.cancel()
+            if !send(.session(.logout), .logout(resolve)) { apply(machine.handle(.logoutFinished)) }
+        } else {
+            resolve(.success(.done))
         }
-        closeSocket()
-        subscriptions.removeAll()
-        ticket = nil
-        transition(to: .idle, operation: .logout, reason: .logout)
     }
 
-    func renewToken(_ token: String) async throws(RtmErrorInfo) {
-        try checkAlive("renewToken")
-        self.token = token
-        _ = try await request(.session(.renewToken(token: token)))
+    /// Replaces the login token; the new one is used for later reconnects only once the server
+    /// has accepted it.
+    func renewToken(_ token: String, resolve: @escaping CallResolver) {
+        issue(.session(.renewToken(token: token)), as: .renew(token: token, resolve), resolve: resolve)
     }
 
+    /// Sends an app's request; `resolve` gets the answer.
+    func call(_ operation: ClientOperation, resolve: @escaping CallResolver) {
+        issue(operation, as: .call(resolve), resolve: resolve)
+    }
+
+    /// Sends an app's request and waits for its answer.
+    func call(_ operation: ClientOperation) async -> Result<Answer, RtmErrorInfo> {
+        let answer = OneShot<Result<Answer, RtmErrorInfo>>()
+        call(operation) { answer.fulfil($0) }
+        return await answer.value
+    }
+
+    /// Releases the client: every attempt stops at once, the connection closes, the events end.
     func destroy() {
         guard !destroyed else { return }
         destroyed = true
-        reconnectTask?.cancel()
-        if state == .connected, let socket {
-            socket.send(OutboundFrame.binary(ClientFrame(id: 0, .session(.logout)).encode()))
+        if machine.state == .connected, let socket = connection?.socket {
+            socket.send(OutboundFrame.binary(ClientFrame.logout(id: 0).encode()))
         }
-        // A login still trying to connect sees the state leave `.connecting` and gives up.
-        state = .idle
-        closeSocket()
+        apply(machine.handle(.destroyed))
+        retry?.cancel()
+        deadlineTimer?.task.cancel()
         for socket in silentlyLost { socket.close(code: .normalClosure, reason: "") }
         silentlyLost.removeAll()
         // Joining the loop thread blocks: do it off Swift's cooperative pool.
@@ -131,185 +169,305 @@ actor ClientEngine {
         dispatcher.finish()
     }
 
-    // MARK: Channels and messages
-
-    func subscribe(_ channel: String, features: RtmSubscribeChannelFeature) async throws(RtmErrorInfo) {
-        _ = try await request(.channel(.subscribe(channel: channel, features: features)))
-        subscriptions[channel] = features
+    /// Behaves as if the network swallowed the connection without a word: what still arrives on it
+    /// is ignored and the client reconnects, while the server believes the old connection alive
+    /// (for tests of resume over half-open connections).
+    func loseConnectionSilently() {
+        guard machine.state == .connected, let socket = connection?.socket else { return }
+        silentlyLost.append(socket)
+        connection = nil
+        closeConnection()
+        apply(machine.handle(.connectionLost(.heartbeatTimeout, .keepAliveTimeout, now: clock.now)))
     }
 
-    func unsubscribe(_ channel: String) async throws(RtmErrorInfo) {
-        _ = try await request(.channel(.unsubscribe(channel: channel)))
-        subscriptions[channel] = nil
-    }
-
-    func publish(
-        channel: String, payload: MessagePayload, channelType: RtmChannelType, customType: String
-    ) async throws(RtmErrorInfo) {
-        _ = try await request(
-            .channel(.publish(channelType: channelType, channel: channel, message: payload, customType: customType)))
-    }
-
-    // MARK: Requests
-
-    /// Sends a request on the live connection and waits for its answer.
-    private func request(_ operation: ClientOperation) async throws(RtmErrorInfo) -> Answer {
+    private func issue(_ operation: ClientOperation, as waiter: Waiter, resolve: CallResolver) {
         let name = operation.name
-        try checkAlive(name)
-        switch state {
-        case .connected: break
+        guard !destroyed else { return resolve(.failure(Self.destroyedError(name))) }
+        switch machine.state {
+        case .connected where !machine.loggingOut:
+            if !send(operation, waiter) {
+                resolve(.failure(RtmErrorInfo(.notConnected, operation: name, reason: "the connection is closed")))
+            }
         case .idle, .failed:
-            throw RtmErrorInfo(.notLogin, operation: name, reason: "log in first")
-        case .connecting, .disconnected, .suspended:
-            throw RtmErrorInfo(.notConnected, operation: name, reason: "not connected to the server right now")
+            resolve(.failure(RtmErrorInfo(.notLogin, operation: name, reason: "log in first")))
+        default:
+            resolve(.failure(RtmErrorInfo(.notConnected, operation: name, reason: "not connected to the server right now")))
         }
-        return try await send(operation)
     }
 
-    /// Sends a request on the current socket, whatever the link state, and waits for its answer.
-    private func send(_ request: ClientOperation) async throws(RtmErrorInfo) -> Answer {
-        let operation = request.name
-        guard let socket else {
-            throw RtmErrorInfo(.notConnected, operation: operation, reason: "not connected to the server right now")
+    // MARK: Requests on the connection
+
+    /// Sends a request on the current connection, whatever the link state; false when there is no
+    /// open connection (the waiter is not resolved then).
+    @discardableResult
+    private func send(_ operation: ClientOperation, _ waiter: Waiter) -> Bool {
+        guard let socket = connection?.socket else { return false }
+        let id = pending.add(operation.name, deadline: clock.now + requestTimeout, waiter: waiter)
+        guard socket.send(OutboundFrame.binary(ClientFrame(id: id, operation).encode())) else {
+            _ = pending.take(id)
+            return false
         }
-        nextRequestId &+= 1
-        let id = nextRequestId
-        let frame = ClientFrame(id: id, request)
-        let timeout = requestTimeout
+        armDeadlineTimer()
+        return true
+    }
+
+    /// Sends a request while the session is being restored and waits for its answer.
+    private func sendWhileRestoring(_ operation: ClientOperation) async -> Result<Answer, RtmErrorInfo> {
+        let answer = OneShot<Result<Answer, RtmErrorInfo>>()
+        if !send(operation, .call({ answer.fulfil($0) })) {
+            return .failure(RtmErrorInfo(.notConnected, operation: operation.name, reason: "the connection is closed"))
+        }
+        return await answer.value
+    }
+
+    private func resolve(_ waiter: Waiter, _ result: Result<Answer, RtmErrorInfo>) {
+        switch waiter {
+        case .call(let resolve):
+            resolve(result)
+        case .login(let loginGeneration):
+            guard loginGeneration == generation else { return }
+            loginAnswered(result)
+        case .heartbeat(let heartbeatGeneration):
+            guard heartbeatGeneration == generation, case .failure = result else { return }
+            apply(machine.handle(.connectionLost(.heartbeatTimeout, .keepAliveTimeout, now: clock.now)))
+        case .logout(let resolve):
+            apply(machine.handle(.logoutFinished))
+            resolve(.success(.done))
+        case .renew(let token, let resolve):
+            if case .success = result { self.token = token }
+            resolve(result)
+        }
+    }
+
+    private func loginAnswered(_ result: Result<Answer, RtmErrorInfo>) {
+        switch result {
+        case .success(.session(.login(let accepted))):
+            ticket = accepted.ticket
+            apply(machine.handle(.loggedIn(resumed: accepted.resumed, presenceTimeout: accepted.presenceTimeout, now: clock.now)))
+        case .success:
+            let odd = RtmErrorInfo(.loginRejected, operation: "login", reason: "unexpected answer to login")
+            apply(machine.handle(.attemptFailed(odd, now: clock.now)))
+        case .failure(let error):
+            apply(machine.handle(.attemptFailed(error, now: clock.now)))
+        }
+    }
+
+    private func armDeadlineTimer() {
+        guard let earliest = pending.earliestDeadline else {
+            deadlineTimer?.task.cancel()
+            deadlineTimer = nil
+            return
+        }
+        if let timer = deadlineTimer, timer.deadline <= earliest { return }
+        deadlineTimer?.task.cancel()
         let clock = clock
-        let timer = Task { [weak self] in
-            do { try await clock.sleep(for: timeout) } catch { return }
-            let timedOut = RtmError(Self.timeoutCode(for: operation), operation: operation, reason: "no answer from the server in time")
-            await self?.answer(id, with: .error(id: id, timedOut))
+        let task = Task { [weak self] in
+            do { try await clock.sleep(until: earliest) } catch { return }
+            await self?.sweepDeadlines()
         }
-        let answer = await withCheckedContinuation { (continuation: CheckedContinuation<ServerFrame, Never>) in
-            pending[id] = continuation
-            if !socket.send(OutboundFrame.binary(frame.encode())) {
-                let closed = RtmError(.notConnected, operation: operation, reason: "the connection is closed")
-                pending.removeValue(forKey: id)?.resume(returning: .error(id: id, closed))
-            }
+        deadlineTimer = (task, earliest)
+    }
+
+    private func sweepDeadlines() {
+        deadlineTimer = nil
+        for (operation, waiter) in pending.takeExpired(now: clock.now) {
+            let code = PendingRequests<Waiter>.timeoutCode(for: operation)
+            resolve(waiter, .failure(RtmErrorInfo(code, operation: operation, reason: "no answer from the server in time")))
         }
-        timer.cancel()
-        switch answer {
-        case .answer(_, let result): return result
-        case .error(_, let error): throw RtmErrorInfo(RtmError(error.code, operation: operation, reason: error.reason))
-        case .push, .closing:
-            throw RtmErrorInfo(.invalidParameter, operation: operation, reason: "unexpected answer")
+        armDeadlineTimer()
+    }
+
+    // MARK: Commands of the link machine
+
+    private func apply(_ commands: [LinkMachine.Command]) {
+        for command in commands { apply(command) }
+    }
+
+    private func apply(_ command: LinkMachine.Command) {
+        switch command {
+        case .report(let change): report(change)
+        case .connect: connect()
+        case .retry(let pause): scheduleRetry(after: pause)
+        case .closeConnection: closeConnection()
+        case .startHeartbeats: startHeartbeats()
+        case .finishLogin(let error):
+            let resolve = loginResolver
+            loginResolver = nil
+            resolve?(error)
+        case .cancelEarlierLogin: break
+        case .restoreSession: restoreSession()
+        case .forgetSession:
+            ticket = nil
+            if machine.state == .idle || machine.state == .failed { for state in states { state.reset() } }
         }
     }
 
-    /// The reference's timeout code for each operation.
-    static func timeoutCode(for operation: String) -> RtmErrorCode {
-        switch operation {
-        case "login": .loginTimeout
-        case "subscribe": .channelSubscribeTimeout
-        case "publish": .channelPublishMessageTimeout
-        case "renewToken": .renewTokenTimeout
-        default: .notConnected
-        }
+    private func report(_ change: LinkMachine.Change) {
+        let affected = change.affectsChannels ? states.flatMap(\.channels).sorted() : []
+        dispatcher.emit(
+            .linkState(
+                RtmLinkStateEvent(
+                    currentState: change.state, previousState: change.previous, serviceType: .message,
+                    operation: change.operation, reasonCode: change.reason, affectedChannels: affected,
+                    unrestoredChannels: change.unrestoredChannels, isResumed: change.isResumed,
+                    timestamp: clock.wallMilliseconds)))
     }
 
-    private func answer(_ id: UInt32, with frame: ServerFrame) {
-        pending.removeValue(forKey: id)?.resume(returning: frame)
-    }
-
-    private func failPending(_ reason: String) {
-        let waiting = pending
-        pending.removeAll()
-        for (id, continuation) in waiting {
-            continuation.resume(returning: .error(id: id, RtmError(.notConnected, operation: "", reason: reason)))
-        }
-    }
-
-    // MARK: Connections
-
-    /// Opens a socket to the server and logs in on it (resuming when a ticket is held).
-    private func connectAndLogin() async throws(RtmErrorInfo) -> LoginAccepted {
-        closeSocket()
-        generation += 1
+    /// Opens a connection to the next access point and logs in on it.
+    private func connect() {
+        closeConnection()
         let current = generation
+        let address = settings.servers[attempts % settings.servers.count]
+        attempts += 1
         let inbox = SocketInbox()
-        let address = settings.servers[(current - 1) % settings.servers.count]
-        let connection: WebSocketConnection
-        do {
-            connection = try await WebSocketClient.connect(
-                to: address.url, subprotocols: [Wire.subprotocol], timeout: connectTimeout, tls: settings.tls,
-                group: group, handler: inbox)
-        } catch {
-            throw LinkPolicy.connectError(error, url: address.url)
-        }
-        guard current == generation, !destroyed else {
-            connection.close(code: .normalClosure, reason: "superseded")
-            throw RtmErrorInfo(.loginCanceled, operation: "login", reason: "login was interrupted")
-        }
-        socket = connection
+        let (timeout, tls, group) = (connectTimeout, settings.tls, group)
         Task { [weak self] in
-            for await item in inbox.stream {
-                await self?.received(item, generation: current)
+            do {
+                let socket = try await WebSocketClient.connect(
+                    to: address.url, subprotocols: [Wire.subprotocol], timeout: timeout, tls: tls, group: group,
+                    handler: inbox)
+                await self?.opened(socket, inbox: inbox, generation: current)
+            } catch {
+                await self?.connectFailed(RtmErrorInfo.connectFailure(error, url: address.url), generation: current)
             }
         }
-        let settings = settings
-        let token = token
-        var ticket = ticket
-        ticket?.received = receivedPushes
-        let answer = try await send(
-            .session(
-                .login(
-                    Login(
-                        appId: settings.appId, userId: settings.userId, token: token,
-                        heartbeatInterval: settings.heartbeatInterval, presenceTimeout: settings.presenceTimeout,
-                        resume: ticket))))
-        guard case .session(.login(let grant)) = answer else {
-            throw RtmErrorInfo(.loginRejected, operation: "login", reason: "unexpected answer to login")
-        }
-        self.ticket = grant.ticket
-        return grant
     }
 
-    private func closeSocket() {
-        heartbeatTask?.cancel()
-        heartbeatTask = nil
-        generation += 1
-        socket?.close(code: .normalClosure, reason: "")
-        socket = nil
-        failPending("the connection closed")
+    private func opened(_ socket: WebSocketConnection, inbox: SocketInbox, generation current: Int) {
+        guard current == generation, !destroyed else {
+            socket.close(code: .normalClosure, reason: "superseded")
+            return
+        }
+        connection = Connection(socket: socket, generation: current)
+        Task { [weak self] in
+            for await item in inbox.stream { await self?.received(item, generation: current) }
+        }
+        var resume = ticket
+        resume?.received = receivedPushes
+        let login = Login(
+            appId: settings.appId, userId: settings.userId, token: token, heartbeatInterval: settings.heartbeatInterval,
+            presenceTimeout: settings.presenceTimeout, resume: resume)
+        if !send(.session(.login(login)), .login(generation: current)) {
+            connectFailed(RtmErrorInfo(.notConnected, operation: "login", reason: "the connection closed"), generation: current)
+        }
     }
+
+    private func connectFailed(_ error: RtmErrorInfo, generation current: Int) {
+        guard current == generation, !destroyed else { return }
+        apply(machine.handle(.attemptFailed(error, now: clock.now)))
+    }
+
+    /// Closes the current connection and fails what waits on it. Callbacks of the old connection
+    /// are ignored from now on.
+    private func closeConnection() {
+        heartbeats?.cancel()
+        heartbeats = nil
+        generation += 1
+        connection?.socket.close(code: .normalClosure, reason: "")
+        connection = nil
+        for (operation, waiter) in pending.takeAll() {
+            resolve(waiter, .failure(RtmErrorInfo(.notConnected, operation: operation, reason: "the connection closed")))
+        }
+        armDeadlineTimer()
+    }
+
+    private func scheduleRetry(after pause: Duration) {
+        retry?.cancel()
+        let clock = clock
+        retry = Task { [weak self] in
+            do { try await clock.sleep(for: pause) } catch { return }
+            await self?.retryDue()
+        }
+    }
+
+    private func retryDue() {
+        guard !destroyed else { return }
+        apply(machine.handle(.retryDue(now: clock.now)))
+    }
+
+    private func startHeartbeats() {
+        heartbeats?.cancel()
+        let interval = Duration.seconds(settings.heartbeatInterval)
+        let current = generation
+        let clock = clock
+        heartbeats = Task { [weak self] in
+            while !Task.isCancelled {
+                do { try await clock.sleep(for: interval) } catch { return }
+                guard let self, await self.heartbeat(generation: current) else { return }
+            }
+        }
+    }
+
+    /// Sends one heartbeat; false when the connection is gone.
+    private func heartbeat(generation current: Int) -> Bool {
+        guard current == generation, machine.state == .connected else { return false }
+        return send(.session(.heartbeat), .heartbeat(generation: current))
+    }
+
+    private func restoreSession() {
+        let states = states
+        Task { [weak self] in
+            guard let self else { return }
+            var unrestored: [String] = []
+            for state in states {
+                unrestored += await state.restore { operation in await self.sendWhileRestoring(operation) }
+            }
+            await self.restored(unrestored)
+        }
+    }
+
+    private func restored(_ unrestored: [String]) {
+        apply(machine.handle(.restored(unrestored: unrestored)))
+    }
+
+    // MARK: What arrives
 
     private func received(_ item: SocketInbox.Item, generation current: Int) {
         guard current == generation else { return }
         switch item {
         case .frame(let frame):
-            // Counted here, in arrival order: a new session starts from zero before its first push.
-            if case .answer(_, .session(.login(let grant))) = frame, !grant.resumed { receivedPushes = 0 }
-            if let id = frame.requestId {
-                answer(id, with: frame)
-                return
-            }
-            if case .push = frame { receivedPushes += 1 }
-            switch frame {
-            case .push(.message(let delivery)):
-                guard let delivery = opened(delivery) else { return }
-                dispatcher.emit(.message(RtmMessageEvent(delivery)))
-            case .push(.session(.tokenPrivilegeWillExpire)):
-                dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
-            case .closing(let reason, _):
-                switch LinkPolicy.decision(forClosing: reason) {
-                case .reconnect: linkLost(operation: .serverTimeout, reason: .keepAliveTimeout)
-                case .ignore: break
-                case .fail(let failure): serverEnded(failure)
-                }
-            case .answer, .error:
-                break
-            }
+            receive(frame)
         case .undecodable:
             break
         case .closed:
-            if state == .connected {
-                linkLost(operation: .networkChange, reason: .connectionError)
+            if machine.state == .connected {
+                apply(machine.handle(.connectionLost(.networkChange, .connectionError, now: clock.now)))
             } else {
-                // Closed while logging in or reconnecting: fail what waits on it now, not at its timeout.
-                closeSocket()
+                // Closed while logging in: the attempt failed (its waiters are now stale).
+                closeConnection()
+                apply(machine.handle(.attemptFailed(
+                    RtmErrorInfo(.notConnected, operation: "login", reason: "the connection closed"), now: clock.now)))
             }
+        }
+    }
+
+    private func receive(_ frame: ServerFrame) {
+        switch frame {
+        case .answer(let id, let answer):
+            // Counted here, in arrival order: a new session starts from zero before its first push.
+            if case .session(.login(let accepted)) = answer, !accepted.resumed { receivedPushes = 0 }
+            guard let (_, waiter) = pending.take(id) else { return }
+            resolve(waiter, .success(answer))
+        case .error(let id, let error):
+            guard let (operation, waiter) = pending.take(id) else { return }
+            resolve(waiter, .failure(RtmErrorInfo(RtmError(error.code, operation: operation, reason: error.reason))))
+        case .push(let push):
+            receivedPushes += 1
+            route(push)
+        case .closing(let reason, _):
+            switch LinkMachine.meaning(ofClosing: reason) {
+            case .reconnect: apply(machine.handle(.connectionLost(.serverTimeout, .keepAliveTimeout, now: clock.now)))
+            case .ignore: break
+            case .fail(let failure): apply(machine.handle(.rejected(failure)))
+            }
+        }
+    }
+
+    /// Hands a push to the app: one line per push family.
+    private func route(_ push: Push) {
+        switch push {
+        case .message(let delivery): if let delivery = opened(delivery) { dispatcher.emit(.message(RtmMessageEvent(delivery))) }
+        case .session(.tokenPrivilegeWillExpire): dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
         }
     }
 
@@ -327,134 +485,7 @@ actor ClientEngine {
         }
     }
 
-    /// The server ended the session for good.
-    private func serverEnded(_ reason: RtmLinkStateChangeReason) {
-        closeSocket()
-        reconnectTask?.cancel()
-        reconnectTask = nil
-        ticket = nil
-        transition(to: .failed, operation: .serverReject, reason: reason)
-    }
-
-    /// Sockets dropped by `loseConnectionSilently`, still open; closed on `destroy`.
-    private var silentlyLost: [WebSocketConnection] = []
-
-    /// Behaves as if the network swallowed the connection without a word: what still arrives on it
-    /// is ignored and the client reconnects, while the server believes the old connection alive
-    /// (for tests of resume over half-open connections).
-    func loseConnectionSilently() {
-        guard state == .connected, let socket else { return }
-        silentlyLost.append(socket)
-        self.socket = nil
-        heartbeatTask?.cancel()
-        heartbeatTask = nil
-        generation += 1
-        failPending("the connection was lost")
-        transition(
-            to: .disconnected, operation: .heartbeatTimeout, reason: .keepAliveTimeout,
-            affectedChannels: subscriptions.keys.sorted())
-        reconnectTask = Task { [weak self] in await self?.reconnect() }
-    }
-
-    // MARK: Heartbeats and reconnection
-
-    private func startHeartbeat() {
-        heartbeatTask?.cancel()
-        let interval = Duration.seconds(settings.heartbeatInterval)
-        let current = generation
-        let clock = clock
-        heartbeatTask = Task { [weak self] in
-            while !Task.isCancelled {
-                do { try await clock.sleep(for: interval) } catch { return }
-                guard let self, await self.heartbeat(generation: current) else { return }
-            }
-        }
-    }
-
-    /// Sends one heartbeat; returns false when the link is gone.
-    private func heartbeat(generation current: Int) async -> Bool {
-        guard current == generation, state == .connected, socket != nil else { return false }
-        do {
-            _ = try await send(.session(.heartbeat))
-            return true
-        } catch {
-            guard current == generation else { return false }
-            linkLost(operation: .heartbeatTimeout, reason: .keepAliveTimeout)
-            return false
-        }
-    }
-
-    /// The connection is gone without the server ending the session: reconnect and resume.
-    private func linkLost(operation: RtmLinkOperation, reason: RtmLinkStateChangeReason) {
-        guard state == .connected, !destroyed else { return }
-        closeSocket()
-        transition(
-            to: .disconnected, operation: operation, reason: reason, affectedChannels: subscriptions.keys.sorted())
-        reconnectTask = Task { [weak self] in await self?.reconnect() }
-    }
-
-    private func reconnect() async {
-        let deadline = settings.reconnectTimeout > 0 ? clock.now + .seconds(settings.reconnectTimeout) : nil
-        var attempt = 0
-        while !Task.isCancelled, state == .disconnected {
-            // Pause before every attempt, the first included, so a flapping link is not hammered.
-            try? await clock.sleep(for: LinkPolicy.backoff(attempt: attempt))
-            attempt += 1
-            guard !Task.isCancelled, state == .disconnected else { return }
-            if let deadline, clock.now >= deadline {
-                closeSocket()
-                transition(to: .failed, operation: .autoReconnect, reason: .reconnectTimeout)
-                return
-            }
-            do {
-                let grant = try await connectAndLogin()
-                guard state == .disconnected else { return }
-                var unrestored = grant.loss.channels.map(\.name)
-                if !grant.resumed {
-                    for (channel, features) in subscriptions.sorted(by: { $0.key < $1.key }) {
-                        do {
-                            _ = try await send(.channel(.subscribe(channel: channel, features: features)))
-                        } catch {
-                            unrestored.append(channel)
-                        }
-                    }
-                }
-                transition(
-                    to: .connected, operation: .reconnected, reason: .reconnectSuccess,
-                    affectedChannels: subscriptions.keys.sorted(), unrestoredChannels: unrestored,
-                    isResumed: grant.resumed)
-                startHeartbeat()
-                return
-            } catch {
-                guard state == .disconnected else { return }
-                if let fatal = LinkPolicy.fatalReason(forLoginError: error.errorCode) {
-                    closeSocket()
-                    transition(to: .failed, operation: .autoReconnect, reason: fatal)
-                    return
-                }
-            }
-        }
-    }
-
-    // MARK: State
-
-    private func transition(
-        to next: RtmLinkState, operation: RtmLinkOperation, reason: RtmLinkStateChangeReason,
-        affectedChannels: [String] = [], unrestoredChannels: [String] = [], isResumed: Bool = false
-    ) {
-        let previous = state
-        state = next
-        dispatcher.emit(
-            .linkState(
-                RtmLinkStateEvent(
-                    currentState: next, previousState: previous, serviceType: .message, operation: operation,
-                    reasonCode: reason, affectedChannels: affectedChannels, unrestoredChannels: unrestoredChannels,
-                    isResumed: isResumed, timestamp: clock.wallMilliseconds)))
-    }
-
-    private func checkAlive(_ operation: String) throws(RtmErrorInfo) {
-        if destroyed {
-            throw RtmErrorInfo(.notInitialized, operation: operation, reason: "the client was destroyed")
-        }
+    private static func destroyedError(_ operation: String) -> RtmErrorInfo {
+        RtmErrorInfo(.notInitialized, operation: operation, reason: "the client was destroyed")
     }
 }
