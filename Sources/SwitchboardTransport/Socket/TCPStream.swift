@@ -142,12 +142,22 @@ final class TCPStream: ByteStream, Selectable {
         loop.reregister(fd, events: watch ? Self.readableAndWritable : Self.readable)
     }
 
+    func dropUnstarted() -> Int {
+        let keep = headOffset > 0 ? head + 1 : head
+        guard keep < pending.count else { return 0 }
+        let dropped = pending[keep...].reduce(0) { $0 + $1.count }
+        pending.removeSubrange(keep...)
+        return dropped
+    }
+
     func shutdownOutputAfterFlush() {
         guard !isClosed && !outputShutdown else { return }
         shutdownWhenFlushed = true
         flush()
     }
 
+    /// Drops what is queued, tries once to write `lastFrame` if nothing is half-written, then
+    /// closes.
     func abort(lastFrame: OutboundFrame?) {
         guard !isClosed else { return }
         if let lastFrame, !outputShutdown, headOffset == 0 {

@@ -73,25 +73,17 @@ final class TLSStream: ByteStream, ByteStreamDelegate {
         }
     }
 
+    /// Drops the frames not yet encrypted. Records already encrypted are written in full: a TLS
+    /// record cannot be left out without breaking every record after it.
+    func dropUnstarted() -> Int {
+        defer { waiting.removeAll() }
+        return waiting.reduce(0) { $0 + $1.count }
+    }
+
     func shutdownOutputAfterFlush() {
         guard !isClosed && !shutdownRequested else { return }
         shutdownRequested = true
         flush()
-    }
-
-    func abort(lastFrame: OutboundFrame?) {
-        guard !isClosed else { return }
-        waiting.removeAll()
-        // A record can only follow complete records, so the frame goes out only when nothing
-        // else is waiting in the socket.
-        guard let lastFrame, session.isHandshakeComplete, !closeNotifySent, !inner.hasPendingWrites,
-            (try? session.write(lastFrame.encoded)) != nil
-        else {
-            inner.close()
-            return
-        }
-        let cipher = session.takeCiphertext()
-        inner.abort(lastFrame: cipher.isEmpty ? nil : .raw(cipher))
     }
 
     func close() {

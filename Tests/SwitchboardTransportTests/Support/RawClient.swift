@@ -112,13 +112,19 @@ final class RawClient {
     /// Reads frames until a close frame; returns its code (nil when EOF came first).
     func readCloseCode() -> UInt16? {
         while let frame = readFrame() {
-            if frame.opcode == 8 {
-                guard frame.payload.count >= 2 else { return 1005 }
-                return UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1])
-            }
+            if frame.opcode == 8 { return Self.close(frame.payload).code }
         }
         return nil
     }
+
+    /// The code (1005 when absent) and reason of a close frame's payload.
+    static func close(_ payload: [UInt8]) -> (code: UInt16, reason: String) {
+        guard payload.count >= 2 else { return (1005, "") }
+        return (UInt16(payload[0]) << 8 | UInt16(payload[1]), String(decoding: payload[2...], as: UTF8.self))
+    }
+
+    /// This end's "ip:port", as the server sees it.
+    var localAddress: String { Socket.localAddress(fd)?.description ?? "unknown" }
 
     /// True when the server closed the TCP connection (EOF) within the receive timeout.
     func readsEOF() -> Bool {
