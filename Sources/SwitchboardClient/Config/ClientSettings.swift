@@ -20,8 +20,18 @@ struct ClientSettings: Sendable {
         var salt: [UInt8]
     }
 
+    /// The server a client uses when `accessPointHosts` names none and `SWITCHBOARD_URL` is unset:
+    /// `switchboard serve` with its defaults on this machine.
+    static let defaultServer = "ws://127.0.0.1:9100"
+    /// The environment variable that names the server when `accessPointHosts` names none.
+    static let serverVariable = "SWITCHBOARD_URL"
+
     /// Checks and copies `config` (values out of range are clamped, as the reference does).
-    init(_ config: RtmClientConfig) throws(RtmErrorInfo) {
+    /// Without `privateConfig.accessPointHosts` the server is `SWITCHBOARD_URL` from
+    /// `environment`, else `defaultServer`.
+    init(
+        _ config: RtmClientConfig, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(RtmErrorInfo) {
         guard !config.appId.isEmpty else {
             throw RtmErrorInfo(.invalidAppId, operation: "initialize", reason: "appId is empty")
         }
@@ -40,16 +50,15 @@ struct ClientSettings: Sendable {
         heartbeatInterval = limits.clampedHeartbeatInterval(Int(config.heartbeatInterval))
         let reconnect = Int(config.reconnectTimeout)
         reconnectTimeout = reconnect == 0 ? 0 : min(max(reconnect, 15), 3600)
-        let hosts = config.privateConfig?.accessPointHosts ?? []
-        guard !hosts.isEmpty else {
-            throw RtmErrorInfo(
-                .invalidPrivateConfig, operation: "initialize",
-                reason: "privateConfig.accessPointHosts must name a Switchboard server")
+        var hosts = config.privateConfig?.accessPointHosts ?? []
+        if hosts.isEmpty {
+            hosts = [environment[Self.serverVariable].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultServer]
         }
         var servers: [ServerAddress] = []
         for host in hosts {
             guard let address = ServerAddress(host) else {
-                throw RtmErrorInfo(.invalidPrivateConfig, operation: "initialize", reason: "cannot read server address \(host)")
+                throw RtmErrorInfo(
+                    .invalidPrivateConfig, operation: "initialize", reason: "cannot read server address \(host)")
             }
             servers.append(address)
         }

@@ -30,16 +30,35 @@ public final class RtmClientConfig: NSObject {
     public var logConfig: RtmLogConfig?
     /// Client-side encryption settings.
     public var encryptionConfig: RtmEncryptionConfig?
-    /// Private deployment settings: `accessPointHosts` names the Switchboard server.
+    /// Private deployment settings: `accessPointHosts` names the Switchboard server (without
+    /// any, the client uses `SWITCHBOARD_URL` from the environment, else `ws://127.0.0.1:9100`).
     public var privateConfig: RtmPrivateConfig?
     /// The queue delegate callbacks run on. On Linux `nil` means a private serial queue, because a
     /// command-line program's main queue does not run; on Apple platforms `nil` means the main queue.
     public var callbackQueue: DispatchQueue?
 
-    /// Creates a configuration for `appId` and `userId` with the reference's defaults.
-    public init(appId: String, userId: String) {
+    /// Creates a configuration; every argument after `userId` has the reference's default.
+    public init(
+        appId: String, userId: String, useStringUserId: Bool = true, ispPolicyEnabled: Bool = false,
+        multipath: Bool = false, presenceTimeout: UInt32 = 300, heartbeatInterval: UInt32 = 5,
+        reconnectTimeout: UInt32 = 0, areaCode: RtmAreaCode = .GLOB, proxyConfig: RtmProxyConfig? = nil,
+        protocolType: RtmProtocolType = .tcpUdp, logConfig: RtmLogConfig? = nil,
+        encryptionConfig: RtmEncryptionConfig? = nil, privateConfig: RtmPrivateConfig? = nil
+    ) {
         self.appId = appId
         self.userId = userId
+        self.useStringUserId = useStringUserId
+        self.ispPolicyEnabled = ispPolicyEnabled
+        self.multipath = multipath
+        self.presenceTimeout = presenceTimeout
+        self.heartbeatInterval = heartbeatInterval
+        self.reconnectTimeout = reconnectTimeout
+        self.areaCode = areaCode
+        self.proxyConfig = proxyConfig
+        self.protocolType = protocolType
+        self.logConfig = logConfig
+        self.encryptionConfig = encryptionConfig
+        self.privateConfig = privateConfig
     }
 }
 
@@ -62,14 +81,17 @@ public final class RtmLogConfig: NSObject {
 public final class RtmProxyConfig: NSObject {
     /// Proxy type.
     public var proxyType: RtmProxyType = .none
-    /// Proxy host.
-    public var server: String
+    /// Proxy host name or IP address.
+    public var server: String = ""
     /// Proxy port.
     public var port: UInt16 = 0
     /// Proxy account.
     public var account: String = ""
     /// Proxy password.
     public var password: String = ""
+
+    /// Creates the defaults (no proxy).
+    public override init() {}
 
     /// Creates proxy settings for `server`.
     public init(server: String, port: UInt16 = 0, proxyType: RtmProxyType = .none) {
@@ -98,7 +120,7 @@ public final class RtmPrivateConfig: NSObject {
     public var serviceType: RtmServiceType = [.message, .stream]
     /// Server addresses: `ws://host:port`, `wss://host:port` or `host:port`. A `wss://` server
     /// must present a certificate that is valid for its host name and trusted by the system or
-    /// by `tlsCAFile`.
+    /// by `tlsCAFile`. Empty: `SWITCHBOARD_URL` from the environment, else `ws://127.0.0.1:9100`.
     public var accessPointHosts: [String] = []
     /// Switchboard extension: a PEM file of CA certificates to trust for `wss://` servers, in
     /// addition to the system's, for self-signed development certificates.
