@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SwitchboardCrypto
+import SwitchboardTransport
 
 /// The immutable copy of a configuration that a client runs with.
 struct ClientSettings: Sendable {
@@ -13,6 +14,10 @@ struct ClientSettings: Sendable {
     var encryption: EncryptionSettings?
     /// The TLS client context for `wss://` servers; nil when every server is `ws://`.
     var tls: TLSContext?
+    /// The HTTP proxy to connect through (`proxyConfig` with type `http`); nil for none.
+    var proxy: HTTPProxy?
+    /// The SDK log file (`logConfig`); nil when none is written.
+    var log: LogFile.Settings?
 
     struct EncryptionSettings: Sendable {
         var mode: RtmEncryptionMode
@@ -64,6 +69,8 @@ struct ClientSettings: Sendable {
         }
         self.servers = servers
         tls = try Self.tlsContext(for: servers, caFile: config.privateConfig?.tlsCAFile)
+        proxy = try Self.httpProxy(config.proxyConfig)
+        log = LogFile.Settings(config.logConfig)
         if let encryption = config.encryptionConfig, encryption.encryptionMode != .none {
             guard !encryption.encryptionKey.isEmpty, encryption.encryptionKdfSalt.count == 32 else {
                 throw RtmErrorInfo(
@@ -85,6 +92,22 @@ extension ClientSettings {
         } catch {
             throw RtmErrorInfo(.invalidPrivateConfig, operation: "initialize", reason: "\(error)")
         }
+    }
+}
+
+extension ClientSettings {
+    /// The proxy of an `http` `proxyConfig`, with credentials when `account` is set. The
+    /// hosted service's `cloudTcp` proxy has no meaning for a self-hosted server: no proxy.
+    static func httpProxy(_ config: RtmProxyConfig?) throws(RtmErrorInfo) -> HTTPProxy? {
+        guard let config, config.proxyType == .http else { return nil }
+        guard !config.server.isEmpty, config.port != 0 else {
+            throw RtmErrorInfo(
+                .invalidParameter, operation: "initialize",
+                reason: "an http proxyConfig needs the proxy's server and port")
+        }
+        return HTTPProxy(
+            host: config.server, port: Int(config.port), username: config.account.isEmpty ? nil : config.account,
+            password: config.password)
     }
 }
 

@@ -22,11 +22,11 @@ public final class RtmClientConfig: NSObject {
     public var reconnectTimeout: UInt32 = 0
     /// Service area (accepted, no effect on a self-hosted server).
     public var areaCode: RtmAreaCode = .GLOB
-    /// Proxy settings.
+    /// Proxy settings: an `http` proxy is reached with `CONNECT`; `cloudTcp` has no effect.
     public var proxyConfig: RtmProxyConfig?
     /// Transport protocol choice (accepted; Switchboard always uses TCP).
     public var protocolType: RtmProtocolType = .tcpUdp
-    /// Log settings.
+    /// Log settings: the SDK's `agora.log` in `filePath`, at `level` and above, `fileSizeInKB` at most.
     public var logConfig: RtmLogConfig?
     /// Client-side encryption settings.
     public var encryptionConfig: RtmEncryptionConfig?
@@ -64,7 +64,8 @@ public final class RtmClientConfig: NSObject {
 
 /// Local log settings (`AgoraRtmLogConfig`).
 public final class RtmLogConfig: NSObject {
-    /// Where log files go.
+    /// The folder of the log file `agora.log`, or the file itself when it ends in `.log`;
+    /// empty writes no file.
     public var filePath: String = ""
     /// Log file size in KB, clamped to [128, 1024].
     public var fileSizeInKB: Int32 = 1024 {
