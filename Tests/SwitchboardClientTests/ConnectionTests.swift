@@ -197,10 +197,12 @@ struct ResumeScene {
     @Test func configurationErrorsAreThrownAtCreation() throws {
         let config = RtmClientConfig(appId: "app", userId: "")
         #expect(throws: RtmErrorInfo.self) { try RtmClientKit(config, delegate: nil) }
-        let noServer = RtmClientConfig(appId: "app", userId: "alice")
+        let badServer = RtmClientConfig(appId: "app", userId: "alice")
+        badServer.privateConfig = RtmPrivateConfig()
+        badServer.privateConfig?.accessPointHosts = ["ftp://127.0.0.1:21"]
         do {
-            _ = try RtmClientKit(noServer, delegate: nil)
-            Issue.record("a client with no server address must not be created")
+            _ = try RtmClientKit(badServer, delegate: nil)
+            Issue.record("a client with an unreadable server address must not be created")
         } catch let error as RtmErrorInfo {
             #expect(error.errorCode == .invalidPrivateConfig)
         }

@@ -53,6 +53,8 @@ actor ClientEngine {
     /// Opens incoming bodies when client-side encryption is on.
     private let sealer: PayloadSealer?
     private let group: EventLoopGroup
+    /// The SDK log file, when the config asks for one.
+    private let log: LogFile?
     /// How long a request may wait for its answer (a heartbeat's answer is the pong).
     private let requestTimeout: Duration = .seconds(10)
     /// How long one connection attempt may take.
@@ -88,6 +90,7 @@ actor ClientEngine {
         self.clock = clock
         self.sealer = sealer
         machine = LinkMachine(reconnectTimeout: settings.reconnectTimeout)
+        log = settings.log.flatMap { LogFile($0) }
         group = try EventLoopGroup(threads: 1)
     }
 
@@ -243,6 +246,10 @@ actor ClientEngine {
         switch result {
         case .success(.session(.login(let accepted))):
             ticket = accepted.ticket
+            if accepted.loss.droppedPushes > 0 {
+                let channels = accepted.loss.channels.map(\.name).joined(separator: ", ")
+                log?.write(.warn, "resumed past the server's resume bound: \(accepted.loss.droppedPushes) pushes lost (\(channels))")
+            }
             apply(machine.handle(.loggedIn(resumed: accepted.resumed, presenceTimeout: accepted.presenceTimeout, now: clock.now)))
         case .success:
             let odd = RtmErrorInfo(.loginRejected, operation: "login", reason: "unexpected answer to login")
@@ -304,6 +311,9 @@ actor ClientEngine {
 
     private func report(_ change: LinkMachine.Change) {
         let affected = change.affectsChannels ? states.flatMap(\.channels).sorted() : []
+        log?.write(
+            change.state == .failed ? .error : .info,
+            "link \(change.previous) -> \(change.state) (\(change.operation), \(change.reason))")
         dispatcher.emit(
             .linkState(
                 RtmLinkStateEvent(
@@ -320,12 +330,12 @@ actor ClientEngine {
         let address = settings.servers[attempts % settings.servers.count]
         attempts += 1
         let inbox = SocketInbox()
-        let (timeout, tls, group) = (connectTimeout, settings.tls, group)
+        let (timeout, tls, proxy, group) = (connectTimeout, settings.tls, settings.proxy, group)
         Task { [weak self] in
             do {
                 let socket = try await WebSocketClient.connect(
-                    to: address.url, subprotocols: [Wire.subprotocol], timeout: timeout, tls: tls, group: group,
-                    handler: inbox)
+                    to: address.url, subprotocols: [Wire.subprotocol], timeout: timeout, tls: tls, proxy: proxy,
+                    group: group, handler: inbox)
                 await self?.opened(socket, inbox: inbox, generation: current)
             } catch {
                 await self?.connectFailed(RtmErrorInfo.connectFailure(error, url: address.url), generation: current)
@@ -449,6 +459,7 @@ actor ClientEngine {
             guard let (_, waiter) = pending.take(id) else { return }
             resolve(waiter, .success(answer))
         case .error(let id, let error):
+            log?.write(.warn, "\(error)")
             guard let (operation, waiter) = pending.take(id) else { return }
             resolve(waiter, .failure(RtmErrorInfo(RtmError(error.code, operation: operation, reason: error.reason))))
         case .push(let push):
@@ -481,6 +492,7 @@ actor ClientEngine {
             return opened
         } catch {
             undecryptableMessages += 1
+            log?.write(.warn, "dropped a message from \(delivery.publisher) in \(delivery.channelName) that does not open: \(error)")
             return nil
         }
     }
