@@ -4,12 +4,14 @@ public enum Push: Sendable, Hashable {
     case message(MessageDelivery)
     /// About the session itself (session module).
     case session(SessionPush)
+    /// From an extension module.
+    case `extension`(ExtensionPush)
 
     /// The channel this push belongs to, if any (used to report what a resume could not restore).
     public var channel: ChannelAddress? {
         switch self {
         case .message(let message): ChannelAddress(message.channelType, message.channelName)
-        case .session: nil
+        case .session, .extension: nil
         }
     }
 
@@ -18,6 +20,7 @@ public enum Push: Sendable, Hashable {
         switch self {
         case .message(let message): message.approximateSize
         case .session: 16
+        case .extension(let push): push.name.utf8.count + push.body.byteCount + 16
         }
     }
 }
