@@ -292,6 +292,8 @@ actor ClientEngine {
                 dispatcher.emit(.message(RtmMessageEvent(delivery)))
             case .push(.session(.tokenPrivilegeWillExpire)):
                 dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
+            case .push(.topic):
+                break  // No stream channel can be joined from this SDK yet, so none arrive.
             case .closing(let reason, _):
                 switch LinkPolicy.decision(forClosing: reason) {
                 case .reconnect: linkLost(operation: .serverTimeout, reason: .keepAliveTimeout)

@@ -4,12 +4,15 @@ public enum Push: Sendable, Hashable {
     case message(MessageDelivery)
     /// About the session itself (session module).
     case session(SessionPush)
+    /// A topic event of a joined stream channel (topic router).
+    case topic(TopicEvent)
 
     /// The channel this push belongs to, if any (used to report what a resume could not restore).
     public var channel: ChannelAddress? {
         switch self {
         case .message(let message): ChannelAddress(message.channelType, message.channelName)
         case .session: nil
+        case .topic(let event): ChannelAddress(.stream, event.channelName)
         }
     }
 
@@ -18,6 +21,7 @@ public enum Push: Sendable, Hashable {
         switch self {
         case .message(let message): message.approximateSize
         case .session: 16
+        case .topic(let event): event.approximateSize
         }
     }
 }
