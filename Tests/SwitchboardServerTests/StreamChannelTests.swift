@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import SwitchboardCore
+import SwitchboardCrypto
 import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
@@ -209,6 +210,32 @@ import SwitchboardWire
             return messages.count >= 6 ? messages : nil
         }
         #expect(got?.map(\.payload) == (0..<5).map { .string("away \($0)") } + [.string("after")])
+        await server.shutdown()
+        group.shutdown()
+    }
+
+    @Test func withAnAppCertificateTheJoinTakesOnlyAnRtcTokenForTheChannel() async throws {
+        let appId = "970CA35de60c44645bbae8a215061b33", certificate = "5CFd2fd1755d40ecb72977518be15d3b"
+        // From PyPI's agora-token-builder: channel "live", uid 0 (any user), join never expiring.
+        let anyoneInLive =
+            "006970CA35de60c44645bbae8a215061b33IABkCT4drKcd6Omy3BszF+sKDaNe8w2LAyC7JLO4E13Sz68sD1MAAAAAEACxy3QAgEJVZQEAAQAAAAAA"
+        let server = try await TestServer.start(modules: { $0.extensions.append(Crypto(credentials: [appId: certificate])) })
+        let group = try EventLoopGroup(threads: 1)
+        let client = try await RawClient.connect(to: server.url, group: group)
+        let login = try TokenMinter.mint007(
+            appId: appId, appCertificate: certificate, userId: "alice", issuedAt: UInt32(Date().timeIntervalSince1970),
+            expireSeconds: 3600, salt: 1)
+        #expect(await client.login("alice", token: login, appId: appId)?.loginAccepted != nil)
+        client.send(.stream(id: 2, .join(channel: "live", token: login, features: [])))
+        #expect(await client.answer(to: 2)?.errorCode == .invalidToken, "a login token is no RTC token")
+        client.send(.stream(id: 3, .join(channel: "other", token: anyoneInLive, features: [])))
+        #expect(await client.answer(to: 3)?.errorCode == .invalidToken, "a token for another channel")
+        client.send(.stream(id: 4, .join(channel: "live", token: anyoneInLive, features: [])))
+        #expect(await client.answer(to: 4) == .ok(id: 4))
+        client.send(.stream(id: 5, .renewChannelToken(channel: "live", token: "nonsense")))
+        #expect(await client.answer(to: 5)?.errorCode == .invalidToken)
+        client.send(.stream(id: 6, .renewChannelToken(channel: "live", token: anyoneInLive)))
+        #expect(await client.answer(to: 6) == .ok(id: 6))
         await server.shutdown()
         group.shutdown()
     }
