@@ -97,4 +97,21 @@ struct StreamWireTests {
             #expect(error?.requestId == 1, "\(value)")
         }
     }
+
+    @Test func theExamplesOfProtocolSectionTenEncodeByteForByte() throws {
+        let join = ClientFrame.stream(id: 7, .joinTopic(channel: "live", topic: "video", options: TopicJoinOptions(qos: .ordered, meta: "cam")))
+        #expect(hex(join.encode()) ==
+            "88a174a96a6f696e546f706963a2696407a76368616e6e656ca46c697665a5746f706963a5766964656fa3716f7301a87072696f"
+            + "7269747904a46d657461a363616dad73796e63576974684d65646961c2")
+        let event = TopicEvent(
+            type: .remoteJoinTopic, channelName: "live", publisher: "alice",
+            topicInfos: [TopicInfo(topic: "video", publishers: [TopicPublisher(userId: "alice", meta: "cam")])],
+            timestamp: 1_764_400_000_123)
+        let bytes = Wire.encodePush(.topic(event))
+        #expect(hex(bytes) ==
+            "86a174a5746f706963a96576656e745479706502a76368616e6e656ca46c697665a97075626c6973686572a5616c696365aa74"
+            + "6f706963496e666f739182a5746f706963a5766964656faa7075626c6973686572739182a6757365724964a5616c696365a46d"
+            + "657461a363616da974696d657374616d70cf0000019ace6f6c7b")
+        #expect(try ServerFrame.decode(bytes) == .push(.topic(event)))
+    }
 }
