@@ -77,6 +77,11 @@ import Testing
         expectRefusal(.invalidAppId) { () throws(RtmError) in
             try verifier.verifyChannelJoin(token: Self.alice006, appId: "other", userId: "alice", channelName: "live", now: 0)
         }
+        let otherApp = TokenVerifier(credentials: ["0123456789abcdef0123456789abcdef": ReferenceTokens.certificate])
+        expectRefusal(.loginInconsistentAppId) { () throws(RtmError) in
+            try otherApp.verifyChannelJoin(
+                token: Self.alice006, appId: "0123456789abcdef0123456789abcdef", userId: "alice", channelName: "live", now: 0)
+        }
         expectRefusal(.invalidToken) { () throws(RtmError) in try verify("") }
         expectRefusal(.invalidToken) { () throws(RtmError) in try verify(app) }
         expectRefusal(.invalidToken) { () throws(RtmError) in try verify("006garbage") }
@@ -95,17 +100,18 @@ import Testing
         await development.stop()
     }
 
-    @Test func aFreshTokenFromThePythonTokenBuilderIsAccepted() async throws {
-        let script = """
-            import sys, time
-            from agora_token_builder.RtcTokenBuilder import RtcTokenBuilder, Role_Publisher
-            print(RtcTokenBuilder.buildTokenWithAccount(sys.argv[1], sys.argv[2], "live", "alice", Role_Publisher, int(time.time()) + 600))
-            """
-        let output = try await ProcessRunner.run("/usr/bin/env", ["python3", "-c", script, app, ReferenceTokens.certificate])
-        #expect(output.status == 0, "\(output.text)")
-        let token = output.text.trimmingCharacters(in: .whitespacesAndNewlines)
+    @Test func freshTokensFromTheReferenceBuilderAreAccepted() async throws {
         let now = UInt64(Date().timeIntervalSince1970)
-        let grant = try verifier.verifyChannelJoin(token: token, appId: app, userId: "alice", channelName: "live", now: now)
-        #expect(grant.expiresAt.map { $0 > now } == true)
+        for (account, user) in [("alice", "alice"), ("0", "anyone")] {
+            let output = try await ProcessRunner.python(
+                "reference_rtc_tokens.py", [app, ReferenceTokens.certificate, "live", account, "\(now + 600)"])
+            #expect(output.status == 0, "\(output.text)")
+            let token = output.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let grant = try verifier.verifyChannelJoin(token: token, appId: app, userId: user, channelName: "live", now: now)
+            #expect(grant == ChannelJoinGrant(expiresAt: now + 600))
+            expectRefusal(.invalidToken) { () throws(RtmError) in
+                try verifier.verifyChannelJoin(token: token, appId: app, userId: user, channelName: "lives", now: now)
+            }
+        }
     }
 }

@@ -10,8 +10,8 @@ extension TokenVerifier {
     static let rtcJoinChannelPrivilege: UInt16 = 1
 
     /// Verifies that `token` lets `userId` of `appId` join the stream channel `channelName` at
-    /// `now` (Unix seconds). Throws `.invalidAppId` when the app is not configured or the token is
-    /// another app's; `.invalidToken` when it is malformed, wrongly signed, for another channel or
+    /// `now` (Unix seconds). Throws `.invalidAppId` when the app is not configured,
+    /// `.loginInconsistentAppId` when the token is another app's (as a login does); `.invalidToken` when it is malformed, wrongly signed, for another channel or
     /// user, or without the join privilege; `.tokenExpired` when it or its privilege has expired.
     public func verifyChannelJoin(
         token: String, appId: String, userId: String, channelName: String, now: UInt64
@@ -44,7 +44,7 @@ extension TokenVerifier {
     private static func joinExpiry007(
         _ token: AccessToken007, appId: String, certificate: String, userId: String, channelName: String
     ) throws(RtmError) -> UInt64? {
-        guard token.appId == appId else { throw joinError(.invalidAppId, "token was issued for another appId") }
+        guard token.appId == appId else { throw joinError(.loginInconsistentAppId, "token was issued for another appId") }
         guard CryptoPrimitives.constantTimeEquals(token.signature, token.expectedSignature(appCertificate: certificate)) else {
             throw joinError(.invalidToken, "token signature does not match")
         }
@@ -62,7 +62,7 @@ extension TokenVerifier {
     private static func joinExpiry006(
         _ token: AccessToken006, appId: String, certificate: String, userId: String, channelName: String
     ) throws(RtmError) -> UInt64? {
-        guard token.appId == appId else { throw joinError(.invalidAppId, "token was issued for another appId") }
+        guard token.appId == appId else { throw joinError(.loginInconsistentAppId, "token was issued for another appId") }
         guard token.channelNameCRC == TokenCompression.crc32(Array(channelName.utf8)) else {
             throw joinError(.invalidToken, "token was issued for another channel")
         }

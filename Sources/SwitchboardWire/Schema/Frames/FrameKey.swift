@@ -7,6 +7,8 @@ enum FrameKey: String, CaseIterable, Sendable {
     case session, resumed, lostMessages, lostChannels, secondsLeft
     // Message and user channels.
     case channel, features, channelType, message, customType, topic, publisher, timestamp
+    // Extension operations and pushes.
+    case body
     // Stream channels and topics.
     case qos, priority, meta, syncWithMedia, sendTs, users, succeedUsers, failedUsers, eventType, topicInfos, publishers
 
