@@ -193,12 +193,11 @@ public struct InMemoryTopicStore: TopicStore {
         var failed: [UserID] = []
         var added: [UserID] = []
         if let users {
-            let live = Set(publishers)
             var seen = Set<UserID>()
             for user in users where seen.insert(user).inserted {
                 if current.contains(user) {
                     succeeded.append(user)
-                } else if live.contains(user) {
+                } else if (try? Validation.checkUserId(user, limits: limits, operation: operation)) != nil {
                     added.append(user)
                     succeeded.append(user)
                 } else {
@@ -229,7 +228,7 @@ public struct InMemoryTopicStore: TopicStore {
         }
         if !added.isEmpty {
             channels[channel]?.members[session]?.subscriptions[topic, default: []].formUnion(added)
-            for user in added { channels[channel]?.topics[topic]?.addSubscriber(session, to: user) }
+            for user in added { channels[channel]?.topics[topic, default: Topic()].addSubscriber(session, to: user) }
         }
         return TopicSubscription(succeedUsers: succeeded, failedUsers: failed)
     }

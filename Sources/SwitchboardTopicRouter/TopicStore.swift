@@ -49,7 +49,8 @@ public protocol TopicStore: Sendable {
     mutating func receivers(of publisher: UserID, in topic: String, of channel: ChannelKey) -> [SessionID]
 
     /// Subscribes `session` to `users` (nil: the current publishers, up to the limit) of `topic`,
-    /// adding to what it had. Throws `channelNotJoined`, `channelExceedTopicLimitation` past the
+    /// adding to what it had. A named user need not publish yet: its messages are delivered from
+    /// when it does; a name that is no valid user id fails. Throws `channelNotJoined`, `channelExceedTopicLimitation` past the
     /// subscribed topics per channel, `channelExceedTopicUserLimitation` when the named users
     /// would take the subscription past the publishers per topic.
     mutating func subscribe(

@@ -56,8 +56,9 @@ import SwitchboardTopicRouter
         try await join(harness, alice, bob, carol)
         _ = try await bus.request(JoinTopic(caller: alice, channelName: "live", topic: "video"))
         _ = try await bus.request(JoinTopic(caller: carol, channelName: "live", topic: "video"))
-        let first = try await bus.request(SubscribeTopic(caller: bob, channelName: "live", topic: "video", users: ["alice", "dave"]))
-        #expect(first == TopicSubscription(succeedUsers: ["alice"], failedUsers: ["dave"]))
+        let first = try await bus.request(
+            SubscribeTopic(caller: bob, channelName: "live", topic: "video", users: ["alice", "", String(repeating: "x", count: 65)]))
+        #expect(first == TopicSubscription(succeedUsers: ["alice"], failedUsers: ["", String(repeating: "x", count: 65)]))
         let second = try await bus.request(SubscribeTopic(caller: bob, channelName: "live", topic: "video", users: ["alice", "carol"]))
         #expect(second == TopicSubscription(succeedUsers: ["alice", "carol"], failedUsers: []))
         try await send(harness, alice, "a")
@@ -94,6 +95,21 @@ import SwitchboardTopicRouter
         await expectCode(.channelExceedTopicUserLimitation) {
             _ = try await bus.request(SubscribeTopic(caller: bob, channelName: "live", topic: "video", users: ["dave"]))
         }
+        await harness.stop()
+    }
+
+    @Test func aNamedUserIsHeardOnceItStartsPublishing() async throws {
+        let harness = await world()
+        let bus = harness.bus
+        try await join(harness, bob)
+        let answer = try await bus.request(SubscribeTopic(caller: bob, channelName: "live", topic: "video", users: ["alice"]))
+        #expect(answer == TopicSubscription(succeedUsers: ["alice"], failedUsers: []))
+        try await join(harness, alice, carol)
+        _ = try await bus.request(JoinTopic(caller: alice, channelName: "live", topic: "video"))
+        _ = try await bus.request(JoinTopic(caller: carol, channelName: "live", topic: "video"))
+        try await send(harness, alice, "first")
+        try await send(harness, carol, "not asked for")
+        #expect(harness.outbox.messages(to: bob.session).map(\.payload) == [.string("first")])
         await harness.stop()
     }
 
@@ -197,8 +213,9 @@ import SwitchboardTopicRouter
         try await join(harness, otherBob)
         _ = try await bus.request(JoinTopic(caller: alice, channelName: "live", topic: "video"))
         #expect(topicEvents(harness, to: otherBob).allSatisfy { $0.topicInfos.isEmpty })
-        let answer = try await bus.request(SubscribeTopic(caller: otherBob, channelName: "live", topic: "video", users: ["alice"]))
-        #expect(answer.failedUsers == ["alice"])
+        let answer = try await bus.request(SubscribeTopic(caller: otherBob, channelName: "live", topic: "video"))
+        #expect(answer.succeedUsers.isEmpty, "the other app's topic has no publishers")
+        _ = try await bus.request(SubscribeTopic(caller: otherBob, channelName: "live", topic: "video", users: ["alice"]))
         _ = try await bus.request(SubscribeTopic(caller: bob, channelName: "live", topic: "video"))
         try await send(harness, alice, "app only")
         #expect(harness.outbox.messages(to: otherBob.session).isEmpty)

@@ -121,8 +121,8 @@ public struct PublishTopicMessage: BusRequest {
     }
 }
 
-/// Subscribe to publishers of a topic: the given users, or (nil) the current publishers up to the
-/// per-topic limit. Incremental: earlier subscriptions stay.
+/// Subscribe to publishers of a topic: the given users (publishing now or later), or (nil) the
+/// current publishers up to the per-topic limit. Incremental: earlier subscriptions stay.
 public struct SubscribeTopic: BusRequest {
     public typealias Response = TopicSubscription
     public static let operation = "subscribeTopic"
@@ -143,7 +143,8 @@ public struct SubscribeTopic: BusRequest {
 public struct TopicSubscription: Sendable, Hashable {
     /// Publishers the caller is subscribed to now, of those asked for.
     public var succeedUsers: [UserID]
-    /// Publishers that could not be subscribed to (not publishing in the topic, or not a valid id).
+    /// Users that could not be subscribed to: not a valid user id, or (without a user list) past
+    /// the publishers per topic subscription.
     public var failedUsers: [UserID]
     /// Creates the answer.
     public init(succeedUsers: [UserID], failedUsers: [UserID]) {
