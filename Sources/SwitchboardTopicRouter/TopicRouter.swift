@@ -172,7 +172,7 @@ public actor TopicRouter: Module {
         let delivery = MessageDelivery(
             channelType: .stream, channelName: channel.name, channelTopic: request.topic, payload: request.payload,
             publisher: publication.userId, customType: request.customType, timestamp: timestamp)
-        context.outbox.deliver(.message(delivery), to: receivers)
+        context.outbox.deliver(.message(delivery), to: receivers, priority: publication.options.priority)
         return Done()
     }
 

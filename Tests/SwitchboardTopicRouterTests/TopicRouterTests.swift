@@ -131,6 +131,9 @@ import SwitchboardTopicRouter
         }
         let got = harness.outbox.messages(to: bob.session)
         #expect(got.count == 100)
+        let messagePriorities = zip(harness.outbox.pushes(to: bob.session), harness.outbox.priorities(to: bob.session))
+            .compactMap { push, priority in if case .message = push { priority } else { nil } }
+        #expect(messagePriorities == Array(repeating: .high, count: 100), "the topic's priority goes with each message")
         for publisher in ["alice", "carol"] {
             let sequence = got.filter { $0.publisher == publisher }.map(\.payload)
             #expect(sequence == (0..<50).map { MessagePayload.string("\($0)") })

@@ -57,9 +57,20 @@ public protocol Outbox: Sendable {
     func open(_ session: SessionID)
     /// Sends `push` to every session in `sessions` (unknown sessions are skipped).
     func deliver(_ push: Push, to sessions: [SessionID])
+    /// Sends `push` like `deliver(_:to:)`; on a backlogged connection, pushes of a higher
+    /// `priority` are written before those of lower ones waiting with them, and pushes of one
+    /// priority keep their order.
+    func deliver(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority)
     /// Tells the client of `session` why its connection is closed (a link-state reason), then
     /// closes that connection. The session itself stays, with its kept pushes, until `release`.
     func disconnect(_ session: SessionID, reason: RtmLinkStateChangeReason, detail: String)
     /// The session ended: forget it and anything kept for it.
     func release(_ session: SessionID)
+}
+
+extension Outbox {
+    /// An outbox without priority lanes delivers every push in order.
+    public func deliver(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority) {
+        deliver(push, to: sessions)
+    }
 }
