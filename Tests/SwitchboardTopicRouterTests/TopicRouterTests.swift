@@ -208,6 +208,23 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
+    @Test func aJoinRacingTheEndOfItsSessionLeavesNothingBehind() async throws {
+        let harness = await world()
+        let bus = harness.bus
+        // The session ends while its join waits for the token check.
+        bus.handle(VerifyChannelJoinToken.self) { [alice] _ in
+            await bus.publishAndWait(SessionClosed(caller: alice, reason: .replacedBySameUser))
+            return ChannelJoinGrant(expiresAt: nil)
+        }
+        await expectCode(.notLogin) { try await join(harness, alice) }
+        try await join(harness, bob)
+        #expect(topicEvents(harness, to: bob).first?.topicInfos == [])
+        _ = try await bus.request(LeaveStreamChannel(caller: bob, channelName: "live"))
+        #expect(await harness.recorder.waitFor(ChannelLeft.self).map(\.caller) == [bob])
+        #expect(harness.recorder.events(of: ChannelJoined.self).map(\.caller) == [bob], "alice never joined")
+        await harness.stop()
+    }
+
     @Test func appsNeverShareAStreamChannel() async throws {
         let harness = await world()
         let bus = harness.bus
