@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Stream channels and topics from Python, written from docs/PROTOCOL.md (sections 2 and 10) alone.
+"""Stream channels and topics from Python, written from docs/PROTOCOL.md (sections 2 and 11) alone.
 
     python3 tools/peer_stream.py --url ws://127.0.0.1:PORT
 
@@ -18,7 +18,7 @@ import msgpack
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer import Report, is_error, login  # noqa: E402
 
-# Error codes of PROTOCOL.md section 10.5.
+# Error codes of PROTOCOL.md section 11.5.
 CHANNEL_NOT_JOINED = -11001
 INVALID_TOPIC_NAME = -11008
 MESSAGE_TOO_LONG = -11010
@@ -29,7 +29,7 @@ DUPLICATE_OPERATION = -10017
 
 SNAPSHOT, REMOTE_JOIN_TOPIC, REMOTE_LEAVE_TOPIC = 1, 2, 3
 
-# The examples of PROTOCOL.md section 10.6.
+# The examples of PROTOCOL.md section 11.6.
 EXAMPLES = [
     ({"t": "joinTopic", "id": 7, "channel": "live", "topic": "video", "qos": 1, "priority": 4, "meta": "cam",
       "syncWithMedia": False},
@@ -152,7 +152,7 @@ async def self_check(url, app_id, token):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Switchboard stream-channel self-check (docs/PROTOCOL.md §10).")
+    parser = argparse.ArgumentParser(description="Switchboard stream-channel self-check (docs/PROTOCOL.md §11).")
     parser.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8080")
     parser.add_argument("--app-id", default=os.environ.get("SWITCHBOARD_APP_ID", "demo"))
     parser.add_argument("--token", default=os.environ.get("SWITCHBOARD_TOKEN", ""))

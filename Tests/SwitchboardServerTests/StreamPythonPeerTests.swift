@@ -4,7 +4,7 @@ import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
 
-/// Stream channels from an independent client, written in Python from docs/PROTOCOL.md §10 alone.
+/// Stream channels from an independent client, written in Python from docs/PROTOCOL.md §11 alone.
 @Suite struct StreamPythonPeerTests {
     @Test func thePythonStreamPeerPassesItsSelfCheck() async throws {
         let server = try await TestServer.start()

@@ -98,7 +98,7 @@ struct StreamWireTests {
         }
     }
 
-    @Test func theExamplesOfProtocolSectionTenEncodeByteForByte() throws {
+    @Test func theExamplesOfProtocolSectionElevenEncodeByteForByte() throws {
         let join = ClientFrame.stream(id: 7, .joinTopic(channel: "live", topic: "video", options: TopicJoinOptions(qos: .ordered, meta: "cam")))
         #expect(hex(join.encode()) ==
             "88a174a96a6f696e546f706963a2696407a76368616e6e656ca46c697665a5746f706963a5766964656fa3716f7301a87072696f"
