@@ -19,6 +19,8 @@ public final class RtmClientKit: Sendable {
     let calls = CallQueue()
     /// The message channels this client is subscribed to, restored after a lost session.
     let subscriptions = ChannelSubscriptions()
+    /// The stream channels this client made and joined, rejoined after a lost session.
+    let streamChannels = StreamChannels()
     /// Set by `destroy`: every call after it fails at once.
     private let destroyed = Atomic<Bool>(false)
 
@@ -40,8 +42,11 @@ public final class RtmClientKit: Sendable {
         engine = try ClientEngine(settings: settings, dispatcher: dispatcher, clock: clock, sealer: sealer)
         dispatcher.bind(self)
         if let delegate { dispatcher.add(delegate) }
-        let (engine, subscriptions) = (engine, subscriptions)
-        calls.enqueue { await engine.keep(subscriptions) }
+        let (engine, subscriptions, streamChannels) = (engine, subscriptions, streamChannels)
+        calls.enqueue {
+            await engine.keep(subscriptions)
+            await engine.keep(streamChannels)
+        }
     }
 
     /// Adds a delegate (held weakly).

@@ -1,6 +1,7 @@
 import SwitchboardCore
 import SwitchboardMessageRouter
 import SwitchboardSession
+import SwitchboardTopicRouter
 
 /// The modules a server runs: one slot per built-in module, each replaceable, plus any number of
 /// extra modules that the built-in ones do not know about.
@@ -9,6 +10,9 @@ public struct ServerModules: Sendable {
     public var session: any Module
     /// Message channels and user channels (answers `Subscribe`, `Unsubscribe`, `Publish`, `ChannelsOfSession`).
     public var messageRouter: any Module
+    /// Stream channels and topics (answers `JoinStreamChannel`, `LeaveStreamChannel`, `RenewStreamChannelToken`,
+    /// `JoinTopic`, `LeaveTopic`, `PublishTopicMessage`, `SubscribeTopic`, `UnsubscribeTopic`).
+    public var topicRouter: any Module
     /// Extra modules, started after the built-in ones, in order.
     public var extensions: [any Module] = []
 
@@ -16,8 +20,9 @@ public struct ServerModules: Sendable {
     public init(for configuration: ServerConfiguration) {
         session = Session(allowedAppIds: configuration.appIds)
         messageRouter = MessageRouter()
+        topicRouter = TopicRouter()
     }
 
     /// Every module, in start order.
-    var all: [any Module] { [session, messageRouter] + extensions }
+    var all: [any Module] { [session, messageRouter, topicRouter] + extensions }
 }

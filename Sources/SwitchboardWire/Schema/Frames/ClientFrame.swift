@@ -26,6 +26,8 @@ public enum ClientOperation: Sendable, Hashable {
     case channel(ChannelOperation)
     /// An extension module's own operation (`x.<name>`).
     case `extension`(ExtensionOperation)
+    /// Stream channels and their topics.
+    case stream(StreamOperation)
 
     /// The `"t"` value.
     public var name: String {
@@ -33,6 +35,7 @@ public enum ClientOperation: Sendable, Hashable {
         case .session(let operation): operation.name
         case .channel(let operation): operation.name
         case .extension(let operation): operation.name
+        case .stream(let operation): operation.name
         }
     }
 
@@ -41,6 +44,7 @@ public enum ClientOperation: Sendable, Hashable {
         if let operation = try SessionOperation.decode(head, &fields) { return .session(operation) }
         if let operation = try ChannelOperation.decode(head, &fields) { return .channel(operation) }
         if let operation = try ExtensionOperation.decode(head, &fields) { return .extension(operation) }
+        if let operation = try StreamOperation.decode(head, &fields) { return .stream(operation) }
         return nil
     }
 
@@ -50,6 +54,7 @@ public enum ClientOperation: Sendable, Hashable {
         case .session(let operation): operation.encodeFields(&frame)
         case .channel(let operation): operation.encodeFields(&frame)
         case .extension(let operation): operation.encodeFields(&frame)
+        case .stream(let operation): operation.encodeFields(&frame)
         }
     }
 }

@@ -38,6 +38,8 @@ public enum Answer: Sendable, Hashable {
     case session(SessionAnswer)
     /// An extension operation's answer.
     case `extension`(ExtensionAnswer)
+    /// Stream-channel results (the topic subscription answer).
+    case stream(StreamAnswer)
 
     /// The `"t"` value: `"ok"`, or a feature's own (`"loginOk"`).
     var frameType: String {
@@ -45,6 +47,7 @@ public enum Answer: Sendable, Hashable {
         case .done: "ok"
         case .session(let answer): answer.frameType
         case .extension(let answer): answer.frameType
+        case .stream(let answer): answer.frameType
         }
     }
 
@@ -54,6 +57,7 @@ public enum Answer: Sendable, Hashable {
         case .done: break
         case .session(let answer): answer.encodeFields(&frame)
         case .extension(let answer): answer.encodeFields(&frame)
+        case .stream(let answer): answer.encodeFields(&frame)
         }
     }
 
@@ -62,6 +66,7 @@ public enum Answer: Sendable, Hashable {
         if head.type == "ok" && head.result == nil { return .done }
         if let answer = try SessionAnswer.decode(head, &fields) { return .session(answer) }
         if let answer = try ExtensionAnswer.decode(head, &fields) { return .extension(answer) }
+        if let answer = try StreamAnswer.decode(head, &fields) { return .stream(answer) }
         return nil
     }
 }
