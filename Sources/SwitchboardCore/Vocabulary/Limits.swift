@@ -58,6 +58,10 @@ public struct Limits: Sendable, Hashable {
     public var resumeBufferMaxMessages = 1_000
     /// Bytes of messages kept for a disconnected session until it resumes.
     public var resumeBufferMaxBytes = 1024 * 1024
+    /// Bytes of messages kept for all disconnected sessions together, server-wide: past it the
+    /// oldest are forgotten first (the session detached longest ago loses its oldest), and a
+    /// resume reports them in `lostMessages`.
+    public var resumeBufferTotalBytes = 256 * 1024 * 1024
     /// Recent messages kept for a connected session, to send again after a resume when its
     /// connection died before the server noticed.
     public var resumeReplayMaxMessages = 128

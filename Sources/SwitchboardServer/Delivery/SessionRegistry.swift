@@ -62,6 +62,45 @@ final class SessionRegistry: Outbox {
         /// Sessions with pushes held by priority, drained by the pump while it runs.
         var backlogged: Set<SessionID> = []
         var pumping = false
+        /// What detached sessions keep, against the server-wide budget.
+        var budget: DetachedBudget
+
+        /// `outlet` of `session` loses its link: it keeps pushes under the detached bound, and
+        /// counts against the budget.
+        mutating func detach(_ outlet: Outlet, of session: SessionID, bounds: PushHistory<OutboundFrame>.Bounds) {
+            outlet.link = nil
+            outlet.history.rebound(bounds)
+            outlet.keepBacklog()
+            budget.detached(session, holding: outlet.history.keptBytes)
+            enforceBudget()
+        }
+
+        /// Records a push for a detached session, counting what it adds against the budget.
+        mutating func keep(
+            _ frame: OutboundFrame, size: Int, channel: ChannelAddress?, in outlet: Outlet, of session: SessionID
+        ) {
+            let before = outlet.history.keptBytes
+            outlet.write(frame, size: size, channel: channel)
+            budget.changed(by: outlet.history.keptBytes - before)
+            enforceBudget()
+        }
+
+        /// Past the budget, forgets the oldest pushes of the session detached longest ago (a
+        /// resume reports them lost), until the total fits.
+        mutating func enforceBudget() {
+            while budget.isOver, let oldest = budget.oldest() {
+                guard let outlet = outlets[oldest] else {
+                    budget.left(oldest, holding: 0)
+                    continue
+                }
+                let freed = outlet.history.forgetOldestPush()
+                if freed == 0 {
+                    budget.left(oldest, holding: 0)
+                } else {
+                    budget.changed(by: -freed)
+                }
+            }
+        }
     }
 
     /// Why a session could not be bound to a link.
@@ -72,7 +111,7 @@ final class SessionRegistry: Outbox {
         case sessionEnded
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// What a session with a connection keeps: enough for the pushes a dead connection may have
     /// swallowed before the server noticed.
     private let liveBounds: PushHistory<OutboundFrame>.Bounds
@@ -84,6 +123,7 @@ final class SessionRegistry: Outbox {
     let pumpInterval: Duration
 
     init(limits: Limits, backlogBytes: Int = 64 * 1024, pumpInterval: Duration = .milliseconds(1)) {
+        state = Mutex(State(budget: DetachedBudget(limit: limits.resumeBufferTotalBytes)))
         self.backlogBytes = backlogBytes
         self.pumpInterval = pumpInterval
         detachedBounds = .init(frames: limits.resumeBufferMaxMessages, bytes: limits.resumeBufferMaxBytes)
@@ -108,9 +148,7 @@ final class SessionRegistry: Outbox {
             entry.closed = true
             state.links[link.id] = entry
             if let session = entry.caller?.session, let outlet = state.outlets[session], outlet.link === link {
-                outlet.link = nil
-                outlet.history.rebound(detachedBounds)
-                outlet.keepBacklog()
+                state.detach(outlet, of: session, bounds: detachedBounds)
             }
         }
     }
@@ -154,6 +192,7 @@ final class SessionRegistry: Outbox {
             let (missed, loss) = outlet.history.unreceived(after: received)
             link.socket.send(OutboundFrame.binary(answer(loss).encode()))
             for frame in missed { link.socket.send(frame) }
+            state.budget.left(grant.session, holding: outlet.history.keptBytes)
             outlet.link = link
             outlet.history.rebound(liveBounds)
             entry.caller = grant.caller
@@ -176,6 +215,7 @@ final class SessionRegistry: Outbox {
         state.withLock { state in
             guard state.outlets[session] == nil else { return }
             state.outlets[session] = Outlet(history: PushHistory(bounds: detachedBounds))
+            state.budget.detached(session, holding: 0)
         }
     }
 
@@ -200,6 +240,10 @@ final class SessionRegistry: Outbox {
         let startPump = state.withLock { state -> Bool in
             for session in sessions {
                 guard let outlet = state.outlets[session] else { continue }
+                if outlet.link == nil {
+                    state.keep(frame, size: size, channel: channel, in: outlet, of: session)
+                    continue
+                }
                 guard let socket = outlet.link?.socket,
                     !outlet.backlog.isEmpty || (lane != nil && socket.bufferedBytes >= backlogBytes)
                 else {
@@ -245,9 +289,7 @@ final class SessionRegistry: Outbox {
         let link = state.withLock { state -> ClientLink? in
             guard let outlet = state.outlets[session], let link = outlet.link else { return nil }
             state.links[link.id]?.caller = nil
-            outlet.link = nil
-            outlet.history.rebound(detachedBounds)
-            outlet.keepBacklog()
+            state.detach(outlet, of: session, bounds: detachedBounds)
             return link
         }
         link?.closeAfterTelling(reason: reason, detail: detail)
@@ -255,9 +297,9 @@ final class SessionRegistry: Outbox {
 
     func release(_ session: SessionID) {
         state.withLock { state in
-            if let link = state.outlets.removeValue(forKey: session)?.link {
-                state.links[link.id]?.caller = nil
-            }
+            guard let outlet = state.outlets.removeValue(forKey: session) else { return }
+            state.budget.left(session, holding: outlet.history.keptBytes)
+            if let link = outlet.link { state.links[link.id]?.caller = nil }
         }
     }
 }
