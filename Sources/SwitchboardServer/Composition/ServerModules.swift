@@ -1,5 +1,6 @@
 import SwitchboardCore
 import SwitchboardMessageRouter
+import SwitchboardPresence
 import SwitchboardSession
 
 /// The modules a server runs: one slot per built-in module, each replaceable, plus any number of
@@ -9,6 +10,9 @@ public struct ServerModules: Sendable {
     public var session: any Module
     /// Message channels and user channels (answers `Subscribe`, `Unsubscribe`, `Publish`, `ChannelsOfSession`).
     public var messageRouter: any Module
+    /// Occupancy, temporary states, presence events (answers `WhoNow`, `WhereNow`, `SetPresenceState`,
+    /// `GetPresenceState`, `RemovePresenceState`, `GetUserPresence`).
+    public var presence: any Module
     /// Extra modules, started after the built-in ones, in order.
     public var extensions: [any Module] = []
 
@@ -16,8 +20,9 @@ public struct ServerModules: Sendable {
     public init(for configuration: ServerConfiguration) {
         session = Session(allowedAppIds: configuration.appIds)
         messageRouter = MessageRouter()
+        presence = Presence()
     }
 
     /// Every module, in start order.
-    var all: [any Module] { [session, messageRouter] + extensions }
+    var all: [any Module] { [session, messageRouter, presence] + extensions }
 }
