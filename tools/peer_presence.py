@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""A presence check for a Switchboard server, written from docs/PROTOCOL.md (sections 3 and 10) alone.
+"""A presence check for a Switchboard server, written from docs/PROTOCOL.md (sections 3 and 11) alone.
 
     python3 tools/peer_presence.py --url ws://127.0.0.1:PORT     check the presence requests and pushes
-    python3 tools/peer_presence.py --selftest-encoding           check msgpack encoding against section 10.6
+    python3 tools/peer_presence.py --selftest-encoding           check msgpack encoding against section 11.6
 
-Reuses the connection helpers of tools/peer.py. Needs PyPI's `websockets` and `msgpack`.
+Reuses the connection helpers of tools/peer.py. Needs PyPI's `websockets` and `msgpack`, pinned in
+tools/requirements.txt (tools/test.sh installs them).
 Exits 0 when every check passed, 1 when one failed, 2 when it could not run.
 """
 
@@ -13,16 +14,19 @@ import os
 import secrets
 import sys
 
-import msgpack
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pydeps import require  # noqa: E402
+
+require("msgpack", "websockets")
+
+import msgpack  # noqa: E402
 from peer import Report, connect, decode, encode, is_error, run_cli  # noqa: E402
 
-# Event types (section 10.3).
+# Event types (section 11.3).
 SNAPSHOT, INTERVAL, JOIN, LEAVE, TIMEOUT, STATE_CHANGED = 1, 2, 3, 4, 5, 6
 # Subscribe features (section 3.5).
 PRESENCE, MESSAGE, QUIET = 1, 4, 16
-# Error codes (section 10.2).
+# Error codes (section 11.2).
 INVALID_CHANNEL_TYPE = -10019
 CHANNEL_NOT_SUBSCRIBED = -11002
 PRESENCE_INVALID_ARGUMENT = -13003
@@ -31,7 +35,7 @@ STATE_KEY_SIZE_OVERFLOW = -13008
 STATE_DUPLICATE_KEY = -13010
 USER_NOT_EXIST = -13011
 
-# The examples of section 10.6: (name, map in key order, hex).
+# The examples of section 11.6: (name, map in key order, hex).
 EXAMPLES = [
     ("setState", {"t": "setState", "id": 6, "channelType": 1, "channel": "room", "items": {"mood": "happy"}},
      "85a174a87365745374617465a2696406ab6368616e6e656c5479706501a76368616e6e656ca4726f6f6da56974656d7381a46d6f6f"
@@ -247,7 +251,7 @@ async def check_paging(report, url, app_id, token, suffix, asker):
 
 
 def main():
-    return run_cli("peer_presence", "Switchboard presence check (see docs/PROTOCOL.md section 10).", self_check,
+    return run_cli("peer_presence", "Switchboard presence check (see docs/PROTOCOL.md section 11).", self_check,
                    selftest_encoding, timeout=30.0)
 
 

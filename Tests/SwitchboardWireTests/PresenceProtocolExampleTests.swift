@@ -3,7 +3,7 @@ import Testing
 import SwitchboardCore
 import SwitchboardWire
 
-/// The presence examples of docs/PROTOCOL.md §10.6, checked against the real encoder and decoders.
+/// The presence examples of docs/PROTOCOL.md §11.6, checked against the real encoder and decoders.
 @Suite struct PresenceProtocolExampleTests {
     static let room = ChannelAddress(.message, "room")
     static let time: UInt64 = 1_764_400_000_123

@@ -4,6 +4,8 @@ public enum Push: Sendable, Hashable {
     case message(MessageDelivery)
     /// About the session itself (session module).
     case session(SessionPush)
+    /// From an extension module.
+    case `extension`(ExtensionPush)
     /// Who joined, left or changed state in a channel (presence).
     case presence(PresenceDelivery)
 
@@ -11,7 +13,7 @@ public enum Push: Sendable, Hashable {
     public var channel: ChannelAddress? {
         switch self {
         case .message(let message): ChannelAddress(message.channelType, message.channelName)
-        case .session: nil
+        case .session, .extension: nil
         case .presence(let event): ChannelAddress(event.channelType, event.channelName)
         }
     }
@@ -21,6 +23,7 @@ public enum Push: Sendable, Hashable {
         switch self {
         case .message(let message): message.approximateSize
         case .session: 16
+        case .extension(let push): push.name.utf8.count + push.body.byteCount + 16
         case .presence(let event): event.approximateSize
         }
     }

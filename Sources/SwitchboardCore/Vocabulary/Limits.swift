@@ -14,6 +14,14 @@ public struct Limits: Sendable, Hashable {
     public var publishesPerSecondPerClient: Int? = 60
     /// Other API calls (subscribe, unsubscribe …) one client may make per second; `nil` lifts it.
     public var otherCallsPerSecondPerClient: Int? = 20
+    /// Messages one message channel carries per second, from all its publishers together; the
+    /// excess is discarded, as the reference does (the publish still succeeds). `nil` lifts it.
+    public var messagesPerSecondPerChannel: Int? = 60
+    /// Subscribe calls one session may make to the same channel within `subscribeAttemptWindow`;
+    /// more are refused with `channelSubscribeTooFrequent`.
+    public var subscribeAttemptsPerChannel = 2
+    /// The window of `subscribeAttemptsPerChannel`.
+    public var subscribeAttemptWindow: Duration = .seconds(5)
     /// Concurrent logged-in users per app.
     public var concurrentUsers = 50_000
     /// Users per channel.
@@ -69,6 +77,7 @@ public struct Limits: Sendable, Hashable {
         var limits = Limits()
         limits.publishesPerSecondPerClient = nil
         limits.otherCallsPerSecondPerClient = nil
+        limits.messagesPerSecondPerChannel = nil
         return limits
     }
 

@@ -24,6 +24,8 @@ public enum ClientOperation: Sendable, Hashable {
     case session(SessionOperation)
     /// Message channels and user channels: subscribe, unsubscribe, publish.
     case channel(ChannelOperation)
+    /// An extension module's own operation (`x.<name>`).
+    case `extension`(ExtensionOperation)
     /// Presence: whoNow, whereNow, temporary states, user-level presence.
     case presence(PresenceOperation)
 
@@ -32,6 +34,7 @@ public enum ClientOperation: Sendable, Hashable {
         switch self {
         case .session(let operation): operation.name
         case .channel(let operation): operation.name
+        case .extension(let operation): operation.name
         case .presence(let operation): operation.name
         }
     }
@@ -40,6 +43,7 @@ public enum ClientOperation: Sendable, Hashable {
     static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         if let operation = try SessionOperation.decode(head, &fields) { return .session(operation) }
         if let operation = try ChannelOperation.decode(head, &fields) { return .channel(operation) }
+        if let operation = try ExtensionOperation.decode(head, &fields) { return .extension(operation) }
         if let operation = try PresenceOperation.decode(head, &fields) { return .presence(operation) }
         return nil
     }
@@ -49,6 +53,7 @@ public enum ClientOperation: Sendable, Hashable {
         switch self {
         case .session(let operation): operation.encodeFields(&frame)
         case .channel(let operation): operation.encodeFields(&frame)
+        case .extension(let operation): operation.encodeFields(&frame)
         case .presence(let operation): operation.encodeFields(&frame)
         }
     }

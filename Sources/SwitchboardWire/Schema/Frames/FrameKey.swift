@@ -7,6 +7,8 @@ enum FrameKey: String, CaseIterable, Sendable {
     case session, resumed, lostMessages, lostChannels, secondsLeft
     // Message and user channels.
     case channel, features, channelType, message, customType, topic, publisher, timestamp
+    // Extension operations and pushes.
+    case body
     // Presence.
     case eventType, states, snapshot, joinUserList, leaveUserList, timeoutUserList, userStateList, totalOccupancy, firstOrLast, more, includeUserId, includeState, page, nextPage, users, items, keys, userIds, online, lastSeen, channels
 

@@ -18,6 +18,7 @@ extension Wire {
         switch push {
         case .message(let delivery): delivery.encodeFrame()
         case .session(let push): push.encodeFrame()
+        case .extension(let push): push.encodeFrame()
         case .presence(let event): event.encodeFrame()
         }
     }
@@ -27,6 +28,7 @@ extension Wire {
         switch push {
         case .message(let delivery): delivery.frameType
         case .session(let push): push.frameType
+        case .extension(let push): push.frameType
         case .presence(let event): event.frameType
         }
     }
@@ -35,6 +37,7 @@ extension Wire {
     static func decodePush<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Push? {
         if let delivery = try MessageDelivery.decode(head, &fields) { return .message(delivery) }
         if let push = try SessionPush.decode(head, &fields) { return .session(push) }
+        if let push = try ExtensionPush.decode(head, &fields) { return .extension(push) }
         if let event = try PresenceDelivery.decode(head, &fields) { return .presence(event) }
         return nil
     }

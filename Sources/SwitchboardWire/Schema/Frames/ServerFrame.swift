@@ -36,6 +36,8 @@ public enum Answer: Sendable, Hashable {
     case done
     /// Session results (the login answer).
     case session(SessionAnswer)
+    /// An extension operation's answer.
+    case `extension`(ExtensionAnswer)
     /// Presence results (whoNow, whereNow, getState, getUserPresence).
     case presence(PresenceAnswer)
 
@@ -44,6 +46,7 @@ public enum Answer: Sendable, Hashable {
         switch self {
         case .done: "ok"
         case .session(let answer): answer.frameType
+        case .extension(let answer): answer.frameType
         case .presence(let answer): answer.frameType
         }
     }
@@ -53,6 +56,7 @@ public enum Answer: Sendable, Hashable {
         switch self {
         case .done: break
         case .session(let answer): answer.encodeFields(&frame)
+        case .extension(let answer): answer.encodeFields(&frame)
         case .presence(let answer): answer.encodeFields(&frame)
         }
     }
@@ -61,6 +65,7 @@ public enum Answer: Sendable, Hashable {
     static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         if head.type == "ok" && head.result == nil { return .done }
         if let answer = try SessionAnswer.decode(head, &fields) { return .session(answer) }
+        if let answer = try ExtensionAnswer.decode(head, &fields) { return .extension(answer) }
         if let answer = try PresenceAnswer.decode(head, &fields) { return .presence(answer) }
         return nil
     }
