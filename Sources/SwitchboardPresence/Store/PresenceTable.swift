@@ -125,17 +125,7 @@ struct PresenceTable: Sendable {
             states[item.key] = item.value
             changed = true
         }
-        guard states.count <= limits.presenceStatesPerUser else {
-            throw RtmError(
-                .presenceStateCountOverflow, operation: SetPresenceState.operation,
-                reason: "the state would have \(states.count) keys; at most \(limits.presenceStatesPerUser)")
-        }
-        let bytes = PresenceSize.content(of: states)
-        guard bytes <= limits.presenceStateMaxBytes else {
-            throw RtmError(
-                .presenceStateValueSizeOverflow, operation: SetPresenceState.operation,
-                reason: "the state would take \(bytes) bytes; at most \(limits.presenceStateMaxBytes)")
-        }
+        try Validation.checkWholeState(states, limits: limits, operation: SetPresenceState.operation)
         if changed { channels[key]?.users[user.userId]?.states = states }
         return StateChange(changed: changed, states: states)
     }
