@@ -9,6 +9,8 @@ struct PushRouter: Sendable {
     let log: LogFile?
     /// Messages dropped because they did not open under the client's key.
     private(set) var undecryptableMessages = 0
+    /// Joins the parts of large presence events.
+    private var presenceParts = PresenceAssembler()
 
     init(dispatcher: EventDispatcher, sealer: PayloadSealer?, log: LogFile?) {
         self.dispatcher = dispatcher
@@ -21,7 +23,7 @@ struct PushRouter: Sendable {
         case .message(let delivery): if let delivery = opened(delivery) { dispatcher.emit(.message(RtmMessageEvent(delivery))) }
         case .session(.tokenPrivilegeWillExpire): dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
         case .extension(let push): dispatcher.emit(.extension(RtmExtensionEvent(name: push.name, body: RtmMessage(push.body))))
-        case .presence: break
+        case .presence(let part): if let event = presenceParts.add(part) { dispatcher.emit(.presence(RtmPresenceEvent(sealer?.open(event) ?? event))) }
         }
     }
 

@@ -8,6 +8,8 @@ public protocol RtmClientDelegate: AnyObject {
     func rtmKit(_ rtmKit: RtmClientKit, tokenPrivilegeWillExpire channel: String?)
     /// An extension module of the server pushed something (a Switchboard extension).
     func rtmKit(_ rtmKit: RtmClientKit, didReceiveExtensionEvent event: RtmExtensionEvent)
+    /// Someone joined, left, timed out or changed state in a channel, or a snapshot or interval came.
+    func rtmKit(_ rtmKit: RtmClientKit, didReceivePresenceEvent event: RtmPresenceEvent)
 }
 
 extension RtmClientDelegate {
@@ -15,6 +17,7 @@ extension RtmClientDelegate {
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveLinkStateEvent event: RtmLinkStateEvent) {}
     public func rtmKit(_ rtmKit: RtmClientKit, tokenPrivilegeWillExpire channel: String?) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveExtensionEvent event: RtmExtensionEvent) {}
+    public func rtmKit(_ rtmKit: RtmClientKit, didReceivePresenceEvent event: RtmPresenceEvent) {}
 }
 
 /// Every event a client reports, for the `events` stream.
@@ -27,4 +30,6 @@ public enum RtmEvent: Sendable {
     case tokenPrivilegeWillExpire(channel: String?)
     /// An extension module pushed something.
     case `extension`(RtmExtensionEvent)
+    /// A presence event.
+    case presence(RtmPresenceEvent)
 }

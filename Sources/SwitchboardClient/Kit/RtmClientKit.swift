@@ -19,6 +19,8 @@ public final class RtmClientKit: Sendable {
     let calls = CallQueue()
     /// The message channels this client is subscribed to, restored after a lost session.
     let subscriptions = ChannelSubscriptions()
+    /// The presence states this client set, applied on joining and after a lost session.
+    let presenceStates = PresenceStates()
     /// Set by `destroy`: every call after it fails at once.
     private let destroyed = Atomic<Bool>(false)
 
@@ -40,8 +42,12 @@ public final class RtmClientKit: Sendable {
         engine = try ClientEngine(settings: settings, dispatcher: dispatcher, clock: clock, sealer: sealer)
         dispatcher.bind(self)
         if let delegate { dispatcher.add(delegate) }
-        let (engine, subscriptions) = (engine, subscriptions)
-        calls.enqueue { await engine.keep(subscriptions) }
+        let (engine, subscriptions, presenceStates) = (engine, subscriptions, presenceStates)
+        // In this order: a lost session's channels are subscribed again before their states are set.
+        calls.enqueue {
+            await engine.keep(subscriptions)
+            await engine.keep(presenceStates)
+        }
     }
 
     /// Adds a delegate (held weakly).
