@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// The module targets talk to each other only through the bus in `SwitchboardCore`.
-let moduleTargets = ["SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardTopicRouter"]
+let moduleTargets = ["SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardTopicRouter", "SwitchboardPresence"]
 
 let package = Package(
     name: "Switchboard",
@@ -33,6 +33,7 @@ let package = Package(
         .target(name: "SwitchboardSession", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardMessageRouter", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardTopicRouter", dependencies: ["SwitchboardCore"]),
+        .target(name: "SwitchboardPresence", dependencies: ["SwitchboardCore"]),
 
         // Wire format and I/O.
         .target(name: "SwitchboardWire", dependencies: ["SwitchboardCore"]),
@@ -45,6 +46,7 @@ let package = Package(
                 "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport",
                 "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardCrypto",
                 "SwitchboardTopicRouter",
+                "SwitchboardPresence",
             ]),
         .target(
             name: "SwitchboardClient",
@@ -74,6 +76,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardTopicRouterTests",
             dependencies: ["SwitchboardTopicRouter", "SwitchboardTestKit"]),
+        .testTarget(name: "SwitchboardPresenceTests", dependencies: ["SwitchboardPresence", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestKit"]),
         .testTarget(
             name: "SwitchboardTransportTests",

@@ -9,6 +9,8 @@ struct PushRouter: Sendable {
     let log: LogFile?
     /// Messages dropped because they did not open under the client's key.
     private(set) var undecryptableMessages = 0
+    /// Joins the parts of large presence events.
+    private var presenceParts = PresenceAssembler()
 
     init(dispatcher: EventDispatcher, sealer: PayloadSealer?, log: LogFile?) {
         self.dispatcher = dispatcher
@@ -22,6 +24,7 @@ struct PushRouter: Sendable {
         case .session(.tokenPrivilegeWillExpire): dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
         case .extension(let push): dispatcher.emit(.extension(RtmExtensionEvent(name: push.name, body: RtmMessage(push.body))))
         case .topic(let event): dispatcher.emit(.topic(RtmTopicEvent(event)))
+        case .presence(let part): if let event = presenceParts.add(part) { dispatcher.emit(.presence(RtmPresenceEvent(sealer?.open(event) ?? event))) }
         }
     }
 

@@ -10,6 +10,8 @@ public protocol RtmClientDelegate: AnyObject {
     func rtmKit(_ rtmKit: RtmClientKit, didReceiveExtensionEvent event: RtmExtensionEvent)
     /// A topic event of a joined stream channel.
     func rtmKit(_ rtmKit: RtmClientKit, didReceiveTopicEvent event: RtmTopicEvent)
+    /// Someone joined, left, timed out or changed state in a channel, or a snapshot or interval came.
+    func rtmKit(_ rtmKit: RtmClientKit, didReceivePresenceEvent event: RtmPresenceEvent)
 }
 
 extension RtmClientDelegate {
@@ -18,6 +20,7 @@ extension RtmClientDelegate {
     public func rtmKit(_ rtmKit: RtmClientKit, tokenPrivilegeWillExpire channel: String?) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveExtensionEvent event: RtmExtensionEvent) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveTopicEvent event: RtmTopicEvent) {}
+    public func rtmKit(_ rtmKit: RtmClientKit, didReceivePresenceEvent event: RtmPresenceEvent) {}
 }
 
 /// Every event a client reports, for the `events` stream.
@@ -32,4 +35,6 @@ public enum RtmEvent: Sendable {
     case `extension`(RtmExtensionEvent)
     /// A topic event of a joined stream channel.
     case topic(RtmTopicEvent)
+    /// A presence event.
+    case presence(RtmPresenceEvent)
 }

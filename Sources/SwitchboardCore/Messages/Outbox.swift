@@ -8,6 +8,8 @@ public enum Push: Sendable, Hashable {
     case `extension`(ExtensionPush)
     /// A topic event of a joined stream channel (topic router).
     case topic(TopicEvent)
+    /// Who joined, left or changed state in a channel (presence).
+    case presence(PresenceDelivery)
 
     /// The channel this push belongs to, if any (used to report what a resume could not restore).
     public var channel: ChannelAddress? {
@@ -15,6 +17,7 @@ public enum Push: Sendable, Hashable {
         case .message(let message): ChannelAddress(message.channelType, message.channelName)
         case .session, .extension: nil
         case .topic(let event): ChannelAddress(.stream, event.channelName)
+        case .presence(let event): ChannelAddress(event.channelType, event.channelName)
         }
     }
 
@@ -25,6 +28,7 @@ public enum Push: Sendable, Hashable {
         case .session: 16
         case .extension(let push): push.name.utf8.count + push.body.byteCount + 16
         case .topic(let event): event.approximateSize
+        case .presence(let event): event.approximateSize
         }
     }
 }

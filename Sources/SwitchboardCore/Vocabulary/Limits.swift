@@ -67,6 +67,29 @@ public struct Limits: Sendable, Hashable {
     public var resumeReplayMaxMessages = 128
     /// Recent bytes kept for a connected session, for the same purpose.
     public var resumeReplayMaxBytes = 64 * 1024
+    /// Key/value pairs of one user's temporary state in one channel.
+    public var presenceStatesPerUser = 32
+    /// Key/value pairs an SDK keeps for channels it has not joined yet (the SDK holds and counts them).
+    public var presenceStatesCachedBeforeJoin = 100
+    /// Longest presence state key, in characters (Unicode scalars).
+    public var presenceStateKeyMaxLength = 32
+    /// Largest presence state value, in bytes.
+    public var presenceStateValueMaxBytes = 8 * 1024
+    /// Largest whole state of one user in one channel (keys and values), in bytes, so that it fits one push.
+    public var presenceStateMaxBytes = 16 * 1024
+    /// Visible members above which a channel's presence events are sent at intervals (clamped into 8–128).
+    public var presenceIntervalThreshold = 50
+    /// The period of interval mode (clamped into 5–300 s).
+    public var presenceInterval: Duration = .seconds(30)
+    /// How long a channel in interval mode stays at or below the threshold before its events are
+    /// real-time again.
+    public var presenceIntervalDebounce: Duration = .seconds(2)
+    /// Members a snapshot lists at most (the reference syncs up to 512 users' details).
+    public var presenceSnapshotMaxUsers = 512
+    /// Members one `whoNow` page lists at most.
+    public var presenceWhoNowPageSize = 100
+    /// User ids one `getUserPresence` call may ask about.
+    public var presenceUserQueryMaxUsers = 100
 
     /// The reference's limits.
     public init() {}
@@ -90,4 +113,10 @@ public struct Limits: Sendable, Hashable {
     public func clampedPresenceTimeout(_ seconds: Int) -> Int {
         seconds == 0 ? defaultPresenceTimeout : min(max(seconds, presenceTimeoutRange.lowerBound), presenceTimeoutRange.upperBound)
     }
+
+    /// The interval-mode threshold in force: `presenceIntervalThreshold` clamped into 8–128.
+    public var clampedPresenceIntervalThreshold: Int { min(max(presenceIntervalThreshold, 8), 128) }
+
+    /// The interval-mode period in force: `presenceInterval` clamped into 5–300 s.
+    public var clampedPresenceInterval: Duration { min(max(presenceInterval, .seconds(5)), .seconds(300)) }
 }

@@ -1,5 +1,6 @@
 import SwitchboardCore
 import SwitchboardMessageRouter
+import SwitchboardPresence
 import SwitchboardSession
 import SwitchboardTopicRouter
 
@@ -13,6 +14,9 @@ public struct ServerModules: Sendable {
     /// Stream channels and topics (answers `JoinStreamChannel`, `LeaveStreamChannel`, `RenewStreamChannelToken`,
     /// `JoinTopic`, `LeaveTopic`, `PublishTopicMessage`, `SubscribeTopic`, `UnsubscribeTopic`).
     public var topicRouter: any Module
+    /// Occupancy, temporary states, presence events (answers `WhoNow`, `WhereNow`, `SetPresenceState`,
+    /// `GetPresenceState`, `RemovePresenceState`, `GetUserPresence`).
+    public var presence: any Module
     /// Extra modules, started after the built-in ones, in order.
     public var extensions: [any Module] = []
 
@@ -21,8 +25,9 @@ public struct ServerModules: Sendable {
         session = Session(allowedAppIds: configuration.appIds)
         messageRouter = MessageRouter()
         topicRouter = TopicRouter()
+        presence = Presence()
     }
 
     /// Every module, in start order.
-    var all: [any Module] { [session, messageRouter, topicRouter] + extensions }
+    var all: [any Module] { [session, messageRouter, topicRouter, presence] + extensions }
 }

@@ -20,6 +20,7 @@ extension Wire {
         case .session(let push): push.encodeFrame()
         case .extension(let push): push.encodeFrame()
         case .topic(let event): event.encodeFrame()
+        case .presence(let event): event.encodeFrame()
         }
     }
 
@@ -30,6 +31,7 @@ extension Wire {
         case .session(let push): push.frameType
         case .extension(let push): push.frameType
         case .topic(let event): event.frameType
+        case .presence(let event): event.frameType
         }
     }
 
@@ -39,6 +41,7 @@ extension Wire {
         if let push = try SessionPush.decode(head, &fields) { return .session(push) }
         if let push = try ExtensionPush.decode(head, &fields) { return .extension(push) }
         if let event = try TopicEvent.decode(head, &fields) { return .topic(event) }
+        if let event = try PresenceDelivery.decode(head, &fields) { return .presence(event) }
         return nil
     }
 }

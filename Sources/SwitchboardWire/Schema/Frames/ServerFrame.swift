@@ -40,6 +40,8 @@ public enum Answer: Sendable, Hashable {
     case `extension`(ExtensionAnswer)
     /// Stream-channel results (the topic subscription answer).
     case stream(StreamAnswer)
+    /// Presence results (whoNow, whereNow, getState, getUserPresence).
+    case presence(PresenceAnswer)
 
     /// The `"t"` value: `"ok"`, or a feature's own (`"loginOk"`).
     var frameType: String {
@@ -48,6 +50,7 @@ public enum Answer: Sendable, Hashable {
         case .session(let answer): answer.frameType
         case .extension(let answer): answer.frameType
         case .stream(let answer): answer.frameType
+        case .presence(let answer): answer.frameType
         }
     }
 
@@ -58,6 +61,7 @@ public enum Answer: Sendable, Hashable {
         case .session(let answer): answer.encodeFields(&frame)
         case .extension(let answer): answer.encodeFields(&frame)
         case .stream(let answer): answer.encodeFields(&frame)
+        case .presence(let answer): answer.encodeFields(&frame)
         }
     }
 
@@ -67,6 +71,7 @@ public enum Answer: Sendable, Hashable {
         if let answer = try SessionAnswer.decode(head, &fields) { return .session(answer) }
         if let answer = try ExtensionAnswer.decode(head, &fields) { return .extension(answer) }
         if let answer = try StreamAnswer.decode(head, &fields) { return .stream(answer) }
+        if let answer = try PresenceAnswer.decode(head, &fields) { return .presence(answer) }
         return nil
     }
 }
