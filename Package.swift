@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// The module targets talk to each other only through the bus in `SwitchboardCore`.
-let moduleTargets = ["SwitchboardSession", "SwitchboardMessageRouter"]
+let moduleTargets = ["SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardStorage"]
 
 let package = Package(
     name: "Switchboard",
@@ -24,6 +24,9 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
 
         // Shared vocabulary and the bus.
         .target(name: "SwitchboardCore"),
@@ -32,6 +35,7 @@ let package = Package(
         .target(name: "SwitchboardCrypto", dependencies: ["SwitchboardCore", "COpenSSL", "CZlib"]),
         .target(name: "SwitchboardSession", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardMessageRouter", dependencies: ["SwitchboardCore"]),
+        .target(name: "SwitchboardStorage", dependencies: ["SwitchboardCore", "CSQLite"]),
 
         // Wire format and I/O.
         .target(name: "SwitchboardWire", dependencies: ["SwitchboardCore"]),
@@ -43,6 +47,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport",
                 "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardCrypto",
+                "SwitchboardStorage",
             ]),
         .target(
             name: "SwitchboardClient",
@@ -69,6 +74,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardMessageRouterTests",
             dependencies: ["SwitchboardMessageRouter", "SwitchboardTestKit"]),
+        .testTarget(name: "SwitchboardStorageTests", dependencies: ["SwitchboardStorage", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestKit"]),
         .testTarget(
             name: "SwitchboardTransportTests",

@@ -292,6 +292,8 @@ actor ClientEngine {
                 dispatcher.emit(.message(RtmMessageEvent(delivery)))
             case .push(.session(.tokenPrivilegeWillExpire)):
                 dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
+            case .push(.storage):
+                break
             case .closing(let reason, _):
                 switch LinkPolicy.decision(forClosing: reason) {
                 case .reconnect: linkLost(operation: .serverTimeout, reason: .keepAliveTimeout)

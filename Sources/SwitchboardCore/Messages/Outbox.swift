@@ -4,12 +4,15 @@ public enum Push: Sendable, Hashable {
     case message(MessageDelivery)
     /// About the session itself (session module).
     case session(SessionPush)
+    /// A storage event: channel or user metadata (storage module).
+    case storage(StorageEvent)
 
     /// The channel this push belongs to, if any (used to report what a resume could not restore).
     public var channel: ChannelAddress? {
         switch self {
         case .message(let message): ChannelAddress(message.channelType, message.channelName)
         case .session: nil
+        case .storage(let event): event.storageType == .channel ? ChannelAddress(event.channelType, event.target) : nil
         }
     }
 
@@ -18,6 +21,7 @@ public enum Push: Sendable, Hashable {
         switch self {
         case .message(let message): message.approximateSize
         case .session: 16
+        case .storage(let event): event.approximateSize
         }
     }
 }

@@ -1,6 +1,7 @@
 import SwitchboardCore
 import SwitchboardMessageRouter
 import SwitchboardSession
+import SwitchboardStorage
 
 /// The modules a server runs: one slot per built-in module, each replaceable, plus any number of
 /// extra modules that the built-in ones do not know about.
@@ -9,6 +10,9 @@ public struct ServerModules: Sendable {
     public var session: any Module
     /// Message channels and user channels (answers `Subscribe`, `Unsubscribe`, `Publish`, `ChannelsOfSession`).
     public var messageRouter: any Module
+    /// Channel and user metadata (answers the `…ChannelMetadata`, `…UserMetadata` and user-metadata
+    /// subscription requests); in SQLite under the data directory unless configured in memory.
+    public var storage: any Module
     /// Extra modules, started after the built-in ones, in order.
     public var extensions: [any Module] = []
 
@@ -16,8 +20,11 @@ public struct ServerModules: Sendable {
     public init(for configuration: ServerConfiguration) {
         session = Session(allowedAppIds: configuration.appIds)
         messageRouter = MessageRouter()
+        storage = Storage(
+            store: configuration.metadataStorage == .memory
+                ? InMemoryMetadataStore() : SQLiteMetadataStore(directory: configuration.dataDirectory))
     }
 
     /// Every module, in start order.
-    var all: [any Module] { [session, messageRouter] + extensions }
+    var all: [any Module] { [session, messageRouter, storage] + extensions }
 }

@@ -24,12 +24,15 @@ public enum ClientOperation: Sendable, Hashable {
     case session(SessionOperation)
     /// Message channels and user channels: subscribe, unsubscribe, publish.
     case channel(ChannelOperation)
+    /// Channel and user metadata, user-metadata subscriptions.
+    case storage(StorageOperation)
 
     /// The `"t"` value.
     public var name: String {
         switch self {
         case .session(let operation): operation.name
         case .channel(let operation): operation.name
+        case .storage(let operation): operation.name
         }
     }
 
@@ -37,6 +40,7 @@ public enum ClientOperation: Sendable, Hashable {
     static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         if let operation = try SessionOperation.decode(head, &fields) { return .session(operation) }
         if let operation = try ChannelOperation.decode(head, &fields) { return .channel(operation) }
+        if let operation = try StorageOperation.decode(head, &fields) { return .storage(operation) }
         return nil
     }
 
@@ -45,6 +49,7 @@ public enum ClientOperation: Sendable, Hashable {
         switch self {
         case .session(let operation): operation.encodeFields(&frame)
         case .channel(let operation): operation.encodeFields(&frame)
+        case .storage(let operation): operation.encodeFields(&frame)
         }
     }
 }

@@ -36,12 +36,15 @@ public enum Answer: Sendable, Hashable {
     case done
     /// Session results (the login answer).
     case session(SessionAnswer)
+    /// Storage results (the metadata a `get` read).
+    case storage(StorageAnswer)
 
     /// The `"t"` value: `"ok"`, or a feature's own (`"loginOk"`).
     var frameType: String {
         switch self {
         case .done: "ok"
         case .session(let answer): answer.frameType
+        case .storage(let answer): answer.frameType
         }
     }
 
@@ -50,6 +53,7 @@ public enum Answer: Sendable, Hashable {
         switch self {
         case .done: break
         case .session(let answer): answer.encodeFields(&frame)
+        case .storage(let answer): answer.encodeFields(&frame)
         }
     }
 
@@ -57,6 +61,7 @@ public enum Answer: Sendable, Hashable {
     static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         if head.type == "ok" && head.result == nil { return .done }
         if let answer = try SessionAnswer.decode(head, &fields) { return .session(answer) }
+        if let answer = try StorageAnswer.decode(head, &fields) { return .storage(answer) }
         return nil
     }
 }
