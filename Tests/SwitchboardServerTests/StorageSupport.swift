@@ -5,9 +5,9 @@ import SwitchboardWire
 
 extension RawClient {
     /// Sends a storage request and waits for its answer.
-    func storage(_ id: UInt32, _ operation: StorageOperation) async -> ServerFrame? {
+    func storage(_ id: UInt32, _ operation: StorageOperation, timeout: Duration = .seconds(5)) async -> ServerFrame? {
         send(.storage(id: id, operation))
-        return await answer(to: id)
+        return await answer(to: id, timeout: timeout)
     }
 
     /// The storage events received so far, in order.
