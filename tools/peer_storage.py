@@ -15,7 +15,7 @@ import secrets
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer import Report, is_error, login  # noqa: E402 - the shared client of tools/peer.py
+from peer import Report, is_error, login, run_check  # noqa: E402 - the shared client of tools/peer.py
 
 # Codes of PROTOCOL.md §10.7.
 STORAGE_INVALID_METADATA_ITEM = -12003
@@ -153,16 +153,7 @@ def main():
     parser.add_argument("--token", default=os.environ.get("SWITCHBOARD_TOKEN", ""))
     parser.add_argument("--timeout", type=float, default=30.0, help="total time allowed, in seconds")
     args = parser.parse_args()
-    try:
-        return asyncio.run(asyncio.wait_for(self_check(args.url, args.app_id, args.token), args.timeout))
-    except asyncio.TimeoutError:
-        print(f"peer-storage: FAILED: the self-check did not finish within {args.timeout:g} s")
-    except OSError as error:
-        print(f"peer-storage: FAILED: cannot connect to {args.url}: {error}")
-    except Exception as error:  # noqa: BLE001 - any other failure is reported, not raised
-        print(f"peer-storage: FAILED: {type(error).__name__}: {error}")
-    return 2
-
+    return run_check("peer-storage", self_check, args)
 
 if __name__ == "__main__":
     sys.exit(main())
