@@ -155,5 +155,6 @@ def main():
     args = parser.parse_args()
     return run_check("peer-storage", self_check, args)
 
+
 if __name__ == "__main__":
     sys.exit(main())
