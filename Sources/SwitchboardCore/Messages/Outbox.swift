@@ -6,13 +6,15 @@ public enum Push: Sendable, Hashable {
     case session(SessionPush)
     /// A storage event: channel or user metadata (storage module).
     case storage(StorageEvent)
+    /// From an extension module.
+    case `extension`(ExtensionPush)
 
     /// The channel this push belongs to, if any (used to report what a resume could not restore).
     public var channel: ChannelAddress? {
         switch self {
         case .message(let message): ChannelAddress(message.channelType, message.channelName)
-        case .session: nil
         case .storage(let event): event.storageType == .channel ? ChannelAddress(event.channelType, event.target) : nil
+        case .session, .extension: nil
         }
     }
 
@@ -22,6 +24,7 @@ public enum Push: Sendable, Hashable {
         case .message(let message): message.approximateSize
         case .session: 16
         case .storage(let event): event.approximateSize
+        case .extension(let push): push.name.utf8.count + push.body.byteCount + 16
         }
     }
 }

@@ -26,6 +26,8 @@ public enum ClientOperation: Sendable, Hashable {
     case channel(ChannelOperation)
     /// Channel and user metadata, user-metadata subscriptions.
     case storage(StorageOperation)
+    /// An extension module's own operation (`x.<name>`).
+    case `extension`(ExtensionOperation)
 
     /// The `"t"` value.
     public var name: String {
@@ -33,6 +35,7 @@ public enum ClientOperation: Sendable, Hashable {
         case .session(let operation): operation.name
         case .channel(let operation): operation.name
         case .storage(let operation): operation.name
+        case .extension(let operation): operation.name
         }
     }
 
@@ -41,6 +44,7 @@ public enum ClientOperation: Sendable, Hashable {
         if let operation = try SessionOperation.decode(head, &fields) { return .session(operation) }
         if let operation = try ChannelOperation.decode(head, &fields) { return .channel(operation) }
         if let operation = try StorageOperation.decode(head, &fields) { return .storage(operation) }
+        if let operation = try ExtensionOperation.decode(head, &fields) { return .extension(operation) }
         return nil
     }
 
@@ -50,6 +54,7 @@ public enum ClientOperation: Sendable, Hashable {
         case .session(let operation): operation.encodeFields(&frame)
         case .channel(let operation): operation.encodeFields(&frame)
         case .storage(let operation): operation.encodeFields(&frame)
+        case .extension(let operation): operation.encodeFields(&frame)
         }
     }
 }

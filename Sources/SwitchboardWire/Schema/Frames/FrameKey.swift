@@ -9,6 +9,8 @@ enum FrameKey: String, CaseIterable, Sendable {
     case channel, features, channelType, message, customType, topic, publisher, timestamp
     // Storage.
     case majorRevision, items, key, value, revision, updateTs, authorUserId, recordTs, recordUserId, lock, ttl, sessionLease, expiresAt, sessionBound, storageType, eventType, target
+    // Extension operations and pushes.
+    case body
 
     /// The keys with their UTF-8 bytes, so a key on the wire is matched without building a String.
     static let table: [(key: FrameKey, utf8: [UInt8])] = allCases.map { ($0, Array($0.rawValue.utf8)) }

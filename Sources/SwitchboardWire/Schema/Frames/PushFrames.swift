@@ -19,6 +19,7 @@ extension Wire {
         case .message(let delivery): delivery.encodeFrame()
         case .session(let push): push.encodeFrame()
         case .storage(let event): event.encodeFrame()
+        case .extension(let push): push.encodeFrame()
         }
     }
 
@@ -28,6 +29,7 @@ extension Wire {
         case .message(let delivery): delivery.frameType
         case .session(let push): push.frameType
         case .storage(let event): event.frameType
+        case .extension(let push): push.frameType
         }
     }
 
@@ -36,6 +38,7 @@ extension Wire {
         if let delivery = try MessageDelivery.decode(head, &fields) { return .message(delivery) }
         if let push = try SessionPush.decode(head, &fields) { return .session(push) }
         if let event = try StorageEvent.decode(head, &fields) { return .storage(event) }
+        if let push = try ExtensionPush.decode(head, &fields) { return .extension(push) }
         return nil
     }
 }

@@ -38,6 +38,8 @@ public enum Answer: Sendable, Hashable {
     case session(SessionAnswer)
     /// Storage results (the metadata a `get` read).
     case storage(StorageAnswer)
+    /// An extension operation's answer.
+    case `extension`(ExtensionAnswer)
 
     /// The `"t"` value: `"ok"`, or a feature's own (`"loginOk"`).
     var frameType: String {
@@ -45,6 +47,7 @@ public enum Answer: Sendable, Hashable {
         case .done: "ok"
         case .session(let answer): answer.frameType
         case .storage(let answer): answer.frameType
+        case .extension(let answer): answer.frameType
         }
     }
 
@@ -54,6 +57,7 @@ public enum Answer: Sendable, Hashable {
         case .done: break
         case .session(let answer): answer.encodeFields(&frame)
         case .storage(let answer): answer.encodeFields(&frame)
+        case .extension(let answer): answer.encodeFields(&frame)
         }
     }
 
@@ -62,6 +66,7 @@ public enum Answer: Sendable, Hashable {
         if head.type == "ok" && head.result == nil { return .done }
         if let answer = try SessionAnswer.decode(head, &fields) { return .session(answer) }
         if let answer = try StorageAnswer.decode(head, &fields) { return .storage(answer) }
+        if let answer = try ExtensionAnswer.decode(head, &fields) { return .extension(answer) }
         return nil
     }
 }

@@ -1,0 +1,62 @@
+import SwitchboardCore
+
+/// Hands the server's pushes to the app as events: one line per push family. Opens sealed
+/// message bodies when client-side encryption is on, and drops (and counts) those that do not open.
+struct PushRouter: Sendable {
+    let dispatcher: EventDispatcher
+    /// Opens incoming bodies when client-side encryption is on.
+    let sealer: PayloadSealer?
+    let log: LogFile?
+    /// Messages dropped because they did not open under the client's key.
+    private(set) var undecryptableMessages = 0
+
+    init(dispatcher: EventDispatcher, sealer: PayloadSealer?, log: LogFile?) {
+        self.dispatcher = dispatcher
+        self.sealer = sealer
+        self.log = log
+    }
+
+    mutating func route(_ push: Push) {
+        switch push {
+        case .message(let delivery): if let delivery = opened(delivery) { dispatcher.emit(.message(RtmMessageEvent(delivery))) }
+        case .session(.tokenPrivilegeWillExpire): dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
+        case .extension(let push): dispatcher.emit(.extension(RtmExtensionEvent(name: push.name, body: RtmMessage(push.body))))
+        case .storage(let event): if let event = opened(event) { dispatcher.emit(.storage(RtmStorageEvent(event))) }
+        }
+    }
+
+    /// `event` with its values opened when encryption is on; `nil` when one does not open: such
+    /// an event is counted with the messages that do not open and never delivered.
+    private mutating func opened(_ event: StorageEvent) -> StorageEvent? {
+        opened(event, "a storage event about \(event.target) with a value that") { sealer, event throws(RtmErrorInfo) in
+            var opened = event
+            opened.data = try sealer.openValues(event.data)
+            return opened
+        }
+    }
+
+    /// `delivery` with its body opened when encryption is on; `nil` when it does not open (another
+    /// key or mode, a plain body, a changed byte): such a message is counted and never delivered.
+    private mutating func opened(_ delivery: MessageDelivery) -> MessageDelivery? {
+        opened(delivery, "a message from \(delivery.publisher) in \(delivery.channelName) that") { sealer, delivery throws(RtmErrorInfo) in
+            var opened = delivery
+            opened.payload = try sealer.open(delivery.payload)
+            return opened
+        }
+    }
+
+    /// `open(value)` with the sealer, `value` itself without one; nil (counted, logged as `what`
+    /// "do not open") when it does not open.
+    private mutating func opened<Value>(
+        _ value: Value, _ what: String, _ open: (PayloadSealer, Value) throws(RtmErrorInfo) -> Value
+    ) -> Value? {
+        guard let sealer else { return value }
+        do {
+            return try open(sealer, value)
+        } catch {
+            undecryptableMessages += 1
+            log?.write(.warn, "dropped \(what) does not open: \(error)")
+            return nil
+        }
+    }
+}
