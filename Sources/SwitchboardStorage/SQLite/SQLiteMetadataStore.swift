@@ -29,13 +29,15 @@ public final class SQLiteMetadataStore: MetadataStore {
     /// Opens with the schema at `schemaVersion` (tests of the migrations stop at older versions).
     func open(schemaVersion: Int) async throws(StorageStartupError) {
         let path = path
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw StorageStartupError("metadata database \(path): cannot create its directory: \(error.localizedDescription)")
-        }
+        // Everything that touches the disk, creating the directory included, runs on the store's thread.
         try await thread.start {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                return .failure(
+                    StorageStartupError("metadata database \(path): cannot create its directory: \(error.localizedDescription)"))
+            }
             let opened = MetadataSchema.open(path: path, version: schemaVersion)
             guard case .success(let connection) = opened, schemaVersion >= 2 else { return opened }
             do {
