@@ -31,6 +31,14 @@ public struct Limits: Sendable, Hashable {
     public var userMetadataSubscriptionsPerClient = 100
     /// Longest lease of a metadata item (beyond the reference), in milliseconds: 30 days.
     public var metadataLeaseMaxMilliseconds: UInt64 = 30 * 24 * 3600 * 1000
+    /// Messages one message channel carries per second, from all its publishers together; the
+    /// excess is discarded, as the reference does (the publish still succeeds). `nil` lifts it.
+    public var messagesPerSecondPerChannel: Int? = 60
+    /// Subscribe calls one session may make to the same channel within `subscribeAttemptWindow`;
+    /// more are refused with `channelSubscribeTooFrequent`.
+    public var subscribeAttemptsPerChannel = 2
+    /// The window of `subscribeAttemptsPerChannel`.
+    public var subscribeAttemptWindow: Duration = .seconds(5)
     /// Concurrent logged-in users per app.
     public var concurrentUsers = 50_000
     /// Users per channel.
@@ -64,6 +72,7 @@ public struct Limits: Sendable, Hashable {
         limits.publishesPerSecondPerClient = nil
         limits.otherCallsPerSecondPerClient = nil
         limits.storageCallsPerSecondPerClient = nil
+        limits.messagesPerSecondPerChannel = nil
         return limits
     }
 

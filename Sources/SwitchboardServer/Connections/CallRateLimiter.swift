@@ -15,9 +15,9 @@ struct CallRateLimiter: Sendable {
     private var storage: SlidingWindow?
 
     init(limits: Limits) {
-        publishes = limits.publishesPerSecondPerClient.map(SlidingWindow.init(limit:))
-        others = limits.otherCallsPerSecondPerClient.map(SlidingWindow.init(limit:))
-        storage = limits.storageCallsPerSecondPerClient.map(SlidingWindow.init(limit:))
+        publishes = limits.publishesPerSecondPerClient.map { SlidingWindow(limit: $0) }
+        others = limits.otherCallsPerSecondPerClient.map { SlidingWindow(limit: $0) }
+        storage = limits.storageCallsPerSecondPerClient.map { SlidingWindow(limit: $0) }
     }
 
     /// Takes one call from `budget` at `now`; throws `operationRateExceedLimitation` when the
@@ -38,27 +38,5 @@ struct CallRateLimiter: Sendable {
 
     private func refusal(_ operation: String, _ limit: Int, _ what: String) -> RtmError {
         RtmError(.operationRateExceedLimitation, operation: operation, reason: "more than \(limit) \(what) per second")
-    }
-}
-
-/// The times of the last `limit` accepted calls, in a ring allocated on first use.
-private struct SlidingWindow: Sendable {
-    let limit: Int
-    private var times: [Duration] = []
-    private var oldest = 0
-
-    init(limit: Int) { self.limit = limit }
-
-    /// Accepts a call at `now` unless `limit` calls were accepted in the second before it.
-    mutating func take(_ now: Duration) -> Bool {
-        guard limit > 0 else { return false }
-        if times.count < limit {
-            times.append(now)
-            return true
-        }
-        guard now - times[oldest] >= .seconds(1) else { return false }
-        times[oldest] = now
-        oldest = (oldest + 1) % limit
-        return true
     }
 }
