@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// The module targets talk to each other only through the bus in `SwitchboardCore`.
-let moduleTargets = ["SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardStorage"]
+let moduleTargets = ["SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardTopicRouter", "SwitchboardStorage"]
 
 let package = Package(
     name: "Switchboard",
@@ -35,6 +35,7 @@ let package = Package(
         .target(name: "SwitchboardCrypto", dependencies: ["SwitchboardCore", "COpenSSL", "CZlib"]),
         .target(name: "SwitchboardSession", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardMessageRouter", dependencies: ["SwitchboardCore"]),
+        .target(name: "SwitchboardTopicRouter", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardStorage", dependencies: ["SwitchboardCore", "CSQLite"]),
 
         // Wire format and I/O.
@@ -47,6 +48,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport",
                 "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardCrypto",
+                "SwitchboardTopicRouter",
                 "SwitchboardStorage",
             ]),
         .target(
@@ -74,6 +76,9 @@ let package = Package(
         .testTarget(
             name: "SwitchboardMessageRouterTests",
             dependencies: ["SwitchboardMessageRouter", "SwitchboardTestKit"]),
+        .testTarget(
+            name: "SwitchboardTopicRouterTests",
+            dependencies: ["SwitchboardTopicRouter", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardStorageTests", dependencies: ["SwitchboardStorage", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestKit"]),
         .testTarget(

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent check of Switchboard's storage (metadata), written from docs/PROTOCOL.md §11 alone.
+"""An independent check of Switchboard's storage (metadata), written from docs/PROTOCOL.md §12 alone.
 
     python3 tools/peer_storage.py --url ws://127.0.0.1:PORT
 
@@ -17,7 +17,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer import Report, is_error, login, run_check  # noqa: E402 - the shared client of tools/peer.py
 
-# Codes of PROTOCOL.md §11.7.
+# Codes of PROTOCOL.md §12.7.
 STORAGE_INVALID_METADATA_ITEM = -12003
 STORAGE_KEY_LENGTH_OVERFLOW = -12011
 STORAGE_DUPLICATE_KEY = -12013
@@ -25,7 +25,7 @@ STORAGE_OUTDATED_REVISION = -12014
 STORAGE_NOT_SUBSCRIBE = -12015
 STORAGE_INVALID_METADATA_INSTANCE = -12016
 
-# §11.5
+# §12.5
 USER, CHANNEL = 1, 2
 SNAPSHOT, UPDATE = 1, 3
 
@@ -147,7 +147,7 @@ async def self_check(url, app_id, token):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Switchboard storage self-check (docs/PROTOCOL.md §11).")
+    parser = argparse.ArgumentParser(description="Switchboard storage self-check (docs/PROTOCOL.md §12).")
     parser.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8080")
     parser.add_argument("--app-id", default=os.environ.get("SWITCHBOARD_APP_ID", "demo"))
     parser.add_argument("--token", default=os.environ.get("SWITCHBOARD_TOKEN", ""))

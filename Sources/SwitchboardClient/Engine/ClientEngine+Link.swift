@@ -27,18 +27,24 @@ extension ClientEngine {
         }
     }
 
+    /// Reports a change of the connection once for the message service, and once more for the
+    /// stream service when stream channels ride on it (they share the connection).
     private func report(_ change: LinkMachine.Change) {
-        let affected = change.affectsChannels ? states.flatMap(\.channels).sorted() : []
         log?.write(
             change.state == .failed ? .error : .info,
             "link \(change.previous) -> \(change.state) (\(change.operation), \(change.reason))")
-        pushes.dispatcher.emit(
-            .linkState(
-                RtmLinkStateEvent(
-                    currentState: change.state, previousState: change.previous, serviceType: .message,
-                    operation: change.operation, reasonCode: change.reason, affectedChannels: affected,
-                    unrestoredChannels: change.unrestoredChannels, isResumed: change.isResumed,
-                    timestamp: clock.wallMilliseconds)))
+        for service in [RtmServiceType.message, .stream] {
+            let channels = states.filter { $0.serviceType == service }.flatMap(\.channels).sorted()
+            let unrestored = change.unrestoredChannels.filter { unrestoredServices[$0] == service }
+            if service == .stream && channels.isEmpty && unrestored.isEmpty { continue }
+            pushes.dispatcher.emit(
+                .linkState(
+                    RtmLinkStateEvent(
+                        currentState: change.state, previousState: change.previous, serviceType: service,
+                        operation: change.operation, reasonCode: change.reason,
+                        affectedChannels: change.affectsChannels ? channels : [], unrestoredChannels: unrestored,
+                        isResumed: change.isResumed, timestamp: clock.wallMilliseconds)))
+        }
     }
 
     /// Opens a connection to the next access point and logs in on it.
@@ -135,15 +141,17 @@ extension ClientEngine {
         let states = states
         Task { [weak self] in
             guard let self else { return }
-            var unrestored: [String] = []
+            var unrestored: [(String, RtmServiceType)] = []
             for state in states {
-                unrestored += await state.restore { operation in await self.sendWhileRestoring(operation) }
+                let lost = await state.restore { operation in await self.sendWhileRestoring(operation) }
+                unrestored += lost.map { ($0, state.serviceType) }
             }
             await self.restored(unrestored)
         }
     }
 
-    private func restored(_ unrestored: [String]) {
-        apply(machine.handle(.restored(unrestored: unrestored)))
+    private func restored(_ unrestored: [(String, RtmServiceType)]) {
+        unrestoredServices = Dictionary(unrestored, uniquingKeysWith: { first, _ in first })
+        apply(machine.handle(.restored(unrestored: unrestored.map(\.0))))
     }
 }

@@ -13,11 +13,17 @@ typealias CallResolver = @Sendable (Result<Answer, RtmErrorInfo>) -> Void
 protocol RestorableState: AnyObject, Sendable {
     /// The channels it holds, listed as affected by link-state changes.
     var channels: [String] { get }
+    /// The service its channels belong to: link-state changes are reported per service.
+    var serviceType: RtmServiceType { get }
     /// Sends, through `send`, what rebuilds it on the new session; returns the channels it could
     /// not restore.
     func restore(_ send: @Sendable (ClientOperation) async -> Result<Answer, RtmErrorInfo>) async -> [String]
     /// Forgets everything (logout, or a session that ended for good).
     func reset()
+}
+
+extension RestorableState {
+    var serviceType: RtmServiceType { .message }
 }
 
 /// The client's connection to its server. It coordinates: the pure `LinkMachine` decides what
@@ -76,6 +82,8 @@ actor ClientEngine {
     var timers = Timers()
     var loginResolver: (@Sendable (RtmErrorInfo?) -> Void)?
     var states: [any RestorableState] = []
+    /// The service of each channel the last restore could not rebuild.
+    var unrestoredServices: [String: RtmServiceType] = [:]
     var destroyed = false
     /// Sockets dropped by `loseConnectionSilently`, still open; closed on `destroy`.
     var silentlyLost: [WebSocketConnection] = []

@@ -21,6 +21,7 @@ struct PushRouter: Sendable {
         case .message(let delivery): if let delivery = opened(delivery) { dispatcher.emit(.message(RtmMessageEvent(delivery))) }
         case .session(.tokenPrivilegeWillExpire): dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
         case .extension(let push): dispatcher.emit(.extension(RtmExtensionEvent(name: push.name, body: RtmMessage(push.body))))
+        case .topic(let event): dispatcher.emit(.topic(RtmTopicEvent(event)))
         case .storage(let event): if let event = opened(event) { dispatcher.emit(.storage(RtmStorageEvent(event))) }
         }
     }

@@ -8,6 +8,8 @@ public protocol RtmClientDelegate: AnyObject {
     func rtmKit(_ rtmKit: RtmClientKit, tokenPrivilegeWillExpire channel: String?)
     /// An extension module of the server pushed something (a Switchboard extension).
     func rtmKit(_ rtmKit: RtmClientKit, didReceiveExtensionEvent event: RtmExtensionEvent)
+    /// A topic event of a joined stream channel.
+    func rtmKit(_ rtmKit: RtmClientKit, didReceiveTopicEvent event: RtmTopicEvent)
     /// Channel metadata of a subscribed channel, or user metadata of a subscribed user: a snapshot, or the whole set after a change.
     func rtmKit(_ rtmKit: RtmClientKit, didReceiveStorageEvent event: RtmStorageEvent)
 }
@@ -17,6 +19,7 @@ extension RtmClientDelegate {
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveLinkStateEvent event: RtmLinkStateEvent) {}
     public func rtmKit(_ rtmKit: RtmClientKit, tokenPrivilegeWillExpire channel: String?) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveExtensionEvent event: RtmExtensionEvent) {}
+    public func rtmKit(_ rtmKit: RtmClientKit, didReceiveTopicEvent event: RtmTopicEvent) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveStorageEvent event: RtmStorageEvent) {}
 }
 
@@ -30,6 +33,8 @@ public enum RtmEvent: Sendable {
     case tokenPrivilegeWillExpire(channel: String?)
     /// An extension module pushed something.
     case `extension`(RtmExtensionEvent)
+    /// A topic event of a joined stream channel.
+    case topic(RtmTopicEvent)
     /// Channel or user metadata.
     case storage(RtmStorageEvent)
 }

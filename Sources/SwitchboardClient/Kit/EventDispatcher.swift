@@ -46,6 +46,7 @@ final class EventDispatcher: Sendable {
                 case .linkState(let change): delegate.rtmKit(kit, didReceiveLinkStateEvent: change)
                 case .tokenPrivilegeWillExpire(let channel): delegate.rtmKit(kit, tokenPrivilegeWillExpire: channel)
                 case .extension(let push): delegate.rtmKit(kit, didReceiveExtensionEvent: push)
+                case .topic(let event): delegate.rtmKit(kit, didReceiveTopicEvent: event)
                 case .storage(let storage): delegate.rtmKit(kit, didReceiveStorageEvent: storage)
                 }
             }

@@ -19,6 +19,8 @@ public final class RtmClientKit: Sendable {
     let calls = CallQueue()
     /// The message channels this client is subscribed to, restored after a lost session.
     let subscriptions = ChannelSubscriptions()
+    /// The stream channels this client made and joined, rejoined after a lost session.
+    let streamChannels = StreamChannels()
     /// The users whose metadata this client subscribes to, restored after a lost session.
     let userMetadataSubscriptions = UserMetadataSubscriptions()
     /// Set by `destroy`: every call after it fails at once.
@@ -42,9 +44,10 @@ public final class RtmClientKit: Sendable {
         engine = try ClientEngine(settings: settings, dispatcher: dispatcher, clock: clock, sealer: sealer)
         dispatcher.bind(self)
         if let delegate { dispatcher.add(delegate) }
-        let (engine, subscriptions, userMetadata) = (engine, subscriptions, userMetadataSubscriptions)
+        let (engine, subscriptions, streamChannels, userMetadata) = (engine, subscriptions, streamChannels, userMetadataSubscriptions)
         calls.enqueue {
             await engine.keep(subscriptions)
+            await engine.keep(streamChannels)
             await engine.keep(userMetadata)
         }
     }

@@ -39,6 +39,24 @@ public struct Limits: Sendable, Hashable {
     public var subscribeAttemptsPerChannel = 2
     /// The window of `subscribeAttemptsPerChannel`.
     public var subscribeAttemptWindow: Duration = .seconds(5)
+    /// Stream channels one client may join.
+    public var joinedStreamChannelsPerClient = 10
+    /// Users per stream channel.
+    public var usersPerStreamChannel = 128
+    /// Topics one client may join (publish in) per stream channel.
+    public var joinedTopicsPerChannel = 8
+    /// Topics one client may subscribe to per stream channel.
+    public var subscribedTopicsPerChannel = 50
+    /// Publishers one client may subscribe to in one topic.
+    public var publishersPerTopicSubscription = 64
+    /// Longest topic name, in characters.
+    public var topicNameMaxLength = 16
+    /// Largest topic meta, in bytes.
+    public var topicMetaMaxBytes = 256
+    /// Largest topic message payload, in bytes (1 KB).
+    public var topicMessagePayloadMaxBytes = 1024
+    /// Messages per second in one topic of one stream channel; `nil` lifts the limit.
+    public var topicMessagesPerSecond: Int? = 200
     /// Concurrent logged-in users per app.
     public var concurrentUsers = 50_000
     /// Users per channel.
@@ -73,6 +91,7 @@ public struct Limits: Sendable, Hashable {
         limits.otherCallsPerSecondPerClient = nil
         limits.storageCallsPerSecondPerClient = nil
         limits.messagesPerSecondPerChannel = nil
+        limits.topicMessagesPerSecond = nil
         return limits
     }
 

@@ -8,6 +8,7 @@ public struct SlidingWindow: Sendable, Hashable {
     public let window: Duration
     private var times: [Duration] = []
     private var oldest = 0
+    private var newest: Duration?
 
     /// A window admitting `limit` events per `window`.
     public init(limit: Int, per window: Duration = .seconds(1)) {
@@ -20,16 +21,18 @@ public struct SlidingWindow: Sendable, Hashable {
         guard limit > 0 else { return false }
         if times.count < limit {
             times.append(now)
-            return true
+        } else {
+            guard now - times[oldest] >= window else { return false }
+            times[oldest] = now
+            oldest = (oldest + 1) % limit
         }
-        guard now - times[oldest] >= window else { return false }
-        times[oldest] = now
-        oldest = (oldest + 1) % limit
+        newest = now
         return true
     }
 
-    /// Whether the window has forgotten every event accepted before `now` (it can be dropped).
+    /// Whether every event it accepted is older than `window` at `now`, so it holds no budget
+    /// and can be dropped.
     public func isIdle(at now: Duration) -> Bool {
-        times.isEmpty || times.allSatisfy { now - $0 >= window }
+        newest.map { now - $0 >= window } ?? true
     }
 }

@@ -4,7 +4,7 @@ import SwitchboardCore
 ///
 /// A pure value: safe to share and to call from any thread or actor.
 public struct TokenVerifier: Sendable {
-    private let credentials: [String: String]
+    let credentials: [String: String]
 
     /// Creates a verifier for the apps in `credentials` (`appId` → app certificate).
     public init(credentials: [String: String]) {

@@ -2,6 +2,7 @@ import SwitchboardCore
 import SwitchboardMessageRouter
 import SwitchboardSession
 import SwitchboardStorage
+import SwitchboardTopicRouter
 
 /// The modules a server runs: one slot per built-in module, each replaceable, plus any number of
 /// extra modules that the built-in ones do not know about.
@@ -10,6 +11,9 @@ public struct ServerModules: Sendable {
     public var session: any Module
     /// Message channels and user channels (answers `Subscribe`, `Unsubscribe`, `Publish`, `ChannelsOfSession`).
     public var messageRouter: any Module
+    /// Stream channels and topics (answers `JoinStreamChannel`, `LeaveStreamChannel`, `RenewStreamChannelToken`,
+    /// `JoinTopic`, `LeaveTopic`, `PublishTopicMessage`, `SubscribeTopic`, `UnsubscribeTopic`).
+    public var topicRouter: any Module
     /// Channel and user metadata (answers the `…ChannelMetadata`, `…UserMetadata` and user-metadata
     /// subscription requests); in SQLite under the data directory unless configured in memory.
     public var storage: any Module
@@ -20,11 +24,12 @@ public struct ServerModules: Sendable {
     public init(for configuration: ServerConfiguration) {
         session = Session(allowedAppIds: configuration.appIds)
         messageRouter = MessageRouter()
+        topicRouter = TopicRouter()
         storage = Storage(
             store: configuration.metadataStorage == .memory
                 ? InMemoryMetadataStore() : SQLiteMetadataStore(directory: configuration.dataDirectory))
     }
 
     /// Every module, in start order.
-    var all: [any Module] { [session, messageRouter, storage] + extensions }
+    var all: [any Module] { [session, messageRouter, topicRouter, storage] + extensions }
 }

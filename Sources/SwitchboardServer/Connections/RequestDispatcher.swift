@@ -62,6 +62,7 @@ struct RequestDispatcher: Sendable {
             case .channel(let operation): answer = try await run(ChannelBinding.self, operation, caller, link)
             case .storage(let operation): answer = try await run(StorageBinding.self, operation, caller, link)
             case .extension(let operation): answer = try await run(ExtensionBinding.self, operation, caller, link)
+            case .stream(let operation): answer = try await run(StreamBinding.self, operation, caller, link)
             }
             link.reply(.answer(id: frame.id, answer))
             if case .session(.logout) = frame.operation { link.socket.close(code: .normalClosure, reason: "logged out") }

@@ -19,8 +19,33 @@ final class SessionRegistry: Outbox {
         /// The connection the session's pushes go to; nil while detached.
         var link: ClientLink?
         var history: PushHistory<OutboundFrame>
+        /// Pushes not yet handed to the link because its socket is backlogged, by priority.
+        var backlog = PriorityBacklog<OutboundFrame>()
 
         init(history: PushHistory<OutboundFrame>) { self.history = history }
+
+        /// Numbers and sends one push now.
+        func write(_ frame: OutboundFrame, size: Int, channel: ChannelAddress?) {
+            history.record(frame, size: size, channel: channel)
+            link?.socket.send(frame)
+        }
+
+        /// Hands held pushes to the link, the highest priority first, while its socket holds fewer
+        /// than `limit` unsent bytes (all of them when `limit` is nil). A push is numbered when it
+        /// is handed over, so the numbers follow the order on the wire and a resume stays exact.
+        func drain(below limit: Int?) {
+            guard let link else { return }
+            while !backlog.isEmpty && (limit.map { link.socket.bufferedBytes < $0 } ?? true) {
+                guard let item = backlog.popFirst() else { return }
+                write(item.frame, size: item.size, channel: item.channel)
+            }
+        }
+
+        /// The link is gone: numbers the held pushes, in priority order, for a resume to replay
+        /// (call it once the history has its detached bounds).
+        func keepBacklog() {
+            while let item = backlog.popFirst() { history.record(item.frame, size: item.size, channel: item.channel) }
+        }
     }
 
     private struct Entry {
@@ -34,6 +59,9 @@ final class SessionRegistry: Outbox {
     private struct State {
         var links: [ConnectionID: Entry] = [:]
         var outlets: [SessionID: Outlet] = [:]
+        /// Sessions with pushes held by priority, drained by the pump while it runs.
+        var backlogged: Set<SessionID> = []
+        var pumping = false
     }
 
     /// Why a session could not be bound to a link.
@@ -50,8 +78,14 @@ final class SessionRegistry: Outbox {
     private let liveBounds: PushHistory<OutboundFrame>.Bounds
     /// What a detached session keeps: the resume bound.
     private let detachedBounds: PushHistory<OutboundFrame>.Bounds
+    /// Unsent bytes on a socket from which its pushes with a priority wait in the backlog.
+    let backlogBytes: Int
+    /// How often held pushes are offered to their sockets again (real time: this paces I/O).
+    let pumpInterval: Duration
 
-    init(limits: Limits) {
+    init(limits: Limits, backlogBytes: Int = 64 * 1024, pumpInterval: Duration = .milliseconds(1)) {
+        self.backlogBytes = backlogBytes
+        self.pumpInterval = pumpInterval
         detachedBounds = .init(frames: limits.resumeBufferMaxMessages, bytes: limits.resumeBufferMaxBytes)
         liveBounds = .init(
             frames: min(limits.resumeReplayMaxMessages, limits.resumeBufferMaxMessages),
@@ -76,6 +110,7 @@ final class SessionRegistry: Outbox {
             if let session = entry.caller?.session, let outlet = state.outlets[session], outlet.link === link {
                 outlet.link = nil
                 outlet.history.rebound(detachedBounds)
+                outlet.keepBacklog()
             }
         }
     }
@@ -111,6 +146,11 @@ final class SessionRegistry: Outbox {
                 state.links[old.id]?.caller = nil
                 stale = old
             }
+            if !outlet.backlog.isEmpty {
+                // Held for a link being replaced: kept under the detached bound, then replayed.
+                outlet.history.rebound(detachedBounds)
+                outlet.keepBacklog()
+            }
             let (missed, loss) = outlet.history.unreceived(after: received)
             link.socket.send(OutboundFrame.binary(answer(loss).encode()))
             for frame in missed { link.socket.send(frame) }
@@ -140,15 +180,63 @@ final class SessionRegistry: Outbox {
     }
 
     func deliver(_ push: Push, to sessions: [SessionID]) {
+        deliver(push, to: sessions, lane: nil)
+    }
+
+    func deliver(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority) {
+        deliver(push, to: sessions, lane: PriorityBacklog<OutboundFrame>.lane(for: priority))
+    }
+
+    /// Writes `push` to each session's connection, or holds it in the session's backlog: a push
+    /// with a priority (`lane`) waits there once the socket has `backlogBytes` unsent, and any push
+    /// waits behind pushes already held (one without a priority in the normal lane). Held pushes
+    /// past the connection's outbound bound are all handed over, and the socket closes the slow
+    /// consumer as it would have.
+    private func deliver(_ push: Push, to sessions: [SessionID], lane: Int?) {
         guard !sessions.isEmpty else { return }
         let frame = OutboundFrame.binary(Wire.encodePush(push))
         let size = push.approximateSize
         let channel = push.channel
-        state.withLock { state in
+        let startPump = state.withLock { state -> Bool in
             for session in sessions {
                 guard let outlet = state.outlets[session] else { continue }
-                outlet.history.record(frame, size: size, channel: channel)
-                outlet.link?.socket.send(frame)
+                guard let socket = outlet.link?.socket,
+                    !outlet.backlog.isEmpty || (lane != nil && socket.bufferedBytes >= backlogBytes)
+                else {
+                    outlet.write(frame, size: size, channel: channel)
+                    continue
+                }
+                let item = PriorityBacklog.Item(frame: frame, size: size, wireBytes: frame.count, channel: channel)
+                outlet.backlog.append(item, lane: lane ?? PriorityBacklog<OutboundFrame>.normalLane)
+                state.backlogged.insert(session)
+                if outlet.backlog.wireBytes + socket.bufferedBytes > socket.maxOutboundBytes { outlet.drain(below: nil) }
+            }
+            guard !state.pumping, !state.backlogged.isEmpty else { return false }
+            state.pumping = true
+            return true
+        }
+        if startPump { pump() }
+    }
+
+    /// Offers held pushes to their sockets every `pumpInterval` until none are held.
+    private func pump() {
+        let interval = pumpInterval
+        Task { [self] in
+            while true {
+                try? await Task.sleep(for: interval)
+                let more = state.withLock { state -> Bool in
+                    for session in state.backlogged {
+                        guard let outlet = state.outlets[session], outlet.link != nil else {
+                            state.backlogged.remove(session)
+                            continue
+                        }
+                        outlet.drain(below: backlogBytes)
+                        if outlet.backlog.isEmpty { state.backlogged.remove(session) }
+                    }
+                    state.pumping = !state.backlogged.isEmpty
+                    return state.pumping
+                }
+                if !more { return }
             }
         }
     }
@@ -159,6 +247,7 @@ final class SessionRegistry: Outbox {
             state.links[link.id]?.caller = nil
             outlet.link = nil
             outlet.history.rebound(detachedBounds)
+            outlet.keepBacklog()
             return link
         }
         link?.closeAfterTelling(reason: reason, detail: detail)

@@ -253,16 +253,6 @@ extension MessagePackReader {
         }
         return items
     }
-
-    /// Reads an enum of the reference by its raw value.
-    mutating func readEnum<E: RawRepresentable>(_ type: E.Type) throws(WireError) -> E where E.RawValue == Int {
-        let start = offset
-        let raw = try readInteger(Int.self)
-        guard let value = E(rawValue: raw) else {
-            throw WireError(.invalidValue("\(raw) is not a \(E.self)"), offset: start)
-        }
-        return value
-    }
 }
 
 extension ClientFrame {

@@ -28,6 +28,8 @@ public enum ClientOperation: Sendable, Hashable {
     case storage(StorageOperation)
     /// An extension module's own operation (`x.<name>`).
     case `extension`(ExtensionOperation)
+    /// Stream channels and their topics.
+    case stream(StreamOperation)
 
     /// The `"t"` value.
     public var name: String {
@@ -36,6 +38,7 @@ public enum ClientOperation: Sendable, Hashable {
         case .channel(let operation): operation.name
         case .storage(let operation): operation.name
         case .extension(let operation): operation.name
+        case .stream(let operation): operation.name
         }
     }
 
@@ -45,6 +48,7 @@ public enum ClientOperation: Sendable, Hashable {
         if let operation = try ChannelOperation.decode(head, &fields) { return .channel(operation) }
         if let operation = try StorageOperation.decode(head, &fields) { return .storage(operation) }
         if let operation = try ExtensionOperation.decode(head, &fields) { return .extension(operation) }
+        if let operation = try StreamOperation.decode(head, &fields) { return .stream(operation) }
         return nil
     }
 
@@ -55,6 +59,7 @@ public enum ClientOperation: Sendable, Hashable {
         case .channel(let operation): operation.encodeFields(&frame)
         case .storage(let operation): operation.encodeFields(&frame)
         case .extension(let operation): operation.encodeFields(&frame)
+        case .stream(let operation): operation.encodeFields(&frame)
         }
     }
 }

@@ -20,6 +20,7 @@ extension Wire {
         case .session(let push): push.encodeFrame()
         case .storage(let event): event.encodeFrame()
         case .extension(let push): push.encodeFrame()
+        case .topic(let event): event.encodeFrame()
         }
     }
 
@@ -30,6 +31,7 @@ extension Wire {
         case .session(let push): push.frameType
         case .storage(let event): event.frameType
         case .extension(let push): push.frameType
+        case .topic(let event): event.frameType
         }
     }
 
@@ -39,6 +41,7 @@ extension Wire {
         if let push = try SessionPush.decode(head, &fields) { return .session(push) }
         if let event = try StorageEvent.decode(head, &fields) { return .storage(event) }
         if let push = try ExtensionPush.decode(head, &fields) { return .extension(push) }
+        if let event = try TopicEvent.decode(head, &fields) { return .topic(event) }
         return nil
     }
 }

@@ -40,6 +40,8 @@ public enum Answer: Sendable, Hashable {
     case storage(StorageAnswer)
     /// An extension operation's answer.
     case `extension`(ExtensionAnswer)
+    /// Stream-channel results (the topic subscription answer).
+    case stream(StreamAnswer)
 
     /// The `"t"` value: `"ok"`, or a feature's own (`"loginOk"`).
     var frameType: String {
@@ -48,6 +50,7 @@ public enum Answer: Sendable, Hashable {
         case .session(let answer): answer.frameType
         case .storage(let answer): answer.frameType
         case .extension(let answer): answer.frameType
+        case .stream(let answer): answer.frameType
         }
     }
 
@@ -58,6 +61,7 @@ public enum Answer: Sendable, Hashable {
         case .session(let answer): answer.encodeFields(&frame)
         case .storage(let answer): answer.encodeFields(&frame)
         case .extension(let answer): answer.encodeFields(&frame)
+        case .stream(let answer): answer.encodeFields(&frame)
         }
     }
 
@@ -67,6 +71,7 @@ public enum Answer: Sendable, Hashable {
         if let answer = try SessionAnswer.decode(head, &fields) { return .session(answer) }
         if let answer = try StorageAnswer.decode(head, &fields) { return .storage(answer) }
         if let answer = try ExtensionAnswer.decode(head, &fields) { return .extension(answer) }
+        if let answer = try StreamAnswer.decode(head, &fields) { return .stream(answer) }
         return nil
     }
 }
