@@ -2,7 +2,9 @@
 import PackageDescription
 
 /// The module targets talk to each other only through the bus in `SwitchboardCore`.
-let moduleTargets = ["SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardTopicRouter", "SwitchboardPresence"]
+let moduleTargets = [
+    "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardTopicRouter", "SwitchboardPresence", "SwitchboardStorage",
+]
 
 let package = Package(
     name: "Switchboard",
@@ -24,6 +26,9 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
 
         // Shared vocabulary and the bus.
         .target(name: "SwitchboardCore"),
@@ -34,6 +39,7 @@ let package = Package(
         .target(name: "SwitchboardMessageRouter", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardTopicRouter", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardPresence", dependencies: ["SwitchboardCore"]),
+        .target(name: "SwitchboardStorage", dependencies: ["SwitchboardCore", "CSQLite"]),
 
         // Wire format and I/O.
         .target(name: "SwitchboardWire", dependencies: ["SwitchboardCore"]),
@@ -47,6 +53,7 @@ let package = Package(
                 "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardCrypto",
                 "SwitchboardTopicRouter",
                 "SwitchboardPresence",
+                "SwitchboardStorage",
             ]),
         .target(
             name: "SwitchboardClient",
@@ -77,6 +84,7 @@ let package = Package(
             name: "SwitchboardTopicRouterTests",
             dependencies: ["SwitchboardTopicRouter", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardPresenceTests", dependencies: ["SwitchboardPresence", "SwitchboardTestKit"]),
+        .testTarget(name: "SwitchboardStorageTests", dependencies: ["SwitchboardStorage", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestKit"]),
         .testTarget(
             name: "SwitchboardTransportTests",

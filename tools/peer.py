@@ -343,14 +343,19 @@ def run_cli(name, description, check, selftest, timeout=20.0):
         return selftest()
     if not args.url:
         parser.error("--url is required (or use --selftest-encoding)")
+    return run_check("peer", self_check, args)
+
+
+def run_check(label, check, args):
+    """Runs `check(url, app_id, token)` within `args.timeout`; the exit status (2: it could not run)."""
     try:
         return asyncio.run(asyncio.wait_for(check(args.url, args.app_id, args.token), args.timeout))
     except asyncio.TimeoutError:
-        print(f"{name}: FAILED: the self-check did not finish within {args.timeout:g} s")
+        print(f"{label}: FAILED: the self-check did not finish within {args.timeout:g} s")
     except OSError as error:
-        print(f"{name}: FAILED: cannot connect to {args.url}: {error}")
+        print(f"{label}: FAILED: cannot connect to {args.url}: {error}")
     except Exception as error:  # noqa: BLE001 - any other failure is reported, not raised
-        print(f"{name}: FAILED: {type(error).__name__}: {error}")
+        print(f"{label}: FAILED: {type(error).__name__}: {error}")
     return 2
 
 

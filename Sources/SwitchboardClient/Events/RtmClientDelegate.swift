@@ -12,6 +12,8 @@ public protocol RtmClientDelegate: AnyObject {
     func rtmKit(_ rtmKit: RtmClientKit, didReceiveTopicEvent event: RtmTopicEvent)
     /// Someone joined, left, timed out or changed state in a channel, or a snapshot or interval came.
     func rtmKit(_ rtmKit: RtmClientKit, didReceivePresenceEvent event: RtmPresenceEvent)
+    /// Channel metadata of a subscribed channel, or user metadata of a subscribed user: a snapshot, or the whole set after a change.
+    func rtmKit(_ rtmKit: RtmClientKit, didReceiveStorageEvent event: RtmStorageEvent)
 }
 
 extension RtmClientDelegate {
@@ -21,6 +23,7 @@ extension RtmClientDelegate {
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveExtensionEvent event: RtmExtensionEvent) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveTopicEvent event: RtmTopicEvent) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceivePresenceEvent event: RtmPresenceEvent) {}
+    public func rtmKit(_ rtmKit: RtmClientKit, didReceiveStorageEvent event: RtmStorageEvent) {}
 }
 
 /// Every event a client reports, for the `events` stream.
@@ -37,4 +40,6 @@ public enum RtmEvent: Sendable {
     case topic(RtmTopicEvent)
     /// A presence event.
     case presence(RtmPresenceEvent)
+    /// Channel or user metadata.
+    case storage(RtmStorageEvent)
 }

@@ -23,6 +23,8 @@ public final class RtmClientKit: Sendable {
     let streamChannels = StreamChannels()
     /// The presence states this client set, applied on joining and after a lost session.
     let presenceStates = PresenceStates()
+    /// The users whose metadata this client subscribes to, restored after a lost session.
+    let userMetadataSubscriptions = UserMetadataSubscriptions()
     /// Set by `destroy`: every call after it fails at once.
     private let destroyed = Atomic<Bool>(false)
 
@@ -44,13 +46,12 @@ public final class RtmClientKit: Sendable {
         engine = try ClientEngine(settings: settings, dispatcher: dispatcher, clock: clock, sealer: sealer)
         dispatcher.bind(self)
         if let delegate { dispatcher.add(delegate) }
-        let (engine, subscriptions, streamChannels, presenceStates) = (engine, subscriptions, streamChannels, presenceStates)
+        let restorable: [any RestorableState] = [subscriptions, streamChannels, presenceStates, userMetadataSubscriptions]
         // In this order: a lost session's channels are subscribed and joined again before their
         // states are set.
+        let engine = engine
         calls.enqueue {
-            await engine.keep(subscriptions)
-            await engine.keep(streamChannels)
-            await engine.keep(presenceStates)
+            for state in restorable { await engine.keep(state) }
         }
     }
 

@@ -14,6 +14,23 @@ public struct Limits: Sendable, Hashable {
     public var publishesPerSecondPerClient: Int? = 60
     /// Other API calls (subscribe, unsubscribe …) one client may make per second; `nil` lifts it.
     public var otherCallsPerSecondPerClient: Int? = 20
+    /// Longest metadata key, in characters (Unicode scalars).
+    public var metadataKeyMaxLength = 32
+    /// Largest metadata value, in bytes (16 KB).
+    public var metadataValueMaxBytes = 16 * 1024
+    /// Largest metadata set (keys and values of every item), in bytes (16 KB).
+    public var metadataSetMaxBytes = 16 * 1024
+    /// Items in one metadata set (the reference names the code, -12002, but no figure; the
+    /// 16 KB set size bounds the count anyway).
+    public var metadataItemsPerSet = 256
+    /// Storage calls (metadata reads, writes, subscriptions) one client may make per second: the
+    /// reference's soft limit (its hard limit is 20); `nil` lifts it.
+    public var storageCallsPerSecondPerClient: Int? = 10
+    /// Users whose metadata one client may subscribe to (the reference names the code, -12017,
+    /// but no figure).
+    public var userMetadataSubscriptionsPerClient = 100
+    /// Longest lease of a metadata item (beyond the reference), in milliseconds: 30 days.
+    public var metadataLeaseMaxMilliseconds: UInt64 = 30 * 24 * 3600 * 1000
     /// Messages one message channel carries per second, from all its publishers together; the
     /// excess is discarded, as the reference does (the publish still succeeds). `nil` lifts it.
     public var messagesPerSecondPerChannel: Int? = 60
@@ -99,6 +116,7 @@ public struct Limits: Sendable, Hashable {
         var limits = Limits()
         limits.publishesPerSecondPerClient = nil
         limits.otherCallsPerSecondPerClient = nil
+        limits.storageCallsPerSecondPerClient = nil
         limits.messagesPerSecondPerChannel = nil
         limits.topicMessagesPerSecond = nil
         return limits

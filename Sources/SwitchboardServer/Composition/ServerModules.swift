@@ -2,6 +2,7 @@ import SwitchboardCore
 import SwitchboardMessageRouter
 import SwitchboardPresence
 import SwitchboardSession
+import SwitchboardStorage
 import SwitchboardTopicRouter
 
 /// The modules a server runs: one slot per built-in module, each replaceable, plus any number of
@@ -17,6 +18,9 @@ public struct ServerModules: Sendable {
     /// Occupancy, temporary states, presence events (answers `WhoNow`, `WhereNow`, `SetPresenceState`,
     /// `GetPresenceState`, `RemovePresenceState`, `GetUserPresence`).
     public var presence: any Module
+    /// Channel and user metadata (answers the `…ChannelMetadata`, `…UserMetadata` and user-metadata
+    /// subscription requests); in SQLite under the data directory unless configured in memory.
+    public var storage: any Module
     /// Extra modules, started after the built-in ones, in order.
     public var extensions: [any Module] = []
 
@@ -26,8 +30,11 @@ public struct ServerModules: Sendable {
         messageRouter = MessageRouter()
         topicRouter = TopicRouter()
         presence = Presence()
+        storage = Storage(
+            store: configuration.metadataStorage == .memory
+                ? InMemoryMetadataStore() : SQLiteMetadataStore(directory: configuration.dataDirectory))
     }
 
     /// Every module, in start order.
-    var all: [any Module] { [session, messageRouter, topicRouter, presence] + extensions }
+    var all: [any Module] { [session, messageRouter, topicRouter, presence, storage] + extensions }
 }

@@ -2,19 +2,22 @@ import SwitchboardCore
 
 /// Refuses a client's calls past the limits over any one-second window.
 ///
-/// Two budgets, as the reference has them: published messages, and every other API call.
+/// Three budgets, as the reference has them: published messages, storage calls, and every other
+/// API call.
 /// Login and heartbeats are not counted. Each budget remembers the times of its last `limit`
 /// calls; a call is refused when the oldest of them is less than a second old.
 struct CallRateLimiter: Sendable {
     /// Which budget a call draws on.
-    enum Budget { case publish, other }
+    enum Budget { case publish, other, storage }
 
     private var publishes: SlidingWindow?
     private var others: SlidingWindow?
+    private var storage: SlidingWindow?
 
     init(limits: Limits) {
         publishes = limits.publishesPerSecondPerClient.map { SlidingWindow(limit: $0) }
         others = limits.otherCallsPerSecondPerClient.map { SlidingWindow(limit: $0) }
+        storage = limits.storageCallsPerSecondPerClient.map { SlidingWindow(limit: $0) }
     }
 
     /// Takes one call from `budget` at `now`; throws `operationRateExceedLimitation` when the
@@ -27,6 +30,9 @@ struct CallRateLimiter: Sendable {
         case .other:
             guard others != nil else { return }
             if !others!.take(now) { throw refusal(operation, others!.limit, "calls") }
+        case .storage:
+            guard storage != nil else { return }
+            if !storage!.take(now) { throw refusal(operation, storage!.limit, "storage calls") }
         }
     }
 

@@ -7,12 +7,14 @@ enum FrameKey: String, CaseIterable, Sendable {
     case session, resumed, lostMessages, lostChannels, secondsLeft
     // Message and user channels.
     case channel, features, channelType, message, customType, topic, publisher, timestamp
+    // Storage.
+    case majorRevision, items, key, value, revision, updateTs, authorUserId, recordTs, recordUserId, lock, ttl, sessionLease, expiresAt, sessionBound, storageType, target
     // Extension operations and pushes.
     case body
     // Stream channels and topics.
     case qos, priority, meta, syncWithMedia, sendTs, users, succeedUsers, failedUsers, eventType, topicInfos, publishers
-    // Presence (with eventType and users above).
-    case states, snapshot, joinUserList, leaveUserList, timeoutUserList, userStateList, totalOccupancy, firstOrLast, more, includeUserId, includeState, page, nextPage, items, keys, userIds, online, lastSeen, channels
+    // Presence (with eventType, users and items above).
+    case states, snapshot, joinUserList, leaveUserList, timeoutUserList, userStateList, totalOccupancy, firstOrLast, more, includeUserId, includeState, page, nextPage, keys, userIds, online, lastSeen, channels
 
     /// The keys with their UTF-8 bytes, so a key on the wire is matched without building a String.
     static let table: [(key: FrameKey, utf8: [UInt8])] = allCases.map { ($0, Array($0.rawValue.utf8)) }

@@ -18,6 +18,7 @@ extension Wire {
         switch push {
         case .message(let delivery): delivery.encodeFrame()
         case .session(let push): push.encodeFrame()
+        case .storage(let event): event.encodeFrame()
         case .extension(let push): push.encodeFrame()
         case .topic(let event): event.encodeFrame()
         case .presence(let event): event.encodeFrame()
@@ -29,6 +30,7 @@ extension Wire {
         switch push {
         case .message(let delivery): delivery.frameType
         case .session(let push): push.frameType
+        case .storage(let event): event.frameType
         case .extension(let push): push.frameType
         case .topic(let event): event.frameType
         case .presence(let event): event.frameType
@@ -39,6 +41,7 @@ extension Wire {
     static func decodePush<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Push? {
         if let delivery = try MessageDelivery.decode(head, &fields) { return .message(delivery) }
         if let push = try SessionPush.decode(head, &fields) { return .session(push) }
+        if let event = try StorageEvent.decode(head, &fields) { return .storage(event) }
         if let push = try ExtensionPush.decode(head, &fields) { return .extension(push) }
         if let event = try TopicEvent.decode(head, &fields) { return .topic(event) }
         if let event = try PresenceDelivery.decode(head, &fields) { return .presence(event) }
