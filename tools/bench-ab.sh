@@ -11,39 +11,19 @@ AFTER="$2"
 ROUNDS="${3:-3}"
 PORT="${BENCH_PORT:-19500}"
 WORK="$(mktemp -d /tmp/switchboard-ab.XXXXXX)"
-SERVER_PID=""
-
-stop_server() {
-    if [[ -n "$SERVER_PID" ]]; then
-        kill "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-        SERVER_PID=""
-    fi
-}
+# shellcheck source=tools/bench-server.sh
+source tools/bench-server.sh
 trap 'stop_server; rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
 
 swift build -c release --product switchboard-bench >&2
 BENCH=.build/release/switchboard-bench
 
-start_server() {
-    rm -rf "$WORK/data"
-    "$1/.build/release/switchboard" serve --listen "127.0.0.1:$PORT" --no-rate-limits --log-level warning \
-        --data-dir "$WORK/data" >"$WORK/server.log" 2>&1 &
-    SERVER_PID=$!
-    for _ in $(seq 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then return 0; fi
-        sleep 0.05
-    done
-    echo "server in $1 did not start:" >&2
-    cat "$WORK/server.log" >&2
-    exit 1
-}
 
 run() {
     local side="$1" tree="$2" name="$3"
     shift 3
-    start_server "$tree"
+    start_server "$tree/.build/release/switchboard"
     "$BENCH" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --label "$name@$side" "$@"
     stop_server
 }

@@ -15,15 +15,8 @@ PORT="${BENCH_PORT:-19400}"
 RUNS="${BENCH_RUNS:-3}"
 WORK="$(mktemp -d /tmp/switchboard-bench.XXXXXX)"
 RESULTS="$WORK/results.jsonl"
-SERVER_PID=""
-
-stop_server() {
-    if [[ -n "$SERVER_PID" ]]; then
-        kill "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-        SERVER_PID=""
-    fi
-}
+# shellcheck source=tools/bench-server.sh
+source tools/bench-server.sh
 trap 'stop_server; rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
 
@@ -39,26 +32,13 @@ COMMIT="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.
 SERVER=.build/release/switchboard
 BENCH=.build/release/switchboard-bench
 
-start_server() {
-    rm -rf "$WORK/data"
-    "$SERVER" serve --listen "127.0.0.1:$PORT" --no-rate-limits --log-level warning --data-dir "$WORK/data" \
-        >"$WORK/server.log" 2>&1 &
-    SERVER_PID=$!
-    for _ in $(seq 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then return 0; fi
-        sleep 0.05
-    done
-    echo "server did not start:" >&2
-    cat "$WORK/server.log" >&2
-    exit 1
-}
 
 # bench NAME RUNS ARGS...: a fresh server, RUNS runs of the load generator, one JSON line each.
 bench() {
     local name="$1" runs="$2"
     shift 2
     echo "$name	switchboard-bench --url ws://127.0.0.1:$PORT --server-pid \$SERVER_PID $*" >>"$WORK/commands.tsv"
-    start_server
+    start_server "$SERVER"
     for run in $(seq "$runs"); do
         echo "== $name, run $run of $runs" >&2
         "$BENCH" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --label "$name" "$@" | tee -a "$RESULTS"
