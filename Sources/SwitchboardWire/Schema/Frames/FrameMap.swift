@@ -37,6 +37,7 @@ extension MessagePackReader {
         var id: UInt32?
         var result: String?
         var key: FrameKey?
+        var badType: WireError?
         let count: Int
         let bodyStart: Int
         do throws(WireError) {
@@ -47,7 +48,13 @@ extension MessagePackReader {
                 switch try readFrameKey() {
                 case .t?:
                     key = .t
-                    type = try readString()
+                    // A mistyped "t" is reported after the rest is read, so the answer can carry the id.
+                    if try peekType() == .string {
+                        type = try readString()
+                    } else {
+                        badType = badType ?? mismatch("string")
+                        try skipValue()
+                    }
                 case .id?:
                     key = .id
                     id = try readInteger(UInt32.self)
@@ -60,6 +67,10 @@ extension MessagePackReader {
             }
             key = nil
             guard isAtEnd else { throw WireError(.trailingBytes(remaining), offset: offset) }
+            if let badType {
+                key = .t
+                throw badType
+            }
         } catch {
             var failure = error
             failure.requestId = id
