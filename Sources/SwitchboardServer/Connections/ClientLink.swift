@@ -81,6 +81,11 @@ final class ClientLink: Sendable {
         }
     }
 
+    /// True when no frame waits and no request loop runs: a frame received now may be answered at
+    /// once without overtaking another. Only the connection's loop thread adds frames, so this
+    /// stays true until that thread queues one.
+    var isIdle: Bool { inbox.withLock { !$0.looping && $0.frames.isEmpty } }
+
     /// The request loop takes the frames queued so far, in order, or learns it must end (the
     /// next frame starts a new loop).
     func takeReceived() -> Next {
@@ -105,6 +110,11 @@ final class ClientLink: Sendable {
             inbox.closeReported = true
             return true
         }
+    }
+
+    /// Whether a second has passed since the session was last told this client is alive.
+    func signOfLifeIsDue(now: Duration) -> Bool {
+        inbox.withLock { inbox in inbox.lastSignOfLife.map { now - $0 >= .seconds(1) } ?? true }
     }
 
     /// Whether a second has passed since the session was last told this client is alive; if so,

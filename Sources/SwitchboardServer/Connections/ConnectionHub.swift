@@ -41,6 +41,7 @@ final class ConnectionHub: WebSocketHandler {
             connection.close(code: .unsupportedData, reason: "send binary MessagePack frames")
             return
         }
+        if case .frame(let frame) = item, dispatcher.answerAtOnce(frame, on: link) { return }
         if link.received(item) {
             let dispatcher = dispatcher
             Task { await dispatcher.serve(link) }

@@ -76,10 +76,43 @@ struct RequestDispatcher: Sendable {
     private func run<Binding: FeatureBinding>(
         _ binding: Binding.Type, _ operation: Binding.Operation, _ caller: Caller, _ link: ClientLink
     ) async throws(RtmError) -> Answer {
+        try takeBudget(Binding.self, operation, link)
+        return try await Binding.answer(operation, caller: caller, bus: bus)
+    }
+
+    private func takeBudget<Binding: FeatureBinding>(
+        _ binding: Binding.Type, _ operation: Binding.Operation, _ link: ClientLink
+    ) throws(RtmError) {
         if let budget = Binding.budget(for: operation) {
             try link.takeRateBudget(budget, now: clock.now, operation: operation.name)
         }
-        return try await Binding.answer(operation, caller: caller, bus: bus)
+    }
+
+    // MARK: At once
+
+    /// Answers `frame` on the calling thread (the connection's event loop) when nothing of the
+    /// link's waits before it, its session needs no sign of life, and the module answers the
+    /// operation without suspending (`EventBus.handleImmediately`): no task, no actor hop. Returns
+    /// false, having done nothing, when the frame must go through the request loop.
+    func answerAtOnce(_ frame: ClientFrame, on link: ClientLink) -> Bool {
+        guard let caller = link.caller, link.isIdle, !link.signOfLifeIsDue(now: clock.now) else { return false }
+        switch frame.operation {
+        case .channel(let operation): return atOnce(ChannelBinding.self, operation, caller, frame.id, link)
+        default: return false
+        }
+    }
+
+    private func atOnce<Binding: FeatureBinding>(
+        _ binding: Binding.Type, _ operation: Binding.Operation, _ caller: Caller, _ id: UInt32, _ link: ClientLink
+    ) -> Bool {
+        guard let carryOut = Binding.answerAtOnce(operation, caller: caller, bus: bus) else { return false }
+        do {
+            try takeBudget(Binding.self, operation, link)
+            link.reply(.answer(id: id, try carryOut()))
+        } catch {
+            link.reply(.error(id: id, error))
+        }
+        return true
     }
 }
 
@@ -91,4 +124,13 @@ protocol FeatureBinding {
     static func budget(for operation: Operation) -> CallRateLimiter.Budget?
     /// Carries out `operation` for `caller` through bus requests and returns its answer.
     static func answer(_ operation: Operation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer
+    /// `operation` carried out without suspending, when its module answers it so
+    /// (`EventBus.immediateHandler`); nil otherwise.
+    static func answerAtOnce(_ operation: Operation, caller: Caller, bus: EventBus) -> (() throws(RtmError) -> Answer)?
+}
+
+extension FeatureBinding {
+    static func answerAtOnce(_ operation: Operation, caller: Caller, bus: EventBus) -> (() throws(RtmError) -> Answer)? {
+        nil
+    }
 }
