@@ -298,7 +298,7 @@ actor ClientEngine {
                 case .ignore: break
                 case .fail(let failure): serverEnded(failure)
                 }
-            case .answer, .error:
+            case .push(.lock), .answer, .error:
                 break
             }
         case .undecodable:

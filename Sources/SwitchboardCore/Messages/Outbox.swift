@@ -4,12 +4,15 @@ public enum Push: Sendable, Hashable {
     case message(MessageDelivery)
     /// About the session itself (session module).
     case session(SessionPush)
+    /// Lock events, grants and failed waits (lock module).
+    case lock(LockPush)
 
     /// The channel this push belongs to, if any (used to report what a resume could not restore).
     public var channel: ChannelAddress? {
         switch self {
         case .message(let message): ChannelAddress(message.channelType, message.channelName)
         case .session: nil
+        case .lock(let push): push.channel
         }
     }
 
@@ -18,6 +21,7 @@ public enum Push: Sendable, Hashable {
         switch self {
         case .message(let message): message.approximateSize
         case .session: 16
+        case .lock(let push): push.approximateSize
         }
     }
 }

@@ -37,6 +37,16 @@ public struct Limits: Sendable, Hashable {
     public var resumeReplayMaxMessages = 128
     /// Recent bytes kept for a connected session, for the same purpose.
     public var resumeReplayMaxBytes = 64 * 1024
+    /// Locks one channel may have.
+    public var locksPerChannel = 32
+    /// Allowed lock ttl, in seconds; values outside are refused.
+    public var lockTTLRange: ClosedRange<Int> = 10...300
+    /// Default lock ttl, in seconds.
+    public var defaultLockTTL = 10
+    /// Longest lock name, in characters.
+    public var lockNameMaxLength = 64
+    /// Lock acquire calls one client may make per second; `nil` lifts the limit.
+    public var lockAcquiresPerSecondPerClient: Int? = 10
 
     /// The reference's limits.
     public init() {}
@@ -46,6 +56,7 @@ public struct Limits: Sendable, Hashable {
         var limits = Limits()
         limits.publishesPerSecondPerClient = nil
         limits.otherCallsPerSecondPerClient = nil
+        limits.lockAcquiresPerSecondPerClient = nil
         return limits
     }
 

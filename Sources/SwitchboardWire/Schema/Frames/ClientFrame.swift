@@ -24,12 +24,15 @@ public enum ClientOperation: Sendable, Hashable {
     case session(SessionOperation)
     /// Message channels and user channels: subscribe, unsubscribe, publish.
     case channel(ChannelOperation)
+    /// Locks: set, remove, acquire, release, revoke, list.
+    case lock(LockOperation)
 
     /// The `"t"` value.
     public var name: String {
         switch self {
         case .session(let operation): operation.name
         case .channel(let operation): operation.name
+        case .lock(let operation): operation.name
         }
     }
 
@@ -37,6 +40,7 @@ public enum ClientOperation: Sendable, Hashable {
     static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         if let operation = try SessionOperation.decode(head, &fields) { return .session(operation) }
         if let operation = try ChannelOperation.decode(head, &fields) { return .channel(operation) }
+        if let operation = try LockOperation.decode(head, &fields) { return .lock(operation) }
         return nil
     }
 
@@ -45,6 +49,7 @@ public enum ClientOperation: Sendable, Hashable {
         switch self {
         case .session(let operation): operation.encodeFields(&frame)
         case .channel(let operation): operation.encodeFields(&frame)
+        case .lock(let operation): operation.encodeFields(&frame)
         }
     }
 }

@@ -18,6 +18,7 @@ extension Wire {
         switch push {
         case .message(let delivery): delivery.encodeFrame()
         case .session(let push): push.encodeFrame()
+        case .lock(let push): push.encodeFrame()
         }
     }
 
@@ -26,6 +27,7 @@ extension Wire {
         switch push {
         case .message(let delivery): delivery.frameType
         case .session(let push): push.frameType
+        case .lock(let push): push.frameType
         }
     }
 
@@ -33,6 +35,7 @@ extension Wire {
     static func decodePush<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Push? {
         if let delivery = try MessageDelivery.decode(head, &fields) { return .message(delivery) }
         if let push = try SessionPush.decode(head, &fields) { return .session(push) }
+        if let push = try LockPush.decode(head, &fields) { return .lock(push) }
         return nil
     }
 }

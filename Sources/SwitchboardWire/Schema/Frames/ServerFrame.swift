@@ -36,12 +36,15 @@ public enum Answer: Sendable, Hashable {
     case done
     /// Session results (the login answer).
     case session(SessionAnswer)
+    /// Lock results (`acquireLock`, `getLocks`).
+    case lock(LockAnswer)
 
     /// The `"t"` value: `"ok"`, or a feature's own (`"loginOk"`).
     var frameType: String {
         switch self {
         case .done: "ok"
         case .session(let answer): answer.frameType
+        case .lock(let answer): answer.frameType
         }
     }
 
@@ -50,6 +53,7 @@ public enum Answer: Sendable, Hashable {
         switch self {
         case .done: break
         case .session(let answer): answer.encodeFields(&frame)
+        case .lock(let answer): answer.encodeFields(&frame)
         }
     }
 
@@ -57,6 +61,7 @@ public enum Answer: Sendable, Hashable {
     static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         if head.type == "ok" && head.result == nil { return .done }
         if let answer = try SessionAnswer.decode(head, &fields) { return .session(answer) }
+        if let answer = try LockAnswer.decode(head, &fields) { return .lock(answer) }
         return nil
     }
 }

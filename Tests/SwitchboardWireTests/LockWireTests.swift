@@ -1,0 +1,137 @@
+import Testing
+import SwitchboardCore
+import SwitchboardWire
+
+/// Every lock request, answer and push round-trips; defaults, refusals and field names as
+/// PROTOCOL.md §3.9–3.14 and §4.7–4.9 give them.
+@Suite("Lock frames")
+struct LockWireTests {
+    static let room = LockAddress(.message, "room", "L")
+    static let stream = LockAddress(.stream, "ストリーム", "🔒")
+
+    static let requests: [ClientFrame] = [
+        .lock(id: 1, .setLock(room, ttl: 10)), .lock(id: 2, .setLock(stream, ttl: nil)),
+        .lock(id: 3, .setLock(room, ttl: 300)),
+        .lock(id: 4, .removeLock(room)),
+        .lock(id: 5, .acquireLock(room, retry: false)), .lock(id: 6, .acquireLock(stream, retry: true)),
+        .lock(id: 7, .releaseLock(stream)),
+        .lock(id: 8, .revokeLock(room, userId: "alice")),
+        .lock(id: .max, .getLocks(ChannelAddress(.stream, "s"))),
+    ]
+
+    static let details = [
+        LockDetail(lockName: "L", owner: "alice", ttl: 10, fencingToken: 7),
+        LockDetail(lockName: "M", owner: "", ttl: 300, fencingToken: 0),
+        LockDetail(lockName: "N", owner: "ユーザー", ttl: 60, fencingToken: .max),
+    ]
+
+    static let answers: [ServerFrame] = [
+        .answer(id: 1, .lock(.acquire(.acquired(fencingToken: 1)))),
+        .answer(id: 2, .lock(.acquire(.acquired(fencingToken: .max)))),
+        .answer(id: 3, .lock(.acquire(.queued))),
+        .answer(id: 4, .lock(.locks([]))),
+        .answer(id: 5, .lock(.locks(details))),
+    ]
+
+    static let pushes: [Push] = RtmLockEventType.allCases.map { type in
+        .lock(.event(LockEventDelivery(channel: ChannelAddress(.message, "room"), eventType: type, locks: details, timestamp: 1_764_400_000_123)))
+    } + [
+        .lock(.event(LockEventDelivery(channel: ChannelAddress(.stream, "s"), eventType: .snapshot, locks: [], timestamp: 0))),
+        .lock(.granted(room, fencingToken: 42)),
+        .lock(.waitFailed(stream, code: .lockNotExist, reason: "🔒 was removed while waiting for it")),
+        .lock(.waitFailed(room, code: .lockAcquireFailed, reason: "")),
+    ]
+
+    @Test("every lock request round-trips", arguments: requests)
+    func requestRoundTrip(frame: ClientFrame) throws {
+        #expect(try ClientFrame.decode(frame.encode()) == frame)
+        #expect(try MessagePackValue.decode(frame.encode())["t"] == .string(frame.type))
+    }
+
+    @Test("every lock answer round-trips", arguments: answers)
+    func answerRoundTrip(frame: ServerFrame) throws {
+        let encoded = frame.encode()
+        #expect(try ServerFrame.decode(encoded) == frame)
+        let value = try MessagePackValue.decode(encoded)
+        #expect(value["t"] == .string("ok"))
+        #expect(value["result"]?.stringValue == (frame.lockAnswer.map { if case .acquire = $0 { "acquireLock" } else { "getLocks" } }))
+    }
+
+    @Test("every lock push round-trips and encodes once", arguments: pushes)
+    func pushRoundTrip(push: Push) throws {
+        let encoded = Wire.encodePush(push)
+        #expect(encoded == ServerFrame.push(push).encode())
+        #expect(try ServerFrame.decode(encoded) == .push(push))
+        #expect(try MessagePackValue.decode(encoded)["id"] == nil)
+    }
+
+    @Test func fieldsHaveTheDocumentedNames() throws {
+        let set = try MessagePackValue.decode(ClientFrame.lock(id: 1, .setLock(Self.room, ttl: 30)).encode())
+        #expect(set == map([
+            "t": .string("setLock"), "id": .uint(1), "channelType": .uint(1), "channel": .string("room"),
+            "lockName": .string("L"), "ttl": .uint(30),
+        ]))
+        let queued = try MessagePackValue.decode(ServerFrame.answer(id: 2, .lock(.acquire(.queued))).encode())
+        #expect(queued == map(["t": .string("ok"), "id": .uint(2), "result": .string("acquireLock"), "acquired": .bool(false)]))
+        let event = try MessagePackValue.decode(Wire.encodePush(.lock(.event(LockEventDelivery(
+            channel: ChannelAddress(.stream, "s"), eventType: .lockAcquired, locks: [Self.details[0]], timestamp: 5)))))
+        #expect(event == map([
+            "t": .string("lockEvent"), "channelType": .uint(2), "channel": .string("s"), "eventType": .uint(4),
+            "locks": .array([map(["lockName": .string("L"), "owner": .string("alice"), "ttl": .uint(10), "fencingToken": .uint(7)])]),
+            "timestamp": .uint(5),
+        ]))
+        let failed = try MessagePackValue.decode(Wire.encodePush(.lock(.waitFailed(Self.room, code: .lockNotExist, reason: "gone"))))
+        #expect(failed == map([
+            "t": .string("lockWaitFailed"), "channelType": .uint(1), "channel": .string("room"), "lockName": .string("L"),
+            "code": .int(-14008), "reason": .string("gone"),
+        ]))
+    }
+
+    @Test func optionalFieldsTakeTheirDefaults() throws {
+        let acquire = pack(map([
+            "t": .string("acquireLock"), "id": .uint(1), "channelType": .uint(2), "channel": .string("c"), "lockName": .string("L"),
+        ]))
+        #expect(try ClientFrame.decode(acquire) == .lock(id: 1, .acquireLock(LockAddress(.stream, "c", "L"), retry: false)))
+        let set = pack(map([
+            "t": .string("setLock"), "id": .uint(2), "channelType": .uint(1), "channel": .string("c"), "lockName": .string("L"),
+        ]))
+        #expect(try ClientFrame.decode(set) == .lock(id: 2, .setLock(LockAddress(.message, "c", "L"), ttl: nil)))
+        // A free lock's detail may leave out owner and fencingToken.
+        let answer = pack(map([
+            "t": .string("ok"), "id": .uint(3), "result": .string("getLocks"),
+            "locks": .array([map(["lockName": .string("L"), "ttl": .uint(10)])]),
+        ]))
+        #expect(try ServerFrame.decode(answer) == .answer(id: 3, .lock(.locks([LockDetail(lockName: "L", owner: "", ttl: 10, fencingToken: 0)]))))
+    }
+
+    @Test func badLockRequestsAreRefusedWithTheirCodes() throws {
+        let userChannel = pack(map([
+            "t": .string("setLock"), "id": .uint(4), "channelType": .uint(3), "channel": .string("bob"), "lockName": .string("L"),
+        ]))
+        let error = wireError { () throws(WireError) in try ClientFrame.decode(userChannel) }
+        #expect(error?.errorCode == .invalidChannelType)
+        #expect(error?.requestId == 4)
+        let noLockName = pack(map(["t": .string("releaseLock"), "id": .uint(5), "channelType": .uint(1), "channel": .string("c")]))
+        #expect(wireError { () throws(WireError) in try ClientFrame.decode(noLockName) }?.errorCode == .invalidParameter)
+        let noUser = pack(map([
+            "t": .string("revokeLock"), "id": .uint(6), "channelType": .uint(1), "channel": .string("c"), "lockName": .string("L"),
+        ]))
+        #expect(wireError { () throws(WireError) in try ClientFrame.decode(noUser) }?.key == nil)
+        #expect(wireError { () throws(WireError) in try ClientFrame.decode(noUser) }?.reason == "missing required key \"userId\"")
+        let negativeTTL = pack(map([
+            "t": .string("setLock"), "id": .uint(7), "channelType": .uint(1), "channel": .string("c"), "lockName": .string("L"),
+            "ttl": .int(-1),
+        ]))
+        #expect(wireError { () throws(WireError) in try ClientFrame.decode(negativeTTL) }?.errorCode == .invalidParameter)
+        let retryNotBool = pack(map([
+            "t": .string("acquireLock"), "id": .uint(8), "channelType": .uint(1), "channel": .string("c"), "lockName": .string("L"),
+            "retry": .uint(1),
+        ]))
+        #expect(wireError { () throws(WireError) in try ClientFrame.decode(retryNotBool) }?.key == "retry")
+        let unknownEvent = pack(map([
+            "t": .string("lockEvent"), "channelType": .uint(1), "channel": .string("c"), "eventType": .uint(9),
+            "locks": .array([]), "timestamp": .uint(0),
+        ]))
+        #expect(wireError { () throws(WireError) in try ServerFrame.decode(unknownEvent) }?.key == "eventType")
+    }
+}
