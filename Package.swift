@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// The module targets talk to each other only through the bus in `SwitchboardCore`.
-let moduleTargets = ["SwitchboardSession", "SwitchboardMessageRouter"]
+let moduleTargets = ["SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardLock"]
 
 let package = Package(
     name: "Switchboard",
@@ -32,6 +32,7 @@ let package = Package(
         .target(name: "SwitchboardCrypto", dependencies: ["SwitchboardCore", "COpenSSL", "CZlib"]),
         .target(name: "SwitchboardSession", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardMessageRouter", dependencies: ["SwitchboardCore"]),
+        .target(name: "SwitchboardLock", dependencies: ["SwitchboardCore"]),
 
         // Wire format and I/O.
         .target(name: "SwitchboardWire", dependencies: ["SwitchboardCore"]),
@@ -43,6 +44,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport",
                 "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardCrypto",
+                "SwitchboardLock",
             ]),
         .target(
             name: "SwitchboardClient",
@@ -69,6 +71,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardMessageRouterTests",
             dependencies: ["SwitchboardMessageRouter", "SwitchboardTestKit"]),
+        .testTarget(name: "SwitchboardLockTests", dependencies: ["SwitchboardLock", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestKit"]),
         .testTarget(
             name: "SwitchboardTransportTests",
