@@ -80,7 +80,7 @@ let package = Package(
             name: "SwitchboardServerTests",
             dependencies: [
                 "SwitchboardServer", "SwitchboardClient", "SwitchboardTesting", "SwitchboardTestKit",
-                "SwitchboardWire", "SwitchboardTransport", "SwitchboardCrypto",
+                "SwitchboardWire", "SwitchboardTransport", "SwitchboardCrypto", "SwitchboardLock",
             ]),
         .testTarget(
             name: "SwitchboardClientTests",

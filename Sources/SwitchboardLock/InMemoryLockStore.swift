@@ -63,4 +63,9 @@ public final class InMemoryLockStore: LockStore {
     public func lineLength(of name: String, in channel: ChannelKey) -> Int {
         table.withLock { $0.lineLength(of: name, in: channel) }
     }
+
+    /// When a lock's lost owner's ttl runs out; nil while its owner is connected or it is free.
+    public func deadline(of name: String, in channel: ChannelKey) -> Duration? {
+        table.withLock { $0.deadline(of: name, in: channel) }
+    }
 }

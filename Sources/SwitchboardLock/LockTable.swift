@@ -149,6 +149,11 @@ struct LockTable: Sendable {
         entries[Key(channel: channel, name: name)]?.line.count ?? 0
     }
 
+    /// When the lost owner's ttl runs out; nil while nobody's countdown runs (for tests and diagnostics).
+    func deadline(of name: String, in channel: ChannelKey) -> Duration? {
+        countdowns[Key(channel: channel, name: name)]
+    }
+
     // MARK: Helpers
 
     private func detail(_ key: Key) -> LockDetail {

@@ -1,4 +1,5 @@
 import SwitchboardCore
+import SwitchboardLock
 import SwitchboardMessageRouter
 import SwitchboardSession
 
@@ -9,6 +10,8 @@ public struct ServerModules: Sendable {
     public var session: any Module
     /// Message channels and user channels (answers `Subscribe`, `Unsubscribe`, `Publish`, `ChannelsOfSession`).
     public var messageRouter: any Module
+    /// Locks (answers `SetLock`, `RemoveLock`, `AcquireLock`, `ReleaseLock`, `RevokeLock`, `GetLocks`, `CheckLockHolder`).
+    public var lock: any Module
     /// Extra modules, started after the built-in ones, in order.
     public var extensions: [any Module] = []
 
@@ -16,8 +19,9 @@ public struct ServerModules: Sendable {
     public init(for configuration: ServerConfiguration) {
         session = Session(allowedAppIds: configuration.appIds)
         messageRouter = MessageRouter()
+        lock = Lock()
     }
 
     /// Every module, in start order.
-    var all: [any Module] { [session, messageRouter] + extensions }
+    var all: [any Module] { [session, messageRouter, lock] + extensions }
 }
