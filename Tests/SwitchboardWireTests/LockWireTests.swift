@@ -134,4 +134,38 @@ struct LockWireTests {
         ]))
         #expect(wireError { () throws(WireError) in try ServerFrame.decode(unknownEvent) }?.key == "eventType")
     }
+
+    static let detail = LockDetail(lockName: "L", owner: "alice", ttl: 30, fencingToken: 1)
+    static let roomChannel = ChannelAddress(.message, "room")
+
+    /// The lock examples of PROTOCOL.md §10.8, as the Swift encoder writes them.
+    static let documented: [([UInt8], String)] = [
+        (ClientFrame.lock(id: 6, .setLock(LockAddress(roomChannel, "L"), ttl: 30)).encode(),
+         "86a174a77365744c6f636ba2696406ab6368616e6e656c5479706501a76368616e6e656ca4726f6f6da86c6f636b4e616d65a14ca374746c1e"),
+        (ClientFrame.lock(id: 7, .acquireLock(LockAddress(roomChannel, "L"), retry: true)).encode(),
+         "86a174ab616371756972654c6f636ba2696407ab6368616e6e656c5479706501a76368616e6e656ca4726f6f6da86c6f636b4e616d65a14ca5"
+         + "7265747279c3"),
+        (ServerFrame.answer(id: 7, .lock(.acquire(.acquired(fencingToken: 1)))).encode(),
+         "85a174a26f6ba2696407a6726573756c74ab616371756972654c6f636ba86163717569726564c3ac66656e63696e67546f6b656e01"),
+        (ServerFrame.answer(id: 8, .lock(.acquire(.queued))).encode(),
+         "84a174a26f6ba2696408a6726573756c74ab616371756972654c6f636ba86163717569726564c2"),
+        (ServerFrame.answer(id: 9, .lock(.locks([detail]))).encode(),
+         "84a174a26f6ba2696409a6726573756c74a86765744c6f636b73a56c6f636b739184a86c6f636b4e616d65a14ca56f776e6572a5616c69"
+         + "6365a374746c1eac66656e63696e67546f6b656e01"),
+        (Wire.encodePush(.lock(.event(LockEventDelivery(channel: roomChannel, eventType: .lockAcquired, locks: [detail], timestamp: 1_764_400_000_123)))),
+         "86a174a96c6f636b4576656e74ab6368616e6e656c5479706501a76368616e6e656ca4726f6f6da96576656e745479706504a56c6f636b73"
+         + "9184a86c6f636b4e616d65a14ca56f776e6572a5616c696365a374746c1eac66656e63696e67546f6b656e01a974696d657374616d70cf"
+         + "0000019ace6f6c7b"),
+        (Wire.encodePush(.lock(.granted(LockAddress(roomChannel, "L"), fencingToken: 2))),
+         "85a174ab6c6f636b4772616e746564ab6368616e6e656c5479706501a76368616e6e656ca4726f6f6da86c6f636b4e616d65a14cac6665"
+         + "6e63696e67546f6b656e02"),
+        (Wire.encodePush(.lock(.waitFailed(LockAddress(roomChannel, "L"), code: .lockNotExist, reason: "L was removed"))),
+         "86a174ae6c6f636b576169744661696c6564ab6368616e6e656c5479706501a76368616e6e656ca4726f6f6da86c6f636b4e616d65a14c"
+         + "a4636f6465d1c948a6726561736f6ead4c207761732072656d6f766564"),
+    ]
+
+    @Test("the lock examples of PROTOCOL.md are what the encoder writes", arguments: 0..<documented.count)
+    func documentedExample(index: Int) {
+        #expect(hex(Self.documented[index].0) == Self.documented[index].1)
+    }
 }
