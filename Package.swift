@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// The module targets talk to each other only through the bus in `SwitchboardCore`.
-let moduleTargets = ["SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardLock"]
+let moduleTargets = ["SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardTopicRouter", "SwitchboardLock"]
 
 let package = Package(
     name: "Switchboard",
@@ -32,6 +32,7 @@ let package = Package(
         .target(name: "SwitchboardCrypto", dependencies: ["SwitchboardCore", "COpenSSL", "CZlib"]),
         .target(name: "SwitchboardSession", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardMessageRouter", dependencies: ["SwitchboardCore"]),
+        .target(name: "SwitchboardTopicRouter", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardLock", dependencies: ["SwitchboardCore"]),
 
         // Wire format and I/O.
@@ -44,6 +45,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport",
                 "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardCrypto",
+                "SwitchboardTopicRouter",
                 "SwitchboardLock",
             ]),
         .target(
@@ -71,6 +73,9 @@ let package = Package(
         .testTarget(
             name: "SwitchboardMessageRouterTests",
             dependencies: ["SwitchboardMessageRouter", "SwitchboardTestKit"]),
+        .testTarget(
+            name: "SwitchboardTopicRouterTests",
+            dependencies: ["SwitchboardTopicRouter", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardLockTests", dependencies: ["SwitchboardLock", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestKit"]),
         .testTarget(

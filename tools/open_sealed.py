@@ -8,7 +8,7 @@ Prints the original body: a string message as its text, a binary message as lowe
 --kind, prints the kind ("string" or "binary") on a line of its own first. --base64 reads the sealed
 bytes as standard base64 (the form used for str fields) instead of hex.
 
-Needs PyPI's `cryptography` (pip install cryptography); PBKDF2 comes from hashlib.
+Needs PyPI's `cryptography`, pinned in tools/requirements.txt (tools/test.sh installs it); PBKDF2 comes from hashlib.
 Exits 0 when the body opened, 1 when it did not (wrong key, mode or salt; changed bytes), 2 on bad
 arguments.
 """
@@ -18,6 +18,10 @@ import base64
 import binascii
 import hashlib
 import sys
+
+from pydeps import require
+
+require("cryptography")
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM

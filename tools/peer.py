@@ -4,7 +4,7 @@
     python3 tools/peer.py --url ws://127.0.0.1:PORT      self-check against a running server
     python3 tools/peer.py --selftest-encoding            check msgpack encoding against the doc's hex
 
-Needs PyPI's `websockets` and `msgpack` (pip install websockets msgpack).
+Needs PyPI's `websockets` and `msgpack`, pinned in tools/requirements.txt (tools/test.sh installs them).
 Exits 0 when every check passed, 1 when one failed, 2 when it could not run (no server, timeout).
 """
 
@@ -15,7 +15,11 @@ import secrets
 import sys
 import time
 
-import msgpack
+from pydeps import require
+
+require("msgpack", "websockets")
+
+import msgpack  # noqa: E402
 
 SUBPROTOCOL = "switchboard.v1"
 MAX_FRAME = 64 * 1024 + 1024

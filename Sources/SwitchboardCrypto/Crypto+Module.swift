@@ -6,9 +6,10 @@ extension Crypto: Module {
     /// `"crypto"`.
     public nonisolated var name: String { "crypto" }
 
-    /// Registers the `VerifyLoginToken` handler if any app credential is configured.
+    /// Registers the `VerifyLoginToken` and `VerifyChannelJoinToken` handlers if any app credential is configured.
     public func start(_ context: ModuleContext) async {
         guard verifier.hasCredentials else { return }
+        handleChannelJoinTokens(context)
         let verifier = self.verifier
         let clock = context.clock
         context.bus.handle(VerifyLoginToken.self) { request throws(RtmError) in

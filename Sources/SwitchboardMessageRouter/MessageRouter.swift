@@ -16,18 +16,40 @@ public actor MessageRouter: Module {
     }
     private var state = State.idle
     private var table = SubscriptionTable()
+    private var rates = ChannelRates(limits: Limits())
+    /// How often idle rate windows are forgotten and discards are logged.
+    public nonisolated let sweepInterval: Duration
 
     /// Creates the module.
-    public init() {}
+    public init(sweepInterval: Duration = .seconds(10)) {
+        self.sweepInterval = sweepInterval
+    }
 
     public func start(_ context: ModuleContext) async {
         let ended = context.onSessionEnd { [self] event in await sessionClosed(event) }
         state = .running(context, ended: ended)
+        rates = ChannelRates(limits: context.limits)
         let bus = context.bus
         bus.handle(Subscribe.self) { [self] request throws(RtmError) in try await subscribe(request) }
         bus.handle(Unsubscribe.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
         bus.handle(Publish.self) { [self] request throws(RtmError) in try await publish(request) }
         bus.handle(ChannelsOfSession.self) { [self] request in await table.channels(of: request.caller.session) }
+    }
+
+    public func run() async throws {
+        guard case .running(let context, _) = state else { return }
+        for await now in context.clock.ticks(every: sweepInterval) { sweep(now: now, context.log) }
+    }
+
+    /// Messages discarded so far because their channel was over its rate.
+    public var discardedMessages: Int { rates.discardedTotal }
+
+    private func sweep(now: Duration, _ log: SwitchboardLog) {
+        rates.sweep(now: now)
+        let discarded = rates.takeDiscarded()
+        if discarded > 0 {
+            log(.info, "discarded \(discarded) messages over the per-channel rate of \(rates.limits.messagesPerSecondPerChannel ?? 0)/s")
+        }
     }
 
     // MARK: Subscriptions
@@ -41,6 +63,11 @@ public actor MessageRouter: Module {
             throw RtmError(.notLogin, operation: Subscribe.operation, reason: "the session has ended")
         }
         let channel = caller.channel(.message, request.channelName)
+        guard rates.admitSubscribe(caller.session, to: channel, now: context.clock.now) else {
+            throw RtmError(
+                .channelSubscribeTooFrequent, operation: Subscribe.operation,
+                reason: "more than \(limits.subscribeAttemptsPerChannel) subscribe calls to \(request.channelName) within \(limits.subscribeAttemptWindow)")
+        }
         let isNew = table.features(of: caller.session, in: channel) == nil
         guard !isNew || table.subscriberCount(of: channel) < limits.usersPerChannel else {
             throw RtmError(
@@ -96,7 +123,10 @@ public actor MessageRouter: Module {
         switch request.channelType {
         case .message:
             try Validation.checkChannelName(request.channelName, limits: limits, operation: Publish.operation)
-            receivers = table.messageReceivers(of: caller.channel(.message, request.channelName))
+            let channel = caller.channel(.message, request.channelName)
+            // Over the channel's rate the message is discarded, and the publish still succeeds.
+            guard rates.admitMessage(on: channel, now: context.clock.now) else { return Done() }
+            receivers = table.messageReceivers(of: channel)
             deliveredName = request.channelName
         case .user:
             try Validation.checkUserId(request.channelName, limits: limits, operation: Publish.operation)

@@ -16,7 +16,7 @@ public final class ManualClock: SwitchboardClock {
         var now: Duration = .zero
         var nextID: UInt64 = 0
         var sleepers: [Sleeper] = []
-        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var sleeperWaiters: [(count: Int, waiter: SleeperWaiter)] = []
     }
 
     private let state = Mutex(State())
@@ -50,7 +50,7 @@ public final class ManualClock: SwitchboardClock {
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     let ready = state.sleeperWaiters.filter { $0.count <= state.sleepers.count }
                     state.sleeperWaiters.removeAll { $0.count <= state.sleepers.count }
-                    for waiter in ready { waiter.continuation.resume() }
+                    for entry in ready { entry.waiter.resume(true) }
                     return false
                 }
                 if resumeNow {
@@ -82,15 +82,49 @@ public final class ManualClock: SwitchboardClock {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Returns once at least `count` tasks are sleeping on this clock.
-    public func waitForSleepers(count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    /// Returns true once at least `count` tasks are sleeping on this clock, or false when that
+    /// has not happened within `timeout` of real time (so a test whose code stopped sleeping fails
+    /// instead of hanging).
+    @discardableResult
+    public func waitForSleepers(count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
+        let waiter = SleeperWaiter()
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            waiter.resume(false)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            waiter.set(continuation)
             let ready = state.withLock { state -> Bool in
                 if state.sleepers.count >= count { return true }
-                state.sleeperWaiters.append((count, continuation))
+                state.sleeperWaiters.append((count, waiter))
                 return false
             }
-            if ready { continuation.resume() }
+            if ready { waiter.resume(true) }
         }
+    }
+}
+
+/// One `waitForSleepers` call: resumed once, by the clock or by its timeout, whichever is first.
+final class SleeperWaiter: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Bool, Never>?, result: Bool?)>((nil, nil))
+
+    func set(_ continuation: CheckedContinuation<Bool, Never>) {
+        let early = state.withLock { state -> Bool? in
+            if let result = state.result { return result }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(returning: early) }
+    }
+
+    func resume(_ result: Bool) {
+        let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: result)
     }
 }

@@ -36,11 +36,20 @@ public enum ProcessRunner {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// Runs `tools/<script>` of this repository with `python3`.
+    /// Runs `tools/<script>` of this repository with the interpreter `tools/test.sh` sets up:
+    /// `SWITCHBOARD_PYTHON`, else the repository's `.venv/bin/python3`, else `python3` on PATH.
+    /// When no interpreter runs, the output says to run `tools/test.sh`.
     public static func python(_ script: String, _ arguments: [String], timeout: Duration = .seconds(60)) async throws
         -> (status: Int32, text: String)
     {
-        let path = repositoryRoot().appendingPathComponent("tools").appendingPathComponent(script).path
-        return try await run("/usr/bin/env", ["python3", path] + arguments, timeout: timeout)
+        let root = repositoryRoot()
+        let path = root.appendingPathComponent("tools").appendingPathComponent(script).path
+        let venv = root.appendingPathComponent(".venv/bin/python3").path
+        let interpreter =
+            ProcessInfo.processInfo.environment["SWITCHBOARD_PYTHON"]
+            ?? (FileManager.default.isExecutableFile(atPath: venv) ? venv : "python3")
+        let result = try await run("/usr/bin/env", [interpreter, path] + arguments, timeout: timeout)
+        guard result.status == 127 else { return result }
+        return (result.status, result.text + "no Python interpreter (\(interpreter)): run tools/test.sh\n")
     }
 }

@@ -13,6 +13,7 @@ public final class RecordingOutbox: Outbox {
     private struct State {
         var calls: [Call] = []
         var delivered: [SessionID: [Push]] = [:]
+        var priorities: [SessionID: [RtmMessagePriority?]] = [:]
         var open: Set<SessionID> = []
     }
 
@@ -29,9 +30,25 @@ public final class RecordingOutbox: Outbox {
     }
 
     public func deliver(_ push: Push, to sessions: [SessionID]) {
+        record(push, to: sessions, priority: nil)
+    }
+
+    public func deliver(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority) {
+        record(push, to: sessions, priority: priority)
+    }
+
+    private func record(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority?) {
         state.withLock { state in
-            for session in sessions { state.delivered[session, default: []].append(push) }
+            for session in sessions {
+                state.delivered[session, default: []].append(push)
+                state.priorities[session, default: []].append(priority)
+            }
         }
+    }
+
+    /// The priority each push to `session` was delivered with (nil: none), in order.
+    public func priorities(to session: SessionID) -> [RtmMessagePriority?] {
+        state.withLock { $0.priorities[session] ?? [] }
     }
 
     public func disconnect(_ session: SessionID, reason: RtmLinkStateChangeReason, detail: String) {

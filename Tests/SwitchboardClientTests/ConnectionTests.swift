@@ -98,7 +98,7 @@ struct ResumeScene {
         await scene.end()
     }
 
-    @Test func pastTheResumeBoundTheLossIsReported() async throws {
+    @Test func pastTheResumeBoundTheMostRecentComeBack() async throws {
         var limits = Limits()
         limits.resumeBufferMaxMessages = 5
         let scene = try await ResumeScene(limits: limits)
@@ -112,8 +112,9 @@ struct ResumeScene {
         #expect(await bobLog.wait { $0.linkStates.last?.currentState == .connected })
         let back = try #require(bobLog.linkStates.last)
         #expect(back.isResumed)
-        #expect(back.unrestoredChannels == ["room"])
-        // The most recent five come back, in order; the three before them are reported lost.
+        // The subscription itself was kept: lost messages do not make a channel unrestored.
+        #expect(back.unrestoredChannels.isEmpty)
+        // The most recent five come back, in order; the three before them are lost.
         expectOK(await alice.publish(channelName: "room", message: "end", option: nil))
         #expect(await bobLog.wait { $0.messages.last?.message.stringData == "end" })
         #expect(bobLog.messages.compactMap(\.message.stringData) == ["3", "4", "5", "6", "7", "end"])
@@ -169,7 +170,7 @@ struct ResumeScene {
         await server.shutdown()
         #expect(await log.wait { $0.linkStates.last?.currentState == .disconnected })
         for _ in 0..<30 where log.linkStates.last?.currentState != .failed {
-            await clock.waitForSleepers()
+            await clock.waitForSleepers(timeout: .milliseconds(250))
             clock.advance(by: .seconds(1))
             try? await Task.sleep(for: .milliseconds(5))
         }
@@ -196,10 +197,12 @@ struct ResumeScene {
     @Test func configurationErrorsAreThrownAtCreation() throws {
         let config = RtmClientConfig(appId: "app", userId: "")
         #expect(throws: RtmErrorInfo.self) { try RtmClientKit(config, delegate: nil) }
-        let noServer = RtmClientConfig(appId: "app", userId: "alice")
+        let badServer = RtmClientConfig(appId: "app", userId: "alice")
+        badServer.privateConfig = RtmPrivateConfig()
+        badServer.privateConfig?.accessPointHosts = ["ftp://127.0.0.1:21"]
         do {
-            _ = try RtmClientKit(noServer, delegate: nil)
-            Issue.record("a client with no server address must not be created")
+            _ = try RtmClientKit(badServer, delegate: nil)
+            Issue.record("a client with an unreadable server address must not be created")
         } catch let error as RtmErrorInfo {
             #expect(error.errorCode == .invalidPrivateConfig)
         }
@@ -233,5 +236,40 @@ struct ResumeScene {
         let result = await login.value
         #expect(result.1?.errorCode == .loginCanceled)
         #expect(await client.login("").1?.errorCode == .notInitialized)
+    }
+}
+
+@Suite struct ResumeBudgetTests {
+    @Test func pastTheServerWideBudgetTheSessionDetachedLongestAgoLosesItsOldest() async throws {
+        var limits = Limits()
+        limits.resumeBufferTotalBytes = 2_000
+        let server = try await TestServer.start(limits: limits)
+        let (alice, _) = try makeClient("alice", server: server)
+        let bobClock = ManualClock(), carolClock = ManualClock()
+        let (bob, bobLog) = try makeClient("bob", server: server, clock: bobClock)
+        let (carol, carolLog) = try makeClient("carol", server: server, clock: carolClock)
+        for client in [alice, bob, carol] { expectOK(await client.login("")) }
+        for client in [bob, carol] { expectOK(await client.subscribe(channelName: "room", option: nil)) }
+        server.dropConnections(ofUser: "bob")
+        #expect(await bobLog.wait { $0.linkStates.last?.currentState == .disconnected })
+        server.dropConnections(ofUser: "carol")
+        #expect(await carolLog.wait { $0.linkStates.last?.currentState == .disconnected })
+        let body = String(repeating: "x", count: 90)
+        for index in 0..<10 { expectOK(await alice.publish(channelName: "room", message: "\(index) \(body)", option: nil)) }
+        for clock in [bobClock, carolClock] {
+            await clock.waitForSleepers()
+            clock.advance(by: .seconds(1))
+        }
+        #expect(await bobLog.wait { $0.linkStates.last?.currentState == .connected })
+        #expect(await carolLog.wait { $0.messages.count == 10 })
+        expectOK(await alice.publish(channelName: "room", message: "end", option: nil))
+        #expect(await bobLog.wait { $0.messages.last?.message.stringData == "end" })
+        let bobGot = bobLog.messages.compactMap { $0.message.stringData?.split(separator: " ").first.map(String.init) }
+        // Carol, detached last, kept everything; Bob kept only the most recent, with no gap.
+        #expect(bobGot.count < 11)
+        #expect(bobGot.count >= 2)
+        #expect(bobGot == Array((0..<10).map(String.init).suffix(bobGot.count - 1)) + ["end"])
+        for client in [alice, bob, carol] { client.destroy() }
+        await server.shutdown()
     }
 }

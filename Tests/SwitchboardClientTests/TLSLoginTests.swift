@@ -73,14 +73,14 @@ import SwitchboardTransport
     }
 
     @Test func onlyCertificateRefusalsEndTheLogin() {
-        let refused = LinkPolicy.connectError(
+        let refused = RtmErrorInfo.connectFailure(
             WebSocketClientError.tlsFailed(TLSError(.certificate, "hostname mismatch")), url: "wss://h:1/")
         #expect(refused.errorCode == .loginAborted)
-        #expect(LinkPolicy.fatalReason(forLoginError: refused.errorCode) != nil)
-        let broken = LinkPolicy.connectError(
+        #expect(LinkMachine.fatalReason(forLoginError: refused.errorCode) != nil)
+        let broken = RtmErrorInfo.connectFailure(
             WebSocketClientError.tlsFailed(TLSError(.connection, "unexpected eof")), url: "wss://h:1/")
         #expect(broken.errorCode == .notConnected)
-        #expect(LinkPolicy.fatalReason(forLoginError: broken.errorCode) == nil)
+        #expect(LinkMachine.fatalReason(forLoginError: broken.errorCode) == nil)
     }
 
     @Test func unreadableCAFileIsAConfigurationError() throws {

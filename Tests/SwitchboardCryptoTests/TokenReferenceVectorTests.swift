@@ -9,8 +9,13 @@ enum ReferenceTokens {
     static let appId = "970CA35de60c44645bbae8a215061b33"
     static let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 
-    /// 006 for user "alice": salt 1234567, ts 1700086400, privilege 1000 → 1700003600.
+    /// 006 for user "alice" from the reference's builder (`tools/reference_tokens.py APP_ID
+    /// CERTIFICATE alice 1700003600 1234567 1700086400`): the account in the channel-name slot.
     static let alice006 =
+        "006970CA35de60c44645bbae8a215061b33IABZw3mqWUhXED+Z7dYvKSqlMY/ludxUmOWEKmJZglrh40e8jicAAAAAEACH1hIAgEJVZQEA6AMQ/1Nl"
+
+    /// The same token with the account in the uid slot instead, as Switchboard once minted it.
+    static let alice006InUidSlot =
         "006970CA35de60c44645bbae8a215061b33IABZw3mqWUhXED+Z7dYvKSqlMY/ludxUmOWEKmJZglrh4wAAAABHvI4nEACH1hIAgEJVZQEA6AMQ/1Nl"
 
     /// 007 for user "alice": issueTs 1700000000, expire 3600, salt 99999, RTM login privilege 3600.
@@ -29,6 +34,12 @@ enum ReferenceTokens {
     let verified = try ReferenceTokens.verifier.verify(
         token: ReferenceTokens.alice006, appId: ReferenceTokens.appId, userId: "alice", now: 1_700_000_000)
     #expect(verified == VerifiedToken(format: .accessToken006, grant: TokenGrant(loginExpiresAt: 1_700_003_600)))
+}
+
+@Test func verifies006TokenWithTheAccountInTheUidSlot() throws {
+    let grant = try ReferenceTokens.verifier.verifyLogin(
+        token: ReferenceTokens.alice006InUidSlot, appId: ReferenceTokens.appId, userId: "alice", now: 1_700_000_000)
+    #expect(grant.loginExpiresAt == 1_700_003_600)
 }
 
 @Test func mints006IdenticalToReference() throws {

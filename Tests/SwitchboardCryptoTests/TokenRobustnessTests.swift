@@ -66,7 +66,7 @@ private func mutate(_ bytes: [UInt8], alphabet: [UInt8]?, using rng: inout Seede
             let grant = try verifier.verifyLogin(token: mutated, appId: appId, userId: user, now: 0)
             if grant != grants[index] { unexpected.append("accepted with a different grant: \(mutated)") }
         } catch {
-            if ![.invalidToken, .tokenExpired, .invalidAppId].contains(error.code) {
+            if ![.invalidToken, .tokenExpired, .invalidAppId, .loginInconsistentAppId].contains(error.code) {
                 unexpected.append("\(error.code) for \(mutated)")
             }
         }

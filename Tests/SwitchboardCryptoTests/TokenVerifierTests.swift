@@ -75,11 +75,16 @@ private func verify(_ token: String, app: String = appId, user: String = "alice"
     #expect(verify(try mint007(), user: "alice2") == .invalidToken)
 }
 
-@Test func otherAppIsInvalidAppId() throws {
-    // Issued for a configured app, presented for another.
-    #expect(verify(try mint007(app: otherAppId, cert: "another certificate")) == .invalidAppId)
-    #expect(verify(try mint006(app: otherAppId, cert: "another certificate")) == .invalidAppId)
-    // Presented for an app the server does not know.
+/// A token issued for one configured app and presented for another gets -10016
+/// loginInconsistentAppId, the reference's code for an App ID that does not match ("App ID and
+/// Token do not match"); -10003 invalidAppId is kept for an app this server does not serve.
+@Test func tokenForAnotherAppIsInconsistentAppId() throws {
+    #expect(verify(try mint007(app: otherAppId, cert: "another certificate")) == .loginInconsistentAppId)
+    #expect(verify(try mint006(app: otherAppId, cert: "another certificate")) == .loginInconsistentAppId)
+    #expect(RtmErrorCode.loginInconsistentAppId.rawValue == -10016)
+}
+
+@Test func appNotServedHereIsInvalidAppId() throws {
     let unknown = "99999999999999999999999999999999"
     #expect(verify(try mint007(app: unknown), app: unknown) == .invalidAppId)
     #expect(verify(try mint006(app: unknown), app: unknown) == .invalidAppId)

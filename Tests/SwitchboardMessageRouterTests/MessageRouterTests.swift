@@ -180,3 +180,45 @@ import SwitchboardTestKit
         await harness.stop()
     }
 }
+
+@Suite struct MessageRouterRateTests {
+    let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
+    let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
+
+    @Test func aChannelCarriesSixtyMessagesASecondAndDiscardsTheRest() async throws {
+        let router = MessageRouter()
+        let harness = await ModuleHarness(modules: [FakeSessions(), router])
+        _ = try await harness.bus.request(Subscribe(caller: bob, channelName: "room"))
+        for index in 0..<70 {
+            // Every publish succeeds, as the reference's do; the excess is not delivered.
+            _ = try await harness.bus.request(
+                Publish(caller: alice, channelType: .message, channelName: "room", payload: .string("\(index)")))
+        }
+        _ = try await harness.bus.request(Publish(caller: alice, channelType: .message, channelName: "other", payload: .string("o")))
+        #expect(harness.outbox.messages(to: bob.session).count == 60)
+        #expect(await router.discardedMessages == 10)
+        harness.clock.advance(by: .seconds(1))
+        _ = try await harness.bus.request(Publish(caller: alice, channelType: .message, channelName: "room", payload: .string("later")))
+        #expect(harness.outbox.messages(to: bob.session).last?.payload == .string("later"))
+        await harness.stop()
+    }
+
+    @Test func theSameChannelTakesTwoSubscribeCallsInFiveSeconds() async throws {
+        let harness = await ModuleHarness(modules: [FakeSessions(), MessageRouter()])
+        _ = try await harness.bus.request(Subscribe(caller: bob, channelName: "room"))
+        _ = try await harness.bus.request(Unsubscribe(caller: bob, channelName: "room"))
+        _ = try await harness.bus.request(Subscribe(caller: bob, channelName: "room"))
+        do {
+            _ = try await harness.bus.request(Subscribe(caller: bob, channelName: "room"))
+            Issue.record("a third subscribe within 5 s must be refused")
+        } catch {
+            #expect(error.code == .channelSubscribeTooFrequent)
+        }
+        // Another channel and another session are counted apart.
+        _ = try await harness.bus.request(Subscribe(caller: bob, channelName: "hall"))
+        _ = try await harness.bus.request(Subscribe(caller: alice, channelName: "room"))
+        harness.clock.advance(by: .seconds(5))
+        _ = try await harness.bus.request(Subscribe(caller: bob, channelName: "room"))
+        await harness.stop()
+    }
+}

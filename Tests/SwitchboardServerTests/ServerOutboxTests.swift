@@ -75,3 +75,35 @@ import SwitchboardCore
         for _ in 0..<10_000 { try unlimited.take(.publish, now: .zero, operation: "publish") }
     }
 }
+
+@Suite struct DetachedBudgetTests {
+    @Test func theSessionDetachedLongestAgoComesFirstAndLeaversStopCounting() {
+        var budget = DetachedBudget(limit: 100)
+        budget.detached(SessionID(1), holding: 60)
+        budget.detached(SessionID(2), holding: 30)
+        #expect(!budget.isOver)
+        budget.changed(by: 20)
+        #expect(budget.isOver)
+        #expect(budget.oldest() == SessionID(1))
+        budget.left(SessionID(1), holding: 60)
+        #expect(budget.bytes == 50)
+        #expect(budget.oldest() == SessionID(2))
+        // Detached again later, a session goes to the back of the queue.
+        budget.detached(SessionID(1), holding: 10)
+        #expect(budget.oldest() == SessionID(2))
+        budget.left(SessionID(2), holding: 50)
+        #expect(budget.oldest() == SessionID(1))
+        #expect(budget.bytes == 10)
+    }
+
+    @Test func forgettingTheOldestPushFreesItsBytesAndReportsItLost() {
+        var history = PushHistory<Int>(bounds: .init(frames: 10, bytes: 1_000))
+        for push in 1...3 { history.record(push, size: 10 * push, channel: ChannelAddress(.message, "room")) }
+        #expect(history.forgetOldestPush() == 10)
+        #expect(history.keptBytes == 50)
+        #expect(history.unreceived(after: 0).loss.droppedPushes == 1)
+        #expect(history.forgetOldestPush() == 20)
+        #expect(history.forgetOldestPush() == 30)
+        #expect(history.forgetOldestPush() == 0)
+    }
+}

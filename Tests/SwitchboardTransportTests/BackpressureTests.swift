@@ -31,7 +31,7 @@ import Testing
             #expect(await handler.wait { $0.closed.contains { $0.id == slow.id } })
             let closed = handler.closed.first { $0.id == slow.id }
             #expect(closed?.code == .policyViolation)
-            #expect(closed?.reason == "slow consumer")
+            #expect(closed?.reason == "slow consumer: outbound queue over 262144 bytes")
             fast.sendText("after")
             #expect(await healthy.wait { $0.messages.last?.message == .text("after") })
             #expect(client.isOpen && fast.isOpen)

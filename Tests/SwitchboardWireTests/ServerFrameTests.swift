@@ -68,3 +68,24 @@ struct ServerFrameTests {
         #expect(error?.requestId == 1)
     }
 }
+
+@Suite("Extension frames")
+struct ExtensionFrameTests {
+    @Test func extensionCallsAnswersAndPushesRoundTrip() throws {
+        let call = ClientFrame(id: 9, .extension(ExtensionOperation("announce", body: .binary([1, 2]))))
+        #expect(try ClientFrame.decode(call.encode()) == call)
+        #expect(call.type == "x.announce")
+        for answer in [ExtensionAnswer("announce", body: .string("2")), ExtensionAnswer("announce", body: nil)] {
+            let frame = ServerFrame.answer(id: 9, .extension(answer))
+            #expect(try ServerFrame.decode(frame.encode()) == frame)
+        }
+        let push = ServerFrame.push(.extension(ExtensionPush(name: "announcement", body: .string("hi"))))
+        #expect(try ServerFrame.decode(push.encode()) == push)
+        #expect(try MessagePackValue.decode(push.encode())["t"] == .string("x.announcement"))
+    }
+
+    @Test func aCallWithoutBodyHasAnEmptyOne() throws {
+        let encoded = pack(map(["t": .string("x.ping"), "id": .uint(3)]))
+        #expect(try ClientFrame.decode(encoded) == ClientFrame(id: 3, .extension(ExtensionOperation("ping"))))
+    }
+}

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SwitchboardCrypto
+import SwitchboardTransport
 
 /// The immutable copy of a configuration that a client runs with.
 struct ClientSettings: Sendable {
@@ -13,6 +14,10 @@ struct ClientSettings: Sendable {
     var encryption: EncryptionSettings?
     /// The TLS client context for `wss://` servers; nil when every server is `ws://`.
     var tls: TLSContext?
+    /// The HTTP proxy to connect through (`proxyConfig` with type `http`); nil for none.
+    var proxy: HTTPProxy?
+    /// The SDK log file (`logConfig`); nil when none is written.
+    var log: LogFile.Settings?
 
     struct EncryptionSettings: Sendable {
         var mode: RtmEncryptionMode
@@ -20,8 +25,18 @@ struct ClientSettings: Sendable {
         var salt: [UInt8]
     }
 
+    /// The server a client uses when `accessPointHosts` names none and `SWITCHBOARD_URL` is unset:
+    /// `switchboard serve` with its defaults on this machine.
+    static let defaultServer = "ws://127.0.0.1:9100"
+    /// The environment variable that names the server when `accessPointHosts` names none.
+    static let serverVariable = "SWITCHBOARD_URL"
+
     /// Checks and copies `config` (values out of range are clamped, as the reference does).
-    init(_ config: RtmClientConfig) throws(RtmErrorInfo) {
+    /// Without `privateConfig.accessPointHosts` the server is `SWITCHBOARD_URL` from
+    /// `environment`, else `defaultServer`.
+    init(
+        _ config: RtmClientConfig, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(RtmErrorInfo) {
         guard !config.appId.isEmpty else {
             throw RtmErrorInfo(.invalidAppId, operation: "initialize", reason: "appId is empty")
         }
@@ -40,21 +55,22 @@ struct ClientSettings: Sendable {
         heartbeatInterval = limits.clampedHeartbeatInterval(Int(config.heartbeatInterval))
         let reconnect = Int(config.reconnectTimeout)
         reconnectTimeout = reconnect == 0 ? 0 : min(max(reconnect, 15), 3600)
-        let hosts = config.privateConfig?.accessPointHosts ?? []
-        guard !hosts.isEmpty else {
-            throw RtmErrorInfo(
-                .invalidPrivateConfig, operation: "initialize",
-                reason: "privateConfig.accessPointHosts must name a Switchboard server")
+        var hosts = config.privateConfig?.accessPointHosts ?? []
+        if hosts.isEmpty {
+            hosts = [environment[Self.serverVariable].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultServer]
         }
         var servers: [ServerAddress] = []
         for host in hosts {
             guard let address = ServerAddress(host) else {
-                throw RtmErrorInfo(.invalidPrivateConfig, operation: "initialize", reason: "cannot read server address \(host)")
+                throw RtmErrorInfo(
+                    .invalidPrivateConfig, operation: "initialize", reason: "cannot read server address \(host)")
             }
             servers.append(address)
         }
         self.servers = servers
         tls = try Self.tlsContext(for: servers, caFile: config.privateConfig?.tlsCAFile)
+        proxy = try Self.httpProxy(config.proxyConfig)
+        log = LogFile.Settings(config.logConfig)
         if let encryption = config.encryptionConfig, encryption.encryptionMode != .none {
             guard !encryption.encryptionKey.isEmpty, encryption.encryptionKdfSalt.count == 32 else {
                 throw RtmErrorInfo(
@@ -76,6 +92,22 @@ extension ClientSettings {
         } catch {
             throw RtmErrorInfo(.invalidPrivateConfig, operation: "initialize", reason: "\(error)")
         }
+    }
+}
+
+extension ClientSettings {
+    /// The proxy of an `http` `proxyConfig`, with credentials when `account` is set. The
+    /// hosted service's `cloudTcp` proxy has no meaning for a self-hosted server: no proxy.
+    static func httpProxy(_ config: RtmProxyConfig?) throws(RtmErrorInfo) -> HTTPProxy? {
+        guard let config, config.proxyType == .http else { return nil }
+        guard !config.server.isEmpty, config.port != 0 else {
+            throw RtmErrorInfo(
+                .invalidParameter, operation: "initialize",
+                reason: "an http proxyConfig needs the proxy's server and port")
+        }
+        return HTTPProxy(
+            host: config.server, port: Int(config.port), username: config.account.isEmpty ? nil : config.account,
+            password: config.password)
     }
 }
 

@@ -22,30 +22,50 @@ public final class RtmClientConfig: NSObject {
     public var reconnectTimeout: UInt32 = 0
     /// Service area (accepted, no effect on a self-hosted server).
     public var areaCode: RtmAreaCode = .GLOB
-    /// Proxy settings.
+    /// Proxy settings: an `http` proxy is reached with `CONNECT`; `cloudTcp` has no effect.
     public var proxyConfig: RtmProxyConfig?
     /// Transport protocol choice (accepted; Switchboard always uses TCP).
     public var protocolType: RtmProtocolType = .tcpUdp
-    /// Log settings.
+    /// Log settings: the SDK's `agora.log` in `filePath`, at `level` and above, `fileSizeInKB` at most.
     public var logConfig: RtmLogConfig?
     /// Client-side encryption settings.
     public var encryptionConfig: RtmEncryptionConfig?
-    /// Private deployment settings: `accessPointHosts` names the Switchboard server.
+    /// Private deployment settings: `accessPointHosts` names the Switchboard server (without
+    /// any, the client uses `SWITCHBOARD_URL` from the environment, else `ws://127.0.0.1:9100`).
     public var privateConfig: RtmPrivateConfig?
     /// The queue delegate callbacks run on. On Linux `nil` means a private serial queue, because a
     /// command-line program's main queue does not run; on Apple platforms `nil` means the main queue.
     public var callbackQueue: DispatchQueue?
 
-    /// Creates a configuration for `appId` and `userId` with the reference's defaults.
-    public init(appId: String, userId: String) {
+    /// Creates a configuration; every argument after `userId` has the reference's default.
+    public init(
+        appId: String, userId: String, useStringUserId: Bool = true, ispPolicyEnabled: Bool = false,
+        multipath: Bool = false, presenceTimeout: UInt32 = 300, heartbeatInterval: UInt32 = 5,
+        reconnectTimeout: UInt32 = 0, areaCode: RtmAreaCode = .GLOB, proxyConfig: RtmProxyConfig? = nil,
+        protocolType: RtmProtocolType = .tcpUdp, logConfig: RtmLogConfig? = nil,
+        encryptionConfig: RtmEncryptionConfig? = nil, privateConfig: RtmPrivateConfig? = nil
+    ) {
         self.appId = appId
         self.userId = userId
+        self.useStringUserId = useStringUserId
+        self.ispPolicyEnabled = ispPolicyEnabled
+        self.multipath = multipath
+        self.presenceTimeout = presenceTimeout
+        self.heartbeatInterval = heartbeatInterval
+        self.reconnectTimeout = reconnectTimeout
+        self.areaCode = areaCode
+        self.proxyConfig = proxyConfig
+        self.protocolType = protocolType
+        self.logConfig = logConfig
+        self.encryptionConfig = encryptionConfig
+        self.privateConfig = privateConfig
     }
 }
 
 /// Local log settings (`AgoraRtmLogConfig`).
 public final class RtmLogConfig: NSObject {
-    /// Where log files go.
+    /// The folder of the log file `agora.log`, or the file itself when it ends in `.log`;
+    /// empty writes no file.
     public var filePath: String = ""
     /// Log file size in KB, clamped to [128, 1024].
     public var fileSizeInKB: Int32 = 1024 {
@@ -62,14 +82,17 @@ public final class RtmLogConfig: NSObject {
 public final class RtmProxyConfig: NSObject {
     /// Proxy type.
     public var proxyType: RtmProxyType = .none
-    /// Proxy host.
-    public var server: String
+    /// Proxy host name or IP address.
+    public var server: String = ""
     /// Proxy port.
     public var port: UInt16 = 0
     /// Proxy account.
     public var account: String = ""
     /// Proxy password.
     public var password: String = ""
+
+    /// Creates the defaults (no proxy).
+    public override init() {}
 
     /// Creates proxy settings for `server`.
     public init(server: String, port: UInt16 = 0, proxyType: RtmProxyType = .none) {
@@ -98,7 +121,7 @@ public final class RtmPrivateConfig: NSObject {
     public var serviceType: RtmServiceType = [.message, .stream]
     /// Server addresses: `ws://host:port`, `wss://host:port` or `host:port`. A `wss://` server
     /// must present a certificate that is valid for its host name and trusted by the system or
-    /// by `tlsCAFile`.
+    /// by `tlsCAFile`. Empty: `SWITCHBOARD_URL` from the environment, else `ws://127.0.0.1:9100`.
     public var accessPointHosts: [String] = []
     /// Switchboard extension: a PEM file of CA certificates to trust for `wss://` servers, in
     /// addition to the system's, for self-signed development certificates.

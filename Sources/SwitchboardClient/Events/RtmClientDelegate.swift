@@ -6,12 +6,18 @@ public protocol RtmClientDelegate: AnyObject {
     func rtmKit(_ rtmKit: RtmClientKit, didReceiveLinkStateEvent event: RtmLinkStateEvent)
     /// The login token expires within 30 seconds; `channel` is nil for the login token.
     func rtmKit(_ rtmKit: RtmClientKit, tokenPrivilegeWillExpire channel: String?)
+    /// An extension module of the server pushed something (a Switchboard extension).
+    func rtmKit(_ rtmKit: RtmClientKit, didReceiveExtensionEvent event: RtmExtensionEvent)
+    /// A topic event of a joined stream channel.
+    func rtmKit(_ rtmKit: RtmClientKit, didReceiveTopicEvent event: RtmTopicEvent)
 }
 
 extension RtmClientDelegate {
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveMessageEvent event: RtmMessageEvent) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveLinkStateEvent event: RtmLinkStateEvent) {}
     public func rtmKit(_ rtmKit: RtmClientKit, tokenPrivilegeWillExpire channel: String?) {}
+    public func rtmKit(_ rtmKit: RtmClientKit, didReceiveExtensionEvent event: RtmExtensionEvent) {}
+    public func rtmKit(_ rtmKit: RtmClientKit, didReceiveTopicEvent event: RtmTopicEvent) {}
 }
 
 /// Every event a client reports, for the `events` stream.
@@ -22,4 +28,8 @@ public enum RtmEvent: Sendable {
     case linkState(RtmLinkStateEvent)
     /// The login token expires soon.
     case tokenPrivilegeWillExpire(channel: String?)
+    /// An extension module pushed something.
+    case `extension`(RtmExtensionEvent)
+    /// A topic event of a joined stream channel.
+    case topic(RtmTopicEvent)
 }

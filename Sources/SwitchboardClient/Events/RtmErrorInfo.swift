@@ -1,7 +1,18 @@
 import Foundation
 
 /// What went wrong with a call (`AgoraRtmErrorInfo`): the error code, the operation and a reason.
-public final class RtmErrorInfo: NSObject, Error, Sendable {
+///
+/// An `NSError`, as in the reference: its `domain` is `RtmErrorInfo.domain`, its `code` the
+/// error code's raw value and its `localizedDescription` the reason with the operation.
+public final class RtmErrorInfo: NSError, @unchecked Sendable {
+    // Sendable proof: `NSError` is `@unchecked Sendable` already, and the compiler asks a subclass
+    // to restate it. The three stored properties are immutable `let`s of Sendable types, set
+    // before `super.init`; what `NSError` itself stores (domain, code, a user info of strings)
+    // is fixed by that init and never changed afterwards.
+
+    /// The `domain` of every `RtmErrorInfo`.
+    public static let domain = "SwitchboardRtmErrorDomain"
+
     /// The reference's error code.
     public let errorCode: RtmErrorCode
     /// The API that failed.
@@ -14,12 +25,18 @@ public final class RtmErrorInfo: NSObject, Error, Sendable {
         self.errorCode = errorCode
         self.operation = operation
         self.reason = reason
+        super.init(
+            domain: Self.domain, code: errorCode.rawValue,
+            userInfo: [NSLocalizedDescriptionKey: "\(operation) failed: \(reason)"])
     }
 
     /// Wraps a core error.
     public convenience init(_ error: RtmError) {
         self.init(error.code, operation: error.operation, reason: error.reason)
     }
+
+    /// Not supported: an `RtmErrorInfo` is never archived.
+    public required init?(coder: NSCoder) { nil }
 
     public override var description: String { "\(operation) failed: \(errorCode) (\(errorCode.rawValue)): \(reason)" }
 }

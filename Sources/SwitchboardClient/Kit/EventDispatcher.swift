@@ -45,6 +45,8 @@ final class EventDispatcher: Sendable {
                 case .message(let message): delegate.rtmKit(kit, didReceiveMessageEvent: message)
                 case .linkState(let change): delegate.rtmKit(kit, didReceiveLinkStateEvent: change)
                 case .tokenPrivilegeWillExpire(let channel): delegate.rtmKit(kit, tokenPrivilegeWillExpire: channel)
+                case .extension(let push): delegate.rtmKit(kit, didReceiveExtensionEvent: push)
+                case .topic(let event): delegate.rtmKit(kit, didReceiveTopicEvent: event)
                 }
             }
         }

@@ -13,6 +13,8 @@ public final class EventBus: Sendable {
     }
 
     private let registry = Mutex(Registry())
+    /// Extension operations, routed by name (see `ExtensionDirectory`).
+    let extensions = ExtensionDirectory()
     /// Serialises `publish` so every subscriber sees events in one global order.
     private let publishOrder = Mutex(())
 
@@ -91,6 +93,7 @@ public final class EventBus: Sendable {
             return registry.subscribers.values.flatMap { $0 }
         }
         for mailbox in mailboxes { mailbox.close() }
+        extensions.removeAll()
     }
 
     // MARK: Requests

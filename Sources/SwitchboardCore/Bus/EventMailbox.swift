@@ -1,43 +1,34 @@
 import Synchronization
 
-/// One subscriber's serial queue of events: a single task drains it, so the subscriber sees
-/// events one at a time in the order they were posted, whatever their types.
+/// One subscriber's serial queue of events: they are handled one at a time in the order they were
+/// posted, whatever their types, by a task that runs only while events wait.
 final class EventMailbox: Sendable {
-    typealias Item = (event: any BusEvent, completion: (@Sendable () -> Void)?)
     typealias Handler = @Sendable (any BusEvent) async -> Void
 
     private final class Handlers: Sendable {
         let byType = Mutex<[ObjectIdentifier: Handler]>([:])
     }
 
-    private let continuation: AsyncStream<Item>.Continuation
+    private let jobs = SerialJobs()
     private let handlers = Handlers()
-
-    init() {
-        let (stream, continuation) = AsyncStream<Item>.makeStream(bufferingPolicy: .unbounded)
-        self.continuation = continuation
-        let handlers = handlers
-        Task {
-            for await item in stream {
-                let handler = handlers.byType.withLock { $0[ObjectIdentifier(type(of: item.event))] }
-                await handler?(item.event)
-                item.completion?()
-            }
-        }
-    }
 
     func setHandler(for type: ObjectIdentifier, _ handler: @escaping Handler) {
         handlers.byType.withLock { $0[type] = handler }
     }
 
+    /// Queues `event`; `completion` runs once it is handled, or at once when the mailbox is closed.
     func post(_ event: any BusEvent, completion: (@Sendable () -> Void)?) {
-        if case .terminated = continuation.yield((event, completion)) {
+        let handlers = handlers
+        let queued = jobs.enqueue {
+            let handler = handlers.byType.withLock { $0[ObjectIdentifier(type(of: event))] }
+            await handler?(event)
             completion?()
         }
+        if !queued { completion?() }
     }
 
-    /// Delivers what is queued, then ends the draining task.
+    /// Delivers what is queued, then takes no more events.
     func close() {
-        continuation.finish()
+        jobs.finish()
     }
 }

@@ -4,6 +4,10 @@ public enum Push: Sendable, Hashable {
     case message(MessageDelivery)
     /// About the session itself (session module).
     case session(SessionPush)
+    /// From an extension module.
+    case `extension`(ExtensionPush)
+    /// A topic event of a joined stream channel (topic router).
+    case topic(TopicEvent)
     /// Lock events, grants and failed waits (lock module).
     case lock(LockPush)
 
@@ -11,7 +15,8 @@ public enum Push: Sendable, Hashable {
     public var channel: ChannelAddress? {
         switch self {
         case .message(let message): ChannelAddress(message.channelType, message.channelName)
-        case .session: nil
+        case .session, .extension: nil
+        case .topic(let event): ChannelAddress(.stream, event.channelName)
         case .lock(let push): push.channel
         }
     }
@@ -21,6 +26,8 @@ public enum Push: Sendable, Hashable {
         switch self {
         case .message(let message): message.approximateSize
         case .session: 16
+        case .extension(let push): push.name.utf8.count + push.body.byteCount + 16
+        case .topic(let event): event.approximateSize
         case .lock(let push): push.approximateSize
         }
     }
@@ -54,9 +61,20 @@ public protocol Outbox: Sendable {
     func open(_ session: SessionID)
     /// Sends `push` to every session in `sessions` (unknown sessions are skipped).
     func deliver(_ push: Push, to sessions: [SessionID])
+    /// Sends `push` like `deliver(_:to:)`; on a backlogged connection, pushes of a higher
+    /// `priority` are written before those of lower ones waiting with them, and pushes of one
+    /// priority keep their order.
+    func deliver(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority)
     /// Tells the client of `session` why its connection is closed (a link-state reason), then
     /// closes that connection. The session itself stays, with its kept pushes, until `release`.
     func disconnect(_ session: SessionID, reason: RtmLinkStateChangeReason, detail: String)
     /// The session ended: forget it and anything kept for it.
     func release(_ session: SessionID)
+}
+
+extension Outbox {
+    /// An outbox without priority lanes delivers every push in order.
+    public func deliver(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority) {
+        deliver(push, to: sessions)
+    }
 }

@@ -14,6 +14,32 @@ public struct Limits: Sendable, Hashable {
     public var publishesPerSecondPerClient: Int? = 60
     /// Other API calls (subscribe, unsubscribe …) one client may make per second; `nil` lifts it.
     public var otherCallsPerSecondPerClient: Int? = 20
+    /// Messages one message channel carries per second, from all its publishers together; the
+    /// excess is discarded, as the reference does (the publish still succeeds). `nil` lifts it.
+    public var messagesPerSecondPerChannel: Int? = 60
+    /// Subscribe calls one session may make to the same channel within `subscribeAttemptWindow`;
+    /// more are refused with `channelSubscribeTooFrequent`.
+    public var subscribeAttemptsPerChannel = 2
+    /// The window of `subscribeAttemptsPerChannel`.
+    public var subscribeAttemptWindow: Duration = .seconds(5)
+    /// Stream channels one client may join.
+    public var joinedStreamChannelsPerClient = 10
+    /// Users per stream channel.
+    public var usersPerStreamChannel = 128
+    /// Topics one client may join (publish in) per stream channel.
+    public var joinedTopicsPerChannel = 8
+    /// Topics one client may subscribe to per stream channel.
+    public var subscribedTopicsPerChannel = 50
+    /// Publishers one client may subscribe to in one topic.
+    public var publishersPerTopicSubscription = 64
+    /// Longest topic name, in characters.
+    public var topicNameMaxLength = 16
+    /// Largest topic meta, in bytes.
+    public var topicMetaMaxBytes = 256
+    /// Largest topic message payload, in bytes (1 KB).
+    public var topicMessagePayloadMaxBytes = 1024
+    /// Messages per second in one topic of one stream channel; `nil` lifts the limit.
+    public var topicMessagesPerSecond: Int? = 200
     /// Concurrent logged-in users per app.
     public var concurrentUsers = 50_000
     /// Users per channel.
@@ -32,6 +58,10 @@ public struct Limits: Sendable, Hashable {
     public var resumeBufferMaxMessages = 1_000
     /// Bytes of messages kept for a disconnected session until it resumes.
     public var resumeBufferMaxBytes = 1024 * 1024
+    /// Bytes of messages kept for all disconnected sessions together, server-wide: past it the
+    /// oldest are forgotten first (the session detached longest ago loses its oldest), and a
+    /// resume reports them in `lostMessages`.
+    public var resumeBufferTotalBytes = 256 * 1024 * 1024
     /// Recent messages kept for a connected session, to send again after a resume when its
     /// connection died before the server noticed.
     public var resumeReplayMaxMessages = 128
@@ -56,6 +86,8 @@ public struct Limits: Sendable, Hashable {
         var limits = Limits()
         limits.publishesPerSecondPerClient = nil
         limits.otherCallsPerSecondPerClient = nil
+        limits.messagesPerSecondPerChannel = nil
+        limits.topicMessagesPerSecond = nil
         limits.lockAcquiresPerSecondPerClient = nil
         return limits
     }

@@ -19,17 +19,23 @@ public enum Validation {
     /// A channel name is non-empty, at most `limits.channelNameMaxLength` characters (Unicode
     /// scalars, so the byte size is bounded too), no control characters.
     public static func checkChannelName(_ name: String, limits: Limits, operation: String) throws(RtmError) {
+        try checkName(name, "channel name", maxLength: limits.channelNameMaxLength, code: .invalidChannelName, operation: operation)
+    }
+
+    /// A name (`noun` in the reason) is non-empty, at most `maxLength` Unicode scalars, with no
+    /// control characters; else `code`.
+    public static func checkName(
+        _ name: String, _ noun: String, maxLength: Int, code: RtmErrorCode, operation: String
+    ) throws(RtmError) {
         guard !name.isEmpty else {
-            throw RtmError(.invalidChannelName, operation: operation, reason: "channel name is empty")
+            throw RtmError(code, operation: operation, reason: "\(noun) is empty")
         }
         let length = name.unicodeScalars.count
-        guard length <= limits.channelNameMaxLength else {
-            throw RtmError(
-                .invalidChannelName, operation: operation,
-                reason: "channel name is \(length) characters; at most \(limits.channelNameMaxLength)")
+        guard length <= maxLength else {
+            throw RtmError(code, operation: operation, reason: "\(noun) is \(length) characters; at most \(maxLength)")
         }
         guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw RtmError(.invalidChannelName, operation: operation, reason: "channel name has a control character")
+            throw RtmError(code, operation: operation, reason: "\(noun) has a control character")
         }
     }
 

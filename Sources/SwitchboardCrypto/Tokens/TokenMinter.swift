@@ -17,14 +17,16 @@ public enum TokenMinter {
     }
 
     /// A `006` (AccessToken) token for `userId` whose RTM login privilege ends at `loginExpiresAt`
-    /// (Unix seconds; 0 = never). `ts` is the token's timestamp field, carried but not checked.
+    /// (Unix seconds; 0 = never), laid out as the reference's `RtmTokenBuilder.buildToken` lays it
+    /// out: the account in the channel-name slot, the uid empty. `ts` is the token's timestamp
+    /// field (the builder writes now + 24 h), carried but not checked.
     ///
     /// Throws `.invalidAppId` unless `appId` is 32 characters, the length the format requires.
     public static func mint006(
         appId: String, appCertificate: String, userId: String, salt: UInt32, ts: UInt32, loginExpiresAt: UInt32
     ) throws(RtmError) -> String {
         try AccessToken006.build(
-            appId: appId, appCertificate: appCertificate, channelName: "", uid: userId, salt: salt, ts: ts,
+            appId: appId, appCertificate: appCertificate, channelName: userId, uid: "", salt: salt, ts: ts,
             privileges: [AccessToken006.loginPrivilege: loginExpiresAt])
     }
 }

@@ -4,7 +4,7 @@ import SwitchboardCore
 ///
 /// A pure value: safe to share and to call from any thread or actor.
 public struct TokenVerifier: Sendable {
-    private let credentials: [String: String]
+    let credentials: [String: String]
 
     /// Creates a verifier for the apps in `credentials` (`appId` → app certificate).
     public init(credentials: [String: String]) {
@@ -23,10 +23,16 @@ public struct TokenVerifier: Sendable {
     /// Verifies that `token` lets `userId` log in to `appId` at `now` (Unix seconds) and returns
     /// its format with what it grants.
     ///
-    /// Throws `.invalidAppId` when `appId` is not configured or the token was issued for another
-    /// app; `.invalidToken` when the token is malformed, in an unknown format, wrongly signed, for
-    /// another user or without the login privilege; `.tokenExpired` when the token or its login
-    /// privilege has expired.
+    /// Throws `.invalidAppId` (-10003) when `appId` is not configured on this server;
+    /// `.loginInconsistentAppId` (-10016) when the token was issued for another app id;
+    /// `.invalidToken` (-10005) when the token is malformed, in an unknown format, wrongly signed,
+    /// for another user or without the login privilege; `.tokenExpired` (-10009) when the token
+    /// or its login privilege has expired.
+    ///
+    /// A token for another app gets -10016, not -10003, as in the reference: its error table
+    /// keeps -10003 for an App ID that is not valid at all and -10016 for an App ID that does not
+    /// match the one used to log in, and its link-state reason for it (`inconsistentAppId`, 24)
+    /// reads "App ID and Token do not match".
     public func verify(token: String, appId: String, userId: String, now: UInt64) throws(RtmError) -> VerifiedToken {
         guard let certificate = credentials[appId] else {
             throw RtmError(.invalidAppId, operation: "login", reason: "appId is not configured on this server")
@@ -56,17 +62,26 @@ public struct TokenVerifier: Sendable {
         return try Self.grant(.accessToken007, expiresAt: ends, now: now)
     }
 
+    /// A 006 token names the user in one of its two name slots. The reference's builder
+    /// (`RtmTokenBuilder.buildToken`) puts the account in the channel-name slot and leaves the
+    /// uid empty; tokens with the account in the uid slot (as Switchboard once minted them) are
+    /// taken too. The signature covers both slots concatenated, so it is the same for either;
+    /// the slots' checksums say which was used.
     private func verify006(
         _ token: AccessToken006, appId: String, certificate: String, userId: String, now: UInt64
     ) throws(RtmError) -> VerifiedToken {
         guard token.appId == appId else { throw Self.otherApp }
-        let expected = token.expectedSignature(appCertificate: certificate, channelName: "", uid: userId)
+        let account = TokenCompression.crc32(Array(userId.utf8))
+        let empty = TokenCompression.crc32([])
+        let expected = token.expectedSignature(appCertificate: certificate, channelName: userId, uid: "")
         guard CryptoPrimitives.constantTimeEquals(token.signature, expected) else {
-            // The signature covers the uid, so a token for someone else fails here; say which.
-            throw token.uidCRC == TokenCompression.crc32(Array(userId.utf8)) ? Self.badSignature : Self.otherUser
+            // The signature covers the account, so a token for someone else fails here; say which.
+            throw token.channelNameCRC == account || token.uidCRC == account ? Self.badSignature : Self.otherUser
         }
-        guard token.channelNameCRC == TokenCompression.crc32([]), token.uidCRC == TokenCompression.crc32(Array(userId.utf8))
-        else { throw TokenReader.malformed("channel or uid checksum does not match") }
+        let namesAccount =
+            (token.channelNameCRC == account && token.uidCRC == empty)
+            || (token.channelNameCRC == empty && token.uidCRC == account)
+        guard namesAccount else { throw Self.otherUser }
         guard let privilege = token.privileges[AccessToken006.loginPrivilege] else { throw Self.noLoginPrivilege }
         return try Self.grant(.accessToken006, expiresAt: privilege == 0 ? nil : UInt64(privilege), now: now)
     }
@@ -78,7 +93,8 @@ public struct TokenVerifier: Sendable {
         return VerifiedToken(format: format, grant: TokenGrant(loginExpiresAt: expiresAt))
     }
 
-    private static let otherApp = RtmError(.invalidAppId, operation: "login", reason: "token was issued for another appId")
+    private static let otherApp = RtmError(
+        .loginInconsistentAppId, operation: "login", reason: "token was issued for another appId")
     private static let badSignature = RtmError(.invalidToken, operation: "login", reason: "token signature does not match")
     private static let otherUser = RtmError(.invalidToken, operation: "login", reason: "token was issued for another user")
     private static let noLoginPrivilege = RtmError(.invalidToken, operation: "login", reason: "token has no RTM login privilege")

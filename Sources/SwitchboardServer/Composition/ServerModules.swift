@@ -2,6 +2,7 @@ import SwitchboardCore
 import SwitchboardLock
 import SwitchboardMessageRouter
 import SwitchboardSession
+import SwitchboardTopicRouter
 
 /// The modules a server runs: one slot per built-in module, each replaceable, plus any number of
 /// extra modules that the built-in ones do not know about.
@@ -10,6 +11,9 @@ public struct ServerModules: Sendable {
     public var session: any Module
     /// Message channels and user channels (answers `Subscribe`, `Unsubscribe`, `Publish`, `ChannelsOfSession`).
     public var messageRouter: any Module
+    /// Stream channels and topics (answers `JoinStreamChannel`, `LeaveStreamChannel`, `RenewStreamChannelToken`,
+    /// `JoinTopic`, `LeaveTopic`, `PublishTopicMessage`, `SubscribeTopic`, `UnsubscribeTopic`).
+    public var topicRouter: any Module
     /// Locks (answers `SetLock`, `RemoveLock`, `AcquireLock`, `ReleaseLock`, `RevokeLock`, `GetLocks`, `CheckLockHolder`).
     public var lock: any Module
     /// Extra modules, started after the built-in ones, in order.
@@ -19,9 +23,10 @@ public struct ServerModules: Sendable {
     public init(for configuration: ServerConfiguration) {
         session = Session(allowedAppIds: configuration.appIds)
         messageRouter = MessageRouter()
+        topicRouter = TopicRouter()
         lock = Lock()
     }
 
     /// Every module, in start order.
-    var all: [any Module] { [session, messageRouter, lock] + extensions }
+    var all: [any Module] { [session, messageRouter, topicRouter, lock] + extensions }
 }

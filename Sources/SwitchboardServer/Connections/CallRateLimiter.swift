@@ -15,9 +15,9 @@ struct CallRateLimiter: Sendable {
     private var lockAcquires: SlidingWindow?
 
     init(limits: Limits) {
-        publishes = limits.publishesPerSecondPerClient.map(SlidingWindow.init(limit:))
-        others = limits.otherCallsPerSecondPerClient.map(SlidingWindow.init(limit:))
-        lockAcquires = limits.lockAcquiresPerSecondPerClient.map(SlidingWindow.init(limit:))
+        publishes = limits.publishesPerSecondPerClient.map { SlidingWindow(limit: $0) }
+        others = limits.otherCallsPerSecondPerClient.map { SlidingWindow(limit: $0) }
+        lockAcquires = limits.lockAcquiresPerSecondPerClient.map { SlidingWindow(limit: $0) }
     }
 
     /// Takes one call from `budget` at `now`; throws `operationRateExceedLimitation` when the
@@ -31,40 +31,15 @@ struct CallRateLimiter: Sendable {
             guard others != nil else { return }
             if !others!.take(now) { throw refusal(operation, others!.limit, "calls") }
         case .lockAcquire:
-            if let window = lockAcquires, !window.allows(now) { throw refusal(operation, window.limit, "lock acquires") }
+            // Taken on a copy, kept only when the other calls' budget allows the call too.
+            var acquires = lockAcquires
+            if acquires != nil, !acquires!.take(now) { throw refusal(operation, acquires!.limit, "lock acquires") }
             try take(.other, now: now, operation: operation)
-            _ = lockAcquires?.take(now)
+            lockAcquires = acquires
         }
     }
 
     private func refusal(_ operation: String, _ limit: Int, _ what: String) -> RtmError {
         RtmError(.operationRateExceedLimitation, operation: operation, reason: "more than \(limit) \(what) per second")
-    }
-}
-
-/// The times of the last `limit` accepted calls, in a ring allocated on first use.
-private struct SlidingWindow: Sendable {
-    let limit: Int
-    private var times: [Duration] = []
-    private var oldest = 0
-
-    init(limit: Int) { self.limit = limit }
-
-    /// Whether `take(now)` would accept a call.
-    func allows(_ now: Duration) -> Bool {
-        limit > 0 && (times.count < limit || now - times[oldest] >= .seconds(1))
-    }
-
-    /// Accepts a call at `now` unless `limit` calls were accepted in the second before it.
-    mutating func take(_ now: Duration) -> Bool {
-        guard limit > 0 else { return false }
-        if times.count < limit {
-            times.append(now)
-            return true
-        }
-        guard now - times[oldest] >= .seconds(1) else { return false }
-        times[oldest] = now
-        oldest = (oldest + 1) % limit
-        return true
     }
 }

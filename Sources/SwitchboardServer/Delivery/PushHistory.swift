@@ -37,7 +37,8 @@ struct PushHistory<Frame> {
     /// Index in `ring` of the oldest kept push.
     private var head = 0
     private(set) var keptCount = 0
-    private var bytes = 0
+    /// The bytes of the kept pushes, as counted against the bounds.
+    private(set) var keptBytes = 0
 
     private var channels: [ChannelAddress] = []
     private var lastSlot = UInt16.max
@@ -60,7 +61,7 @@ struct PushHistory<Frame> {
             ring[(head + keptCount) % ring.count] = entry
         }
         keptCount += 1
-        bytes += size
+        keptBytes += size
         trim()
     }
 
@@ -115,14 +116,23 @@ struct PushHistory<Frame> {
     }
 
     private mutating func trim() {
-        while keptCount > 0 && (keptCount > bounds.frames || bytes > bounds.bytes) { forgetOldest() }
+        while keptCount > 0 && (keptCount > bounds.frames || keptBytes > bounds.bytes) { forgetOldest() }
+    }
+
+    /// Forgets the oldest kept push (reported lost to a resume, like one past the bounds) and
+    /// returns its size; 0 when nothing is kept.
+    mutating func forgetOldestPush() -> Int {
+        guard keptCount > 0 else { return 0 }
+        let size = Int(ring[head].size)
+        forgetOldest()
+        return size
     }
 
     private mutating func forgetOldest() {
         let oldest = ring[head]
         // The oldest kept push is the one after the `sent - keptCount` pushes before it.
         let number = sent - UInt64(keptCount) + 1
-        bytes -= Int(oldest.size)
+        keptBytes -= Int(oldest.size)
         head = (head + 1) % ring.count
         keptCount -= 1
         if oldest.slot != noSlot { forget(slot: oldest.slot, number: number) }

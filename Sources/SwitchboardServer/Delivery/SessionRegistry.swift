@@ -19,8 +19,33 @@ final class SessionRegistry: Outbox {
         /// The connection the session's pushes go to; nil while detached.
         var link: ClientLink?
         var history: PushHistory<OutboundFrame>
+        /// Pushes not yet handed to the link because its socket is backlogged, by priority.
+        var backlog = PriorityBacklog<OutboundFrame>()
 
         init(history: PushHistory<OutboundFrame>) { self.history = history }
+
+        /// Numbers and sends one push now.
+        func write(_ frame: OutboundFrame, size: Int, channel: ChannelAddress?) {
+            history.record(frame, size: size, channel: channel)
+            link?.socket.send(frame)
+        }
+
+        /// Hands held pushes to the link, the highest priority first, while its socket holds fewer
+        /// than `limit` unsent bytes (all of them when `limit` is nil). A push is numbered when it
+        /// is handed over, so the numbers follow the order on the wire and a resume stays exact.
+        func drain(below limit: Int?) {
+            guard let link else { return }
+            while !backlog.isEmpty && (limit.map { link.socket.bufferedBytes < $0 } ?? true) {
+                guard let item = backlog.popFirst() else { return }
+                write(item.frame, size: item.size, channel: item.channel)
+            }
+        }
+
+        /// The link is gone: numbers the held pushes, in priority order, for a resume to replay
+        /// (call it once the history has its detached bounds).
+        func keepBacklog() {
+            while let item = backlog.popFirst() { history.record(item.frame, size: item.size, channel: item.channel) }
+        }
     }
 
     private struct Entry {
@@ -34,6 +59,48 @@ final class SessionRegistry: Outbox {
     private struct State {
         var links: [ConnectionID: Entry] = [:]
         var outlets: [SessionID: Outlet] = [:]
+        /// Sessions with pushes held by priority, drained by the pump while it runs.
+        var backlogged: Set<SessionID> = []
+        var pumping = false
+        /// What detached sessions keep, against the server-wide budget.
+        var budget: DetachedBudget
+
+        /// `outlet` of `session` loses its link: it keeps pushes under the detached bound, and
+        /// counts against the budget.
+        mutating func detach(_ outlet: Outlet, of session: SessionID, bounds: PushHistory<OutboundFrame>.Bounds) {
+            outlet.link = nil
+            outlet.history.rebound(bounds)
+            outlet.keepBacklog()
+            budget.detached(session, holding: outlet.history.keptBytes)
+            enforceBudget()
+        }
+
+        /// Records a push for a detached session, counting what it adds against the budget.
+        mutating func keep(
+            _ frame: OutboundFrame, size: Int, channel: ChannelAddress?, in outlet: Outlet, of session: SessionID
+        ) {
+            let before = outlet.history.keptBytes
+            outlet.write(frame, size: size, channel: channel)
+            budget.changed(by: outlet.history.keptBytes - before)
+            enforceBudget()
+        }
+
+        /// Past the budget, forgets the oldest pushes of the session detached longest ago (a
+        /// resume reports them lost), until the total fits.
+        mutating func enforceBudget() {
+            while budget.isOver, let oldest = budget.oldest() {
+                guard let outlet = outlets[oldest] else {
+                    budget.left(oldest, holding: 0)
+                    continue
+                }
+                let freed = outlet.history.forgetOldestPush()
+                if freed == 0 {
+                    budget.left(oldest, holding: 0)
+                } else {
+                    budget.changed(by: -freed)
+                }
+            }
+        }
     }
 
     /// Why a session could not be bound to a link.
@@ -44,14 +111,21 @@ final class SessionRegistry: Outbox {
         case sessionEnded
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// What a session with a connection keeps: enough for the pushes a dead connection may have
     /// swallowed before the server noticed.
     private let liveBounds: PushHistory<OutboundFrame>.Bounds
     /// What a detached session keeps: the resume bound.
     private let detachedBounds: PushHistory<OutboundFrame>.Bounds
+    /// Unsent bytes on a socket from which its pushes with a priority wait in the backlog.
+    let backlogBytes: Int
+    /// How often held pushes are offered to their sockets again (real time: this paces I/O).
+    let pumpInterval: Duration
 
-    init(limits: Limits) {
+    init(limits: Limits, backlogBytes: Int = 64 * 1024, pumpInterval: Duration = .milliseconds(1)) {
+        state = Mutex(State(budget: DetachedBudget(limit: limits.resumeBufferTotalBytes)))
+        self.backlogBytes = backlogBytes
+        self.pumpInterval = pumpInterval
         detachedBounds = .init(frames: limits.resumeBufferMaxMessages, bytes: limits.resumeBufferMaxBytes)
         liveBounds = .init(
             frames: min(limits.resumeReplayMaxMessages, limits.resumeBufferMaxMessages),
@@ -74,8 +148,7 @@ final class SessionRegistry: Outbox {
             entry.closed = true
             state.links[link.id] = entry
             if let session = entry.caller?.session, let outlet = state.outlets[session], outlet.link === link {
-                outlet.link = nil
-                outlet.history.rebound(detachedBounds)
+                state.detach(outlet, of: session, bounds: detachedBounds)
             }
         }
     }
@@ -111,9 +184,15 @@ final class SessionRegistry: Outbox {
                 state.links[old.id]?.caller = nil
                 stale = old
             }
+            if !outlet.backlog.isEmpty {
+                // Held for a link being replaced: kept under the detached bound, then replayed.
+                outlet.history.rebound(detachedBounds)
+                outlet.keepBacklog()
+            }
             let (missed, loss) = outlet.history.unreceived(after: received)
             link.socket.send(OutboundFrame.binary(answer(loss).encode()))
             for frame in missed { link.socket.send(frame) }
+            state.budget.left(grant.session, holding: outlet.history.keptBytes)
             outlet.link = link
             outlet.history.rebound(liveBounds)
             entry.caller = grant.caller
@@ -136,19 +215,72 @@ final class SessionRegistry: Outbox {
         state.withLock { state in
             guard state.outlets[session] == nil else { return }
             state.outlets[session] = Outlet(history: PushHistory(bounds: detachedBounds))
+            state.budget.detached(session, holding: 0)
         }
     }
 
     func deliver(_ push: Push, to sessions: [SessionID]) {
+        deliver(push, to: sessions, lane: nil)
+    }
+
+    func deliver(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority) {
+        deliver(push, to: sessions, lane: PriorityBacklog<OutboundFrame>.lane(for: priority))
+    }
+
+    /// Writes `push` to each session's connection, or holds it in the session's backlog: a push
+    /// with a priority (`lane`) waits there once the socket has `backlogBytes` unsent, and any push
+    /// waits behind pushes already held (one without a priority in the normal lane). Held pushes
+    /// past the connection's outbound bound are all handed over, and the socket closes the slow
+    /// consumer as it would have.
+    private func deliver(_ push: Push, to sessions: [SessionID], lane: Int?) {
         guard !sessions.isEmpty else { return }
         let frame = OutboundFrame.binary(Wire.encodePush(push))
         let size = push.approximateSize
         let channel = push.channel
-        state.withLock { state in
+        let startPump = state.withLock { state -> Bool in
             for session in sessions {
                 guard let outlet = state.outlets[session] else { continue }
-                outlet.history.record(frame, size: size, channel: channel)
-                outlet.link?.socket.send(frame)
+                if outlet.link == nil {
+                    state.keep(frame, size: size, channel: channel, in: outlet, of: session)
+                    continue
+                }
+                guard let socket = outlet.link?.socket,
+                    !outlet.backlog.isEmpty || (lane != nil && socket.bufferedBytes >= backlogBytes)
+                else {
+                    outlet.write(frame, size: size, channel: channel)
+                    continue
+                }
+                let item = PriorityBacklog.Item(frame: frame, size: size, wireBytes: frame.count, channel: channel)
+                outlet.backlog.append(item, lane: lane ?? PriorityBacklog<OutboundFrame>.normalLane)
+                state.backlogged.insert(session)
+                if outlet.backlog.wireBytes + socket.bufferedBytes > socket.maxOutboundBytes { outlet.drain(below: nil) }
+            }
+            guard !state.pumping, !state.backlogged.isEmpty else { return false }
+            state.pumping = true
+            return true
+        }
+        if startPump { pump() }
+    }
+
+    /// Offers held pushes to their sockets every `pumpInterval` until none are held.
+    private func pump() {
+        let interval = pumpInterval
+        Task { [self] in
+            while true {
+                try? await Task.sleep(for: interval)
+                let more = state.withLock { state -> Bool in
+                    for session in state.backlogged {
+                        guard let outlet = state.outlets[session], outlet.link != nil else {
+                            state.backlogged.remove(session)
+                            continue
+                        }
+                        outlet.drain(below: backlogBytes)
+                        if outlet.backlog.isEmpty { state.backlogged.remove(session) }
+                    }
+                    state.pumping = !state.backlogged.isEmpty
+                    return state.pumping
+                }
+                if !more { return }
             }
         }
     }
@@ -157,8 +289,7 @@ final class SessionRegistry: Outbox {
         let link = state.withLock { state -> ClientLink? in
             guard let outlet = state.outlets[session], let link = outlet.link else { return nil }
             state.links[link.id]?.caller = nil
-            outlet.link = nil
-            outlet.history.rebound(detachedBounds)
+            state.detach(outlet, of: session, bounds: detachedBounds)
             return link
         }
         link?.closeAfterTelling(reason: reason, detail: detail)
@@ -166,9 +297,9 @@ final class SessionRegistry: Outbox {
 
     func release(_ session: SessionID) {
         state.withLock { state in
-            if let link = state.outlets.removeValue(forKey: session)?.link {
-                state.links[link.id]?.caller = nil
-            }
+            guard let outlet = state.outlets.removeValue(forKey: session) else { return }
+            state.budget.left(session, holding: outlet.history.keptBytes)
+            if let link = outlet.link { state.links[link.id]?.caller = nil }
         }
     }
 }

@@ -78,6 +78,9 @@ public enum WebSocketClientError: Error, Equatable, Sendable {
     /// The TLS handshake failed (for a `wss://` URL): the server's certificate was not trusted
     /// or not for this host, or the two sides could not agree.
     case tlsFailed(TLSError)
+    /// The HTTP proxy did not open a tunnel: it refused (407 without the right credentials, say),
+    /// answered something else than HTTP, or closed the connection.
+    case proxyFailed(String)
     /// The event loop group was shut down.
     case shutDown
     /// The connecting task was cancelled.

@@ -13,11 +13,11 @@ protocol ByteStream: AnyObject {
     func enqueue(contentsOf frames: inout [OutboundFrame])
     /// Writes as much as the peer accepts now, and the rest as soon as it can.
     func flush()
+    /// Drops the queued frames not yet started on the wire, keeping one partly written so the
+    /// stream stays valid; returns how many of their bytes were dropped.
+    func dropUnstarted() -> Int
     /// Finishes writing what is queued, then half-closes the output (TCP FIN).
     func shutdownOutputAfterFlush()
-    /// Drops what is queued, tries once to write `lastFrame` if nothing is half-written, then
-    /// closes.
-    func abort(lastFrame: OutboundFrame?)
     /// Closes now, dropping anything unwritten.
     func close()
 }

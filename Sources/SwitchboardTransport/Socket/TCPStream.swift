@@ -14,6 +14,8 @@ final class TCPStream: ByteStream, Selectable {
     private var watchingWritable = false
     private var shutdownWhenFlushed = false
     private var outputShutdown = false
+    /// Bytes queued and not yet handed to the kernel.
+    private(set) var unsentByteCount = 0
 
     private static let readable = EPOLLIN.rawValue
     private static let readableAndWritable = EPOLLIN.rawValue | EPOLLOUT.rawValue
@@ -35,10 +37,14 @@ final class TCPStream: ByteStream, Selectable {
     func enqueue(_ frame: OutboundFrame) {
         guard !isClosed && !outputShutdown else { return }
         pending.append(frame)
+        unsentByteCount += frame.count
     }
 
     func enqueue(contentsOf frames: inout [OutboundFrame]) {
-        if !isClosed && !outputShutdown { pending.append(contentsOf: frames) }
+        if !isClosed && !outputShutdown {
+            pending.append(contentsOf: frames)
+            unsentByteCount += frames.reduce(0) { $0 + $1.count }
+        }
         frames.removeAll(keepingCapacity: true)
     }
 
@@ -118,6 +124,7 @@ final class TCPStream: ByteStream, Selectable {
     }
 
     private func advance(by written: Int) {
+        unsentByteCount -= written
         var left = written
         while left > 0 {
             let remaining = pending[head].count - headOffset
@@ -142,17 +149,36 @@ final class TCPStream: ByteStream, Selectable {
         loop.reregister(fd, events: watch ? Self.readableAndWritable : Self.readable)
     }
 
+    func dropUnstarted() -> Int {
+        let keep = headOffset > 0 ? head + 1 : head
+        guard keep < pending.count else { return 0 }
+        let dropped = pending[keep...].reduce(0) { $0 + $1.count }
+        pending.removeSubrange(keep...)
+        unsentByteCount -= dropped
+        return dropped
+    }
+
+    /// Half-closes the output once what is queued is written, without writing now: for a
+    /// delegate that queues its last bytes while hearing about a write.
+    func shutdownOutputWhenFlushed() {
+        guard !isClosed && !outputShutdown else { return }
+        shutdownWhenFlushed = true
+    }
+
     func shutdownOutputAfterFlush() {
         guard !isClosed && !outputShutdown else { return }
         shutdownWhenFlushed = true
         flush()
     }
 
+    /// Drops what is queued, tries once to write `lastFrame` if nothing is half-written, then
+    /// closes.
     func abort(lastFrame: OutboundFrame?) {
         guard !isClosed else { return }
         if let lastFrame, !outputShutdown, headOffset == 0 {
             pending.removeAll()
             head = 0
+            unsentByteCount = 0
             _ = Glibc.send(fd, lastFrame.encoded.baseAddress, lastFrame.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
         }
         close()
@@ -165,6 +191,7 @@ final class TCPStream: ByteStream, Selectable {
         Glibc.close(fd)
         pending.removeAll()
         head = 0
+        unsentByteCount = 0
         let delegate = self.delegate
         self.delegate = nil
         delegate?.streamClosed()

@@ -7,6 +7,10 @@ import SwitchboardCrypto
 /// Write progress is reported in plaintext bytes (a frame counts once all of its ciphertext has
 /// reached the kernel), so the connection's outbound accounting works as over plain TCP.
 ///
+/// Frames are encrypted only while less than `encryptAhead` bytes of ciphertext wait for the
+/// socket: a record cannot be left out without breaking every record after it, so frames kept as
+/// plaintext are the ones that can still be dropped (a slow consumer's, say).
+///
 /// Loop only, like the `TCPStream` under it: the `TLSSession` (an OpenSSL `SSL`, which must not
 /// be shared between threads) is created on the loop and used by nothing else.
 final class TLSStream: ByteStream, ByteStreamDelegate {
@@ -24,6 +28,9 @@ final class TLSStream: ByteStream, ByteStreamDelegate {
     private var closeNotifySent = false
 
     var loop: EventLoop { inner.loop }
+
+    /// Most ciphertext queued to the socket ahead of what it has written.
+    static let encryptAhead = 64 * 1024
 
     /// Wraps the connected `inner` (taking over its delegate); call `start()` next.
     init(inner: TCPStream, session: TLSSession) {
@@ -48,50 +55,52 @@ final class TLSStream: ByteStream, ByteStreamDelegate {
     }
 
     func flush() {
-        guard !isClosed, session.isHandshakeComplete, !closeNotifySent else { return }
-        if !waiting.isEmpty {
-            var plain = 0
-            do {
-                for frame in waiting {
-                    try session.write(frame.encoded)
-                    plain += frame.count
-                }
-            } catch {
-                fail(error)
-                return
-            }
-            waiting.removeAll(keepingCapacity: true)
-            queueCiphertext(carrying: plain)
-        }
-        if shutdownRequested {
-            closeNotifySent = true
-            session.close()
-            queueCiphertext(carrying: 0)
+        guard !isClosed, session.isHandshakeComplete, !closeNotifySent, encryptWaiting() else { return }
+        if shutdownRequested && waiting.isEmpty {
+            queueCloseNotify()
             inner.shutdownOutputAfterFlush()
         } else {
             inner.flush()
         }
     }
 
+    /// Encrypts waiting frames, oldest first, while the socket has room ahead; false when the
+    /// session failed (the stream is then closing).
+    private func encryptWaiting() -> Bool {
+        var taken = 0
+        var plain = 0
+        do {
+            while taken < waiting.count, inner.unsentByteCount + session.pendingCiphertextCount < Self.encryptAhead {
+                try session.write(waiting[taken].encoded)
+                plain += waiting[taken].count
+                taken += 1
+            }
+        } catch {
+            fail(error)
+            return false
+        }
+        waiting.removeFirst(taken)
+        queueCiphertext(carrying: plain)
+        return true
+    }
+
+    private func queueCloseNotify() {
+        closeNotifySent = true
+        session.close()
+        queueCiphertext(carrying: 0)
+    }
+
+    /// Drops the frames not yet encrypted. Records already encrypted are written in full: a TLS
+    /// record cannot be left out without breaking every record after it.
+    func dropUnstarted() -> Int {
+        defer { waiting.removeAll() }
+        return waiting.reduce(0) { $0 + $1.count }
+    }
+
     func shutdownOutputAfterFlush() {
         guard !isClosed && !shutdownRequested else { return }
         shutdownRequested = true
         flush()
-    }
-
-    func abort(lastFrame: OutboundFrame?) {
-        guard !isClosed else { return }
-        waiting.removeAll()
-        // A record can only follow complete records, so the frame goes out only when nothing
-        // else is waiting in the socket.
-        guard let lastFrame, session.isHandshakeComplete, !closeNotifySent, !inner.hasPendingWrites,
-            (try? session.write(lastFrame.encoded)) != nil
-        else {
-            inner.close()
-            return
-        }
-        let cipher = session.takeCiphertext()
-        inner.abort(lastFrame: cipher.isEmpty ? nil : .raw(cipher))
     }
 
     func close() {
@@ -148,6 +157,12 @@ final class TLSStream: ByteStream, ByteStreamDelegate {
             }
         }
         if plain > 0 { delegate?.streamWrote(byteCount: plain) }
+        // The socket is writing: keep it fed. It writes what is queued here before it returns.
+        guard !isClosed, !waiting.isEmpty, session.isHandshakeComplete, !closeNotifySent, encryptWaiting() else { return }
+        if shutdownRequested && waiting.isEmpty {
+            queueCloseNotify()
+            inner.shutdownOutputWhenFlushed()
+        }
     }
 
     func streamClosed() {

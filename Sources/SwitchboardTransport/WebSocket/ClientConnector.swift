@@ -2,8 +2,9 @@ import CLinux
 import Glibc
 import SwitchboardCrypto
 
-/// Connects one client socket without blocking, runs the opening handshake and hands the
-/// socket to a `WebSocketEngine`. Lives on the socket's loop.
+/// Connects one client socket without blocking, opens a tunnel through an HTTP proxy when there
+/// is one, runs the opening handshake and hands the socket to a `WebSocketEngine`. Lives on the
+/// socket's loop.
 final class ClientConnector: Selectable, ByteStreamDelegate {
     struct Options: Sendable {
         var timeout: Duration
@@ -12,6 +13,8 @@ final class ClientConnector: Selectable, ByteStreamDelegate {
         var closingTimeout: Duration
         /// TLS for `wss://`: the client context and the host name the certificate must match.
         var tls: (context: TLSContext, host: String)?
+        /// The `CONNECT` request to send first when the socket goes to an HTTP proxy.
+        var tunnelRequest: [UInt8]?
     }
 
     private let fd: Int32
@@ -25,6 +28,8 @@ final class ClientConnector: Selectable, ByteStreamDelegate {
     private var watchingConnect = false
     private var reader = HTTPHeadReader(maxBytes: 16 * 1024)
     private var timer: UInt64?
+    /// The socket while the proxy has not yet answered `CONNECT`.
+    private var tunnel: TCPStream?
 
     init(
         fd: Int32, address: SocketAddress, loop: EventLoop, handshake: ClientHandshake,
@@ -87,6 +92,19 @@ final class ClientConnector: Selectable, ByteStreamDelegate {
             finish()?.resume(throwing: WebSocketClientError.connectFailed(error.code))
             return
         }
+        if let request = options.tunnelRequest {
+            tunnel = tcp
+            stream = tcp
+            tcp.delegate = self
+            tcp.enqueue(.raw(request))
+            tcp.flush()
+            return
+        }
+        handshake(over: tcp)
+    }
+
+    /// Starts TLS (for `wss://`) and the opening handshake over the connected socket.
+    private func handshake(over tcp: TCPStream) {
         guard let tls = options.tls else {
             start(on: tcp)
             return
@@ -114,14 +132,11 @@ final class ClientConnector: Selectable, ByteStreamDelegate {
 
     func streamRead(_ bytes: UnsafeRawBufferPointer) {
         guard continuation != nil, let stream else { return }
-        let complete: (head: [UInt8], rest: [UInt8])
-        do {
-            guard let head = try reader.append(bytes) else { return }
-            complete = head
-        } catch {
-            fail(.handshakeFailed("response head too large"))
+        if let tunnel {
+            tunnelAnswer(bytes, on: tunnel)
             return
         }
+        guard let complete = readHead(bytes, orFail: .handshakeFailed("response head too large")) else { return }
         let subprotocol: String?
         do {
             subprotocol = try handshake.validate(response: complete.head)
@@ -141,10 +156,43 @@ final class ClientConnector: Selectable, ByteStreamDelegate {
         continuation?.resume(returning: connection)
     }
 
+    /// Reads the proxy's answer to `CONNECT`; once it opens the tunnel, the handshake starts.
+    private func tunnelAnswer(_ bytes: UnsafeRawBufferPointer, on tcp: TCPStream) {
+        guard let answer = readHead(bytes, orFail: .proxyFailed("the proxy's answer is too large")) else { return }
+        do {
+            try HTTPProxy.checkConnectResponse(answer.head)
+        } catch {
+            fail(error)
+            return
+        }
+        guard answer.rest.isEmpty else {
+            fail(.proxyFailed("the proxy sent data before the tunnel was used"))
+            return
+        }
+        tunnel = nil
+        reader = HTTPHeadReader(maxBytes: reader.maxBytes)
+        handshake(over: tcp)
+    }
+
+    /// Adds `bytes` to the answer being read; returns it (and what follows) once its head is
+    /// complete. Fails with `tooLarge` when the head outgrows the reader.
+    private func readHead(
+        _ bytes: UnsafeRawBufferPointer, orFail tooLarge: WebSocketClientError
+    ) -> (head: [UInt8], rest: [UInt8])? {
+        do {
+            return try reader.append(bytes)
+        } catch {
+            fail(tooLarge)
+            return nil
+        }
+    }
+
     func streamWrote(byteCount: Int) {}
 
     func streamClosed() {
-        if let failure = (stream as? TLSStream)?.failure {
+        if tunnel != nil {
+            fail(.proxyFailed("the proxy closed the connection"))
+        } else if let failure = (stream as? TLSStream)?.failure {
             fail(.tlsFailed(failure))
         } else {
             fail(.closedDuringHandshake)

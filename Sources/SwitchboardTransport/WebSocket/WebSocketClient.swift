@@ -8,21 +8,25 @@ public enum WebSocketClient {
     /// its loop. A `wss://` URL runs TLS with `tls` (a client context; the system's trusted
     /// roots when nil) and verifies the certificate against the URL's host; failing that, it
     /// throws `WebSocketClientError.tlsFailed`. `tls` is ignored for `ws://`.
+    /// With `proxy`, the socket goes to the proxy, which is asked to open a tunnel to the URL's
+    /// host and port with `CONNECT` (failing with `.proxyFailed` when it will not); the handshake
+    /// and TLS then run inside the tunnel, and the connection's `remoteAddress` is the proxy's.
     /// Fails with `WebSocketClientError.timedOut` when connecting and the handshake together take
     /// longer than `timeout`, and with `.cancelled` when the calling task is cancelled first.
     public static func connect(
         to url: String, subprotocols: [String] = [], headers: [(String, String)] = [],
         timeout: Duration = .seconds(10), maxMessageBytes: Int = 64 * 1024 + 1024,
         maxOutboundBytes: Int = 4 * 1024 * 1024, closingTimeout: Duration = .seconds(2),
-        tls: TLSContext? = nil, group: EventLoopGroup, handler: any WebSocketHandler
+        tls: TLSContext? = nil, proxy: HTTPProxy? = nil, group: EventLoopGroup, handler: any WebSocketHandler
     ) async throws -> WebSocketConnection {
         guard let target = WebSocketURL(url) else { throw WebSocketClientError.invalidURL(url) }
         guard !group.isShuttingDown else { throw WebSocketClientError.shutDown }
+        let hop = proxy.map { (host: $0.host, port: $0.port) } ?? (host: target.host, port: target.port)
         let address: SocketAddress
         do {
-            address = try SocketAddress.resolve(host: target.host, port: target.port)
+            address = try SocketAddress.resolve(host: hop.host, port: hop.port)
         } catch {
-            throw WebSocketClientError.resolutionFailed(target.host)
+            throw WebSocketClientError.resolutionFailed(hop.host)
         }
         var security: (context: TLSContext, host: String)?
         if target.secure {
@@ -46,7 +50,8 @@ public enum WebSocketClient {
             host: target.hostHeader, path: target.path, subprotocols: subprotocols, extraHeaders: headers)
         let options = ClientConnector.Options(
             timeout: timeout, maxMessageBytes: maxMessageBytes, maxOutboundBytes: maxOutboundBytes,
-            closingTimeout: closingTimeout, tls: security)
+            closingTimeout: closingTimeout, tls: security,
+            tunnelRequest: proxy?.connectRequest(toHost: target.host, port: target.port))
         let loop = group.next()
         let connector = LoopConfined<ClientConnector?>(nil, loop: loop)
         return try await withTaskCancellationHandler {

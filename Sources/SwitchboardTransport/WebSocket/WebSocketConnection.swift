@@ -10,6 +10,14 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         var flushScheduled = false
         var closeRequest: (code: WebSocketCloseCode, reason: String)?
         var overflowed = false
+        /// Frames accepted by `send` so far.
+        var framesSent: UInt64 = 0
+
+        /// Drops the frames not yet handed to the stream, and their bytes from the count.
+        mutating func dropQueue() {
+            bufferedBytes -= queue.reduce(0) { $0 + $1.count }
+            queue.removeAll()
+        }
     }
 
     private static let ids = Atomic<UInt64>(1)
@@ -68,10 +76,11 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
             if state.bufferedBytes + frame.count > maxOutboundBytes {
                 state.isOpen = false
                 state.overflowed = true
-                state.queue.removeAll()
+                state.dropQueue()
             } else {
                 state.queue.append(frame)
                 state.bufferedBytes += frame.count
+                state.framesSent += 1
             }
             guard !state.flushScheduled else { return (!state.overflowed, false) }
             state.flushScheduled = true
@@ -110,7 +119,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         guard let engine = engine.value else {
             outbound.withLock { state in
                 state.flushScheduled = false
-                state.queue.removeAll()
+                state.dropQueue()
             }
             return
         }
@@ -133,8 +142,17 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     func markClosed() {
         outbound.withLock { state in
             state.isOpen = false
-            state.queue.removeAll()
+            state.dropQueue()
         }
+    }
+
+    /// Frames accepted by `send` so far; the engine watches it to see when the handler has
+    /// stopped answering.
+    var framesSent: UInt64 { outbound.withLock { $0.framesSent } }
+
+    /// Counts queued bytes the stream dropped without writing them. Loop only.
+    func didDrop(byteCount: Int) {
+        outbound.withLock { $0.bufferedBytes -= byteCount }
     }
 
     /// Counts bytes the engine queued directly (control frames); returns the new total. Loop only.

@@ -3,9 +3,24 @@
 final class WebSocketEngine: ByteStreamDelegate {
     private enum State {
         case open
+        /// Over the frame budget: input is ignored, and the close waits for the handler to
+        /// finish answering the frames it was given (see `closeAfterAnswers`).
+        case draining(quietSince: UInt64, deadline: ContinuousClock.Instant)
         case closing(receivedClose: Bool)
         case closed
+
+        /// Open, or draining toward a close this side has not sent yet.
+        var canStartClose: Bool {
+            switch self {
+            case .open, .draining: true
+            case .closing, .closed: false
+            }
+        }
     }
+
+    /// How long the handler must have sent nothing before a connection over its frame budget is
+    /// closed; the close never waits longer than `closingTimeout`.
+    static let drainQuietTime: Duration = .milliseconds(100)
 
     let stream: any ByteStream
     let connection: WebSocketConnection
@@ -48,7 +63,7 @@ final class WebSocketEngine: ByteStreamDelegate {
 
     func streamRead(_ bytes: UnsafeRawBufferPointer) {
         switch state {
-        case .closed, .closing(receivedClose: true): return
+        case .closed, .closing(receivedClose: true), .draining: return
         default: break
         }
         parser.append(bytes)
@@ -66,16 +81,38 @@ final class WebSocketEngine: ByteStreamDelegate {
         }
     }
 
-    /// Counts the frames parsed since the last call against the rate; closes with 1008 and
-    /// returns false once the peer is over it.
+    /// Counts the frames parsed since the last call against the rate; once the peer is over it,
+    /// stops handing frames to the handler, starts the close and returns false. The frames
+    /// within the budget were handed over already, and their answers go out before the close.
     private func admitFrames(at now: ContinuousClock.Instant) -> Bool {
         let count = parser.framesParsed - framesCounted
         framesCounted = parser.framesParsed
         guard case .open = state, frameLimiter?.admit(count, at: now) == false else { return true }
         onPolicyClose("too many frames")
-        connection.markClosed()
-        closeLocally(code: .policyViolation, reason: "too many frames")
+        closeAfterAnswers(code: .policyViolation, reason: "too many frames")
         return false
+    }
+
+    /// Ignores further input and closes with `code` once the handler has sent nothing for
+    /// `drainQuietTime` (at most `closingTimeout` from now), so answers it is still working on,
+    /// possibly on other threads, go out ahead of the close frame. Sends stay open meanwhile.
+    private func closeAfterAnswers(code: WebSocketCloseCode, reason: String) {
+        state = .draining(quietSince: connection.framesSent, deadline: .now + closingTimeout)
+        scheduleDrainCheck(code: code, reason: reason)
+    }
+
+    private func scheduleDrainCheck(code: WebSocketCloseCode, reason: String) {
+        closingTimer = stream.loop.schedule(after: Self.drainQuietTime) { [weak self] in
+            guard let self, case .draining(let seen, let deadline) = state else { return }
+            closingTimer = nil
+            let sent = connection.framesSent
+            if sent == seen || ContinuousClock.now >= deadline {
+                connection.close(code: code, reason: reason)
+            } else {
+                state = .draining(quietSince: sent, deadline: deadline)
+                scheduleDrainCheck(code: code, reason: reason)
+            }
+        }
     }
 
     private func handle(_ event: WebSocketEvent) {
@@ -120,21 +157,26 @@ final class WebSocketEngine: ByteStreamDelegate {
 
     /// Sends a close frame after what is queued and reports the close; for `close()` and stop.
     func closeLocally(code: WebSocketCloseCode, reason: String) {
-        guard case .open = state else { return }
+        guard state.canStartClose else { return }
         sendControl(.close(code: code, reason: reason))
         state = .closing(receivedClose: false)
         handler.webSocketClosed(connection, code: code, reason: reason)
         finishClosing()
     }
 
-    /// Drops a peer that does not read fast enough, without waiting for it.
+    /// Closes a peer that does not read fast enough, with 1008 and a reason naming the bound.
+    /// Queued frames not yet started on the wire are dropped; a frame already partly written is
+    /// finished, since a close frame inside it would corrupt the stream. The close frame follows,
+    /// and the peer has `closingTimeout` to read it before the socket is closed.
     func closeSlowConsumer() {
-        guard case .open = state else { return }
-        state = .closing(receivedClose: false)
-        handler.webSocketClosed(connection, code: .policyViolation, reason: "slow consumer")
-        var frame = OutboundFrame.close(code: .policyViolation, reason: "slow consumer")
-        if connection.role == .client { frame = frame.masked(with: OutboundFrame.randomMaskKey()) }
-        stream.abort(lastFrame: frame)
+        guard state.canStartClose else { return }
+        let reason = "slow consumer: outbound queue over \(connection.maxOutboundBytes) bytes"
+        if let closingTimer { stream.loop.cancelTimer(closingTimer) }
+        closingTimer = nil
+        connection.markClosed()
+        connection.didDrop(byteCount: stream.dropUnstarted())
+        onPolicyClose(reason)
+        closeLocally(code: .policyViolation, reason: reason)
     }
 
     /// Queues a control frame ahead of the connection's pending sends. Pongs count against the
@@ -143,7 +185,7 @@ final class WebSocketEngine: ByteStreamDelegate {
         let frame = connection.role == .client ? frame.masked(with: OutboundFrame.randomMaskKey()) : frame
         let buffered = connection.didQueue(byteCount: frame.count)
         if frame.opcode == .pong && buffered > connection.maxOutboundBytes {
-            connection.markClosed()
+            connection.didDrop(byteCount: frame.count)
             closeSlowConsumer()
             return
         }
@@ -168,7 +210,7 @@ final class WebSocketEngine: ByteStreamDelegate {
     }
 
     func streamClosed() {
-        if case .open = state {
+        if state.canStartClose {
             connection.markClosed()
             handler.webSocketClosed(connection, code: nil, reason: "")
         }

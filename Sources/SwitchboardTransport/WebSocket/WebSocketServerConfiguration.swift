@@ -36,7 +36,8 @@ extension WebSocketServer {
         /// as many; a faster peer is closed with 1008 "too many frames". nil for no cap.
         public var maxFramesPerSecond: Int? = nil
         /// Told about every socket refused or closed by policy (cap, origin, malformed or slow
-        /// handshake, frame rate), with the peer's "ip:port" and the reason. Runs on a loop thread.
+        /// handshake, frame rate, slow consumer), with the peer's "ip:port" and the reason. Runs on a
+        /// loop thread.
         public var onRefusal: (@Sendable (_ remoteAddress: String, _ reason: String) -> Void)? = nil
 
         /// A configuration with the defaults for every limit.

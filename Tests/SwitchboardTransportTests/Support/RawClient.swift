@@ -1,11 +1,14 @@
 import Foundation
 import Glibc
+import SwitchboardCrypto
 @testable import SwitchboardTransport
 
-/// A blocking socket speaking raw bytes to the server, for tests that need to misbehave.
+/// A blocking socket speaking raw bytes to the server, for tests that need to misbehave; after
+/// `startTLS` the bytes go through TLS.
 final class RawClient {
     let fd: Int32
     private var buffer: [UInt8] = []
+    private var tls: TLSSession?
 
     init(port: Int, receiveBufferSize: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -32,17 +35,29 @@ final class RawClient {
 
     deinit { Glibc.close(fd) }
 
-    func write(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return }
-            offset += n
+    /// Runs a TLS handshake as a client with `context`, checking the certificate for `host`.
+    func startTLS(_ context: TLSContext, host: String) throws {
+        let session = try TLSSession(context: context, peerHost: host)
+        while try !session.handshake() {
+            guard sendRaw(session.takeCiphertext()), let bytes = receiveRaw() else { throw SocketError("TLS handshake") }
+            bytes.withUnsafeBytes { session.feed($0) }
         }
+        _ = sendRaw(session.takeCiphertext())
+        tls = session
+    }
+
+    func write(_ bytes: [UInt8]) {
+        _ = tryWrite(bytes)
     }
 
     /// Writes all of `bytes`; false when the connection failed first.
     func tryWrite(_ bytes: [UInt8]) -> Bool {
+        guard let tls else { return sendRaw(bytes) }
+        let encrypted = bytes.withUnsafeBytes { raw in (try? tls.write(raw)) != nil }
+        return encrypted && sendRaw(tls.takeCiphertext())
+    }
+
+    private func sendRaw(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -52,13 +67,32 @@ final class RawClient {
         return true
     }
 
-    /// Reads more bytes into the buffer; false on EOF, error or timeout.
-    private func fill() -> Bool {
+    private func receiveRaw() -> [UInt8]? {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
-        guard n > 0 else { return false }
-        buffer += chunk[0..<n]
-        return true
+        return n > 0 ? Array(chunk[0..<n]) : nil
+    }
+
+    /// Reads more bytes (decrypted, after `startTLS`) into the buffer; false on EOF, error or
+    /// timeout.
+    private func fill() -> Bool {
+        while let chunk = receiveRaw() {
+            guard let tls else {
+                buffer += chunk
+                return true
+            }
+            chunk.withUnsafeBytes { tls.feed($0) }
+            var plain = [UInt8](repeating: 0, count: 65536)
+            var got = false
+            while true {
+                let result = plain.withUnsafeMutableBytes { raw in try? tls.read(into: raw) }
+                guard case .bytes(let count) = result else { break }
+                buffer += plain[0..<count]
+                got = true
+            }
+            if got { return true }
+        }
+        return false
     }
 
     /// Sends an upgrade request and returns the response head.
@@ -112,13 +146,19 @@ final class RawClient {
     /// Reads frames until a close frame; returns its code (nil when EOF came first).
     func readCloseCode() -> UInt16? {
         while let frame = readFrame() {
-            if frame.opcode == 8 {
-                guard frame.payload.count >= 2 else { return 1005 }
-                return UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1])
-            }
+            if frame.opcode == 8 { return Self.close(frame.payload).code }
         }
         return nil
     }
+
+    /// The code (1005 when absent) and reason of a close frame's payload.
+    static func close(_ payload: [UInt8]) -> (code: UInt16, reason: String) {
+        guard payload.count >= 2 else { return (1005, "") }
+        return (UInt16(payload[0]) << 8 | UInt16(payload[1]), String(decoding: payload[2...], as: UTF8.self))
+    }
+
+    /// This end's "ip:port", as the server sees it.
+    var localAddress: String { Socket.localAddress(fd)?.description ?? "unknown" }
 
     /// True when the server closed the TCP connection (EOF) within the receive timeout.
     func readsEOF() -> Bool {

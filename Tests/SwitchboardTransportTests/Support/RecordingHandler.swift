@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 import SwitchboardTransport
 
-/// Records every callback; optionally echoes messages back.
+/// Records every callback; optionally echoes messages back, at once or (as a server's request
+/// loop answers) a moment later from another thread.
 final class RecordingHandler: WebSocketHandler {
     struct Closed: Equatable {
         let id: UInt64
@@ -17,9 +18,14 @@ final class RecordingHandler: WebSocketHandler {
     }
 
     let echo: Bool
+    let echoFromAnotherThread: Bool
     let log = Mutex(Log())
+    private let answers = DispatchQueue(label: "RecordingHandler.answers")
 
-    init(echo: Bool = false) { self.echo = echo }
+    init(echo: Bool = false, fromAnotherThread: Bool = false) {
+        self.echo = echo
+        self.echoFromAnotherThread = fromAnotherThread
+    }
 
     func webSocketOpened(_ connection: WebSocketConnection) {
         log.withLock { $0.opened.append(connection) }
@@ -28,9 +34,16 @@ final class RecordingHandler: WebSocketHandler {
     func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
         log.withLock { $0.messages.append((connection.id, message)) }
         guard echo else { return }
-        switch message {
-        case .text(let text): connection.sendText(text)
-        case .binary(let bytes): connection.sendBinary(bytes)
+        let answer = { @Sendable in
+            switch message {
+            case .text(let text): connection.sendText(text)
+            case .binary(let bytes): connection.sendBinary(bytes)
+            }
+        }
+        if echoFromAnotherThread {
+            answers.asyncAfter(deadline: .now() + .milliseconds(1)) { _ = answer() }
+        } else {
+            _ = answer()
         }
     }
 
@@ -49,6 +62,19 @@ final class RecordingHandler: WebSocketHandler {
     func wait(seconds: Double = 5, _ condition: (Log) -> Bool) async -> Bool {
         await eventually(seconds: seconds) { log.withLock { condition($0) } }
     }
+}
+
+/// Collects what a server reports through `Configuration.onRefusal`.
+final class RefusalRecorder: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    /// Pass as `onRefusal`.
+    var record: @Sendable (String, String) -> Void {
+        { [self] address, reason in lines.withLock { $0.append("\(address): \(reason)") } }
+    }
+
+    /// Every refusal so far, as "address: reason".
+    var all: [String] { lines.withLock { $0 } }
 }
 
 /// Polls `condition` every few milliseconds for at most `seconds`.

@@ -7,8 +7,12 @@ enum FrameKey: String, CaseIterable, Sendable {
     case session, resumed, lostMessages, lostChannels, secondsLeft
     // Message and user channels.
     case channel, features, channelType, message, customType, topic, publisher, timestamp
+    // Extension operations and pushes.
+    case body
+    // Stream channels and topics.
+    case qos, priority, meta, syncWithMedia, sendTs, users, succeedUsers, failedUsers, eventType, topicInfos, publishers
     // Lock.
-    case lockName, ttl, retry, acquired, fencingToken, locks, owner, eventType
+    case lockName, ttl, retry, acquired, fencingToken, locks, owner
 
     /// The keys with their UTF-8 bytes, so a key on the wire is matched without building a String.
     static let table: [(key: FrameKey, utf8: [UInt8])] = allCases.map { ($0, Array($0.rawValue.utf8)) }

@@ -18,6 +18,8 @@ extension Wire {
         switch push {
         case .message(let delivery): delivery.encodeFrame()
         case .session(let push): push.encodeFrame()
+        case .extension(let push): push.encodeFrame()
+        case .topic(let event): event.encodeFrame()
         case .lock(let push): push.encodeFrame()
         }
     }
@@ -27,6 +29,8 @@ extension Wire {
         switch push {
         case .message(let delivery): delivery.frameType
         case .session(let push): push.frameType
+        case .extension(let push): push.frameType
+        case .topic(let event): event.frameType
         case .lock(let push): push.frameType
         }
     }
@@ -35,6 +39,8 @@ extension Wire {
     static func decodePush<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Push? {
         if let delivery = try MessageDelivery.decode(head, &fields) { return .message(delivery) }
         if let push = try SessionPush.decode(head, &fields) { return .session(push) }
+        if let push = try ExtensionPush.decode(head, &fields) { return .extension(push) }
+        if let event = try TopicEvent.decode(head, &fields) { return .topic(event) }
         if let push = try LockPush.decode(head, &fields) { return .lock(push) }
         return nil
     }

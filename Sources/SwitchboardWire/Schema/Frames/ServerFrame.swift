@@ -36,6 +36,10 @@ public enum Answer: Sendable, Hashable {
     case done
     /// Session results (the login answer).
     case session(SessionAnswer)
+    /// An extension operation's answer.
+    case `extension`(ExtensionAnswer)
+    /// Stream-channel results (the topic subscription answer).
+    case stream(StreamAnswer)
     /// Lock results (`acquireLock`, `getLocks`).
     case lock(LockAnswer)
 
@@ -44,6 +48,8 @@ public enum Answer: Sendable, Hashable {
         switch self {
         case .done: "ok"
         case .session(let answer): answer.frameType
+        case .extension(let answer): answer.frameType
+        case .stream(let answer): answer.frameType
         case .lock(let answer): answer.frameType
         }
     }
@@ -53,6 +59,8 @@ public enum Answer: Sendable, Hashable {
         switch self {
         case .done: break
         case .session(let answer): answer.encodeFields(&frame)
+        case .extension(let answer): answer.encodeFields(&frame)
+        case .stream(let answer): answer.encodeFields(&frame)
         case .lock(let answer): answer.encodeFields(&frame)
         }
     }
@@ -61,6 +69,8 @@ public enum Answer: Sendable, Hashable {
     static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         if head.type == "ok" && head.result == nil { return .done }
         if let answer = try SessionAnswer.decode(head, &fields) { return .session(answer) }
+        if let answer = try ExtensionAnswer.decode(head, &fields) { return .extension(answer) }
+        if let answer = try StreamAnswer.decode(head, &fields) { return .stream(answer) }
         if let answer = try LockAnswer.decode(head, &fields) { return .lock(answer) }
         return nil
     }

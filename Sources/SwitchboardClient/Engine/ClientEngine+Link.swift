@@ -1,0 +1,157 @@
+import SwitchboardCore
+import SwitchboardTransport
+import SwitchboardWire
+
+/// What the link machine's commands do: connections, heartbeats, retries, reports, restores.
+extension ClientEngine {
+    func apply(_ commands: [LinkMachine.Command]) {
+        for command in commands { apply(command) }
+    }
+
+    func apply(_ command: LinkMachine.Command) {
+        switch command {
+        case .report(let change): report(change)
+        case .connect: connect()
+        case .retry(let pause): scheduleRetry(after: pause)
+        case .closeConnection: closeConnection()
+        case .startHeartbeats: startHeartbeats()
+        case .finishLogin(let error):
+            let resolve = loginResolver
+            loginResolver = nil
+            resolve?(error)
+        case .cancelEarlierLogin: break
+        case .restoreSession: restoreSession()
+        case .forgetSession:
+            session.forget()
+            if machine.state == .idle || machine.state == .failed { for state in states { state.reset() } }
+        }
+    }
+
+    /// Reports a change of the connection once for the message service, and once more for the
+    /// stream service when stream channels ride on it (they share the connection).
+    private func report(_ change: LinkMachine.Change) {
+        log?.write(
+            change.state == .failed ? .error : .info,
+            "link \(change.previous) -> \(change.state) (\(change.operation), \(change.reason))")
+        for service in [RtmServiceType.message, .stream] {
+            let channels = states.filter { $0.serviceType == service }.flatMap(\.channels).sorted()
+            let unrestored = change.unrestoredChannels.filter { unrestoredServices[$0] == service }
+            if service == .stream && channels.isEmpty && unrestored.isEmpty { continue }
+            pushes.dispatcher.emit(
+                .linkState(
+                    RtmLinkStateEvent(
+                        currentState: change.state, previousState: change.previous, serviceType: service,
+                        operation: change.operation, reasonCode: change.reason,
+                        affectedChannels: change.affectsChannels ? channels : [], unrestoredChannels: unrestored,
+                        isResumed: change.isResumed, timestamp: clock.wallMilliseconds)))
+        }
+    }
+
+    /// Opens a connection to the next access point and logs in on it.
+    private func connect() {
+        closeConnection()
+        let current = generation
+        let address = settings.servers[attempts % settings.servers.count]
+        attempts += 1
+        let inbox = SocketInbox()
+        let (timeout, tls, proxy, group) = (connectTimeout, settings.tls, settings.proxy, group)
+        Task { [weak self] in
+            do {
+                let socket = try await WebSocketClient.connect(
+                    to: address.url, subprotocols: [Wire.subprotocol], timeout: timeout, tls: tls, proxy: proxy,
+                    group: group, handler: inbox)
+                await self?.opened(socket, inbox: inbox, generation: current)
+            } catch {
+                await self?.attemptFailed(RtmErrorInfo.connectFailure(error, url: address.url), generation: current)
+            }
+        }
+    }
+
+    private func opened(_ socket: WebSocketConnection, inbox: SocketInbox, generation current: Int) {
+        guard current == generation, !destroyed else {
+            socket.close(code: .normalClosure, reason: "superseded")
+            return
+        }
+        connection = Connection(socket: socket, generation: current)
+        Task { [weak self] in
+            for await item in inbox.stream { await self?.received(item, generation: current) }
+        }
+        let login = Login(
+            appId: settings.appId, userId: settings.userId, token: session.token,
+            heartbeatInterval: settings.heartbeatInterval, presenceTimeout: settings.presenceTimeout,
+            resume: session.resume)
+        if !send(.session(.login(login)), .login(generation: current)) {
+            attemptFailed(RtmErrorInfo(.notConnected, operation: "login", reason: "the connection closed"), generation: current)
+        }
+    }
+
+    func attemptFailed(_ error: RtmErrorInfo, generation current: Int) {
+        guard current == generation, !destroyed else { return }
+        apply(machine.handle(.attemptFailed(error, now: clock.now)))
+    }
+
+    /// Closes the current connection and fails what waits on it. Callbacks of the old connection
+    /// are ignored from now on.
+    func closeConnection() {
+        timers.heartbeats?.cancel()
+        timers.heartbeats = nil
+        generation += 1
+        connection?.socket.close(code: .normalClosure, reason: "")
+        connection = nil
+        for (operation, waiter) in pending.takeAll() {
+            resolve(waiter, .failure(RtmErrorInfo(.notConnected, operation: operation, reason: "the connection closed")))
+        }
+        armDeadlineTimer()
+    }
+
+    private func scheduleRetry(after pause: Duration) {
+        timers.retry?.cancel()
+        let clock = clock
+        timers.retry = Task { [weak self] in
+            do { try await clock.sleep(for: pause) } catch { return }
+            await self?.retryDue()
+        }
+    }
+
+    private func retryDue() {
+        guard !destroyed else { return }
+        apply(machine.handle(.retryDue(now: clock.now)))
+    }
+
+    private func startHeartbeats() {
+        timers.heartbeats?.cancel()
+        let interval = Duration.seconds(settings.heartbeatInterval)
+        let current = generation
+        let clock = clock
+        timers.heartbeats = Task { [weak self] in
+            while !Task.isCancelled {
+                do { try await clock.sleep(for: interval) } catch { return }
+                guard let self, await self.heartbeat(generation: current) else { return }
+            }
+        }
+    }
+
+    /// Sends one heartbeat; false when the connection is gone.
+    private func heartbeat(generation current: Int) -> Bool {
+        guard current == generation, machine.state == .connected else { return false }
+        return send(.session(.heartbeat), .heartbeat(generation: current))
+    }
+
+    private func restoreSession() {
+        let states = states
+        Task { [weak self] in
+            guard let self else { return }
+            var unrestored: [(String, RtmServiceType)] = []
+            for state in states {
+                let lost = await state.restore { operation in await self.sendWhileRestoring(operation) }
+                unrestored += lost.map { ($0, state.serviceType) }
+            }
+            await self.restored(unrestored)
+        }
+    }
+
+    private func restored(_ unrestored: [(String, RtmServiceType)]) {
+        unrestoredServices = Dictionary(unrestored, uniquingKeysWith: { first, _ in first })
+        apply(machine.handle(.restored(unrestored: unrestored.map(\.0))))
+    }
+}

@@ -1,0 +1,90 @@
+import SwitchboardCore
+import SwitchboardTransport
+import SwitchboardWire
+
+/// Requests on the connection: sending, answers, and the one deadline timer.
+extension ClientEngine {
+    /// Sends a request on the current connection, whatever the link state; false when there is no
+    /// open connection (the waiter is not resolved then).
+    @discardableResult
+    func send(_ operation: ClientOperation, _ waiter: Waiter) -> Bool {
+        guard let socket = connection?.socket else { return false }
+        let id = pending.add(operation.name, deadline: clock.now + requestTimeout, waiter: waiter)
+        guard socket.send(OutboundFrame.binary(ClientFrame(id: id, operation).encode())) else {
+            _ = pending.take(id)
+            return false
+        }
+        armDeadlineTimer()
+        return true
+    }
+
+    /// Sends a request while the session is being restored and waits for its answer.
+    func sendWhileRestoring(_ operation: ClientOperation) async -> Result<Answer, RtmErrorInfo> {
+        let answer = OneShot<Result<Answer, RtmErrorInfo>>()
+        if !send(operation, .call({ answer.fulfil($0) })) {
+            return .failure(RtmErrorInfo(.notConnected, operation: operation.name, reason: "the connection is closed"))
+        }
+        return await answer.value
+    }
+
+    func resolve(_ waiter: Waiter, _ result: Result<Answer, RtmErrorInfo>) {
+        switch waiter {
+        case .call(let resolve):
+            resolve(result)
+        case .login(let loginGeneration):
+            guard loginGeneration == generation else { return }
+            loginAnswered(result)
+        case .heartbeat(let heartbeatGeneration):
+            guard heartbeatGeneration == generation, case .failure = result else { return }
+            apply(machine.handle(.connectionLost(.heartbeatTimeout, .keepAliveTimeout, now: clock.now)))
+        case .logout(let resolve):
+            apply(machine.handle(.logoutFinished))
+            resolve(.success(.done))
+        case .renew(let token, let resolve):
+            if case .success = result { session.token = token }
+            resolve(result)
+        }
+    }
+
+    private func loginAnswered(_ result: Result<Answer, RtmErrorInfo>) {
+        switch result {
+        case .success(.session(.login(let accepted))):
+            if accepted.loss.droppedPushes > 0 {
+                let channels = accepted.loss.channels.map(\.name).joined(separator: ", ")
+                log?.write(.warn, "resumed past the server's resume bound: \(accepted.loss.droppedPushes) pushes lost (\(channels))")
+            }
+            apply(machine.handle(.loggedIn(resumed: accepted.resumed, presenceTimeout: accepted.presenceTimeout, now: clock.now)))
+        case .success:
+            let odd = RtmErrorInfo(.loginRejected, operation: "login", reason: "unexpected answer to login")
+            apply(machine.handle(.attemptFailed(odd, now: clock.now)))
+        case .failure(let error):
+            apply(machine.handle(.attemptFailed(error, now: clock.now)))
+        }
+    }
+
+    /// Keeps one timer, set for the earliest deadline of a waiting request.
+    func armDeadlineTimer() {
+        guard let earliest = pending.earliestDeadline else {
+            timers.deadline?.task.cancel()
+            timers.deadline = nil
+            return
+        }
+        if let timer = timers.deadline, timer.at <= earliest { return }
+        timers.deadline?.task.cancel()
+        let clock = clock
+        let task = Task { [weak self] in
+            do { try await clock.sleep(until: earliest) } catch { return }
+            await self?.sweepDeadlines()
+        }
+        timers.deadline = (task, earliest)
+    }
+
+    private func sweepDeadlines() {
+        timers.deadline = nil
+        for (operation, waiter) in pending.takeExpired(now: clock.now) {
+            let code = PendingRequests<Waiter>.timeoutCode(for: operation)
+            resolve(waiter, .failure(RtmErrorInfo(code, operation: operation, reason: "no answer from the server in time")))
+        }
+        armDeadlineTimer()
+    }
+}

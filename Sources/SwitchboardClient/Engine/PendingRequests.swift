@@ -1,0 +1,58 @@
+import SwitchboardCore
+import SwitchboardWire
+
+/// The requests sent on the connection and not yet answered, each with its deadline and who
+/// waits for its answer. Pure bookkeeping: the engine sweeps expired deadlines with one timer.
+struct PendingRequests<Waiter: Sendable>: Sendable {
+    private struct Entry: Sendable {
+        let operation: String
+        let deadline: Duration
+        let waiter: Waiter
+    }
+
+    private var entries: [UInt32: Entry] = [:]
+    private var lastId: UInt32 = 0
+
+    /// Whether nothing waits.
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// The earliest deadline of a waiting request.
+    var earliestDeadline: Duration? { entries.values.lazy.map(\.deadline).min() }
+
+    /// Registers a request and returns its id (never 0, which the server uses for frames it could
+    /// not read, and never one still waiting).
+    mutating func add(_ operation: String, deadline: Duration, waiter: Waiter) -> UInt32 {
+        repeat { lastId &+= 1 } while lastId == 0 || entries[lastId] != nil
+        entries[lastId] = Entry(operation: operation, deadline: deadline, waiter: waiter)
+        return lastId
+    }
+
+    /// Takes the request an answer (or error) with `id` belongs to, with who waits for it.
+    mutating func take(_ id: UInt32) -> (operation: String, waiter: Waiter)? {
+        entries.removeValue(forKey: id).map { ($0.operation, $0.waiter) }
+    }
+
+    /// Takes every request whose deadline is at or before `now`, oldest first.
+    mutating func takeExpired(now: Duration) -> [(operation: String, waiter: Waiter)] {
+        let expired = entries.filter { $0.value.deadline <= now }
+        for id in expired.keys { entries[id] = nil }
+        return expired.sorted { $0.key < $1.key }.map { ($0.value.operation, $0.value.waiter) }
+    }
+
+    /// Takes every request, oldest first.
+    mutating func takeAll() -> [(operation: String, waiter: Waiter)] {
+        defer { entries.removeAll() }
+        return entries.sorted { $0.key < $1.key }.map { ($0.value.operation, $0.value.waiter) }
+    }
+
+    /// The reference's timeout code for each operation.
+    static func timeoutCode(for operation: String) -> RtmErrorCode {
+        switch operation {
+        case "login": .loginTimeout
+        case "subscribe": .channelSubscribeTimeout
+        case "publish": .channelPublishMessageTimeout
+        case "renewToken": .renewTokenTimeout
+        default: .notConnected
+        }
+    }
+}

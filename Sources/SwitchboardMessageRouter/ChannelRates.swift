@@ -1,0 +1,54 @@
+import SwitchboardCore
+
+/// The pure rate bookkeeping of message channels: how many messages each channel carried in the
+/// last second (the reference's 60 per channel, the excess discarded), and how often each session
+/// subscribed to each channel lately (the reference's 2 per 5 s, the excess refused).
+struct ChannelRates: Sendable {
+    private struct Attempt: Hashable {
+        let session: SessionID
+        let channel: ChannelKey
+    }
+
+    let limits: Limits
+    private var messages: [ChannelKey: SlidingWindow] = [:]
+    private var subscribes: [Attempt: SlidingWindow] = [:]
+    /// Messages discarded over the per-channel rate since the last `takeDiscarded`.
+    private(set) var discarded = 0
+    /// Messages discarded since the start.
+    private(set) var discardedTotal = 0
+
+    init(limits: Limits) { self.limits = limits }
+
+    /// Takes one message of `channel` at `now`; false when the channel is over its rate and the
+    /// message is to be discarded.
+    mutating func admitMessage(on channel: ChannelKey, now: Duration) -> Bool {
+        guard let limit = limits.messagesPerSecondPerChannel else { return true }
+        let admitted = messages[channel, default: SlidingWindow(limit: limit)].take(now)
+        if !admitted {
+            discarded += 1
+            discardedTotal += 1
+        }
+        return admitted
+    }
+
+    /// Takes one subscribe attempt of `session` to `channel` at `now`; false when it is too frequent.
+    mutating func admitSubscribe(_ session: SessionID, to channel: ChannelKey, now: Duration) -> Bool {
+        let window = SlidingWindow(limit: limits.subscribeAttemptsPerChannel, per: limits.subscribeAttemptWindow)
+        return subscribes[Attempt(session: session, channel: channel), default: window].take(now)
+    }
+
+    /// How many messages were discarded since the last call, counting from zero again.
+    mutating func takeDiscarded() -> Int {
+        defer { discarded = 0 }
+        return discarded
+    }
+
+    /// Forgets windows that no longer hold anything, so idle channels and ended sessions cost nothing.
+    mutating func sweep(now: Duration) {
+        messages = messages.filter { !$0.value.isIdle(at: now) }
+        subscribes = subscribes.filter { !$0.value.isIdle(at: now) }
+    }
+
+    /// How many windows are kept (for tests).
+    var windowCount: Int { messages.count + subscribes.count }
+}

@@ -1,0 +1,30 @@
+import SwitchboardCore
+
+/// The per-topic message rate: a one-second `SlidingWindow` for each topic of each stream channel,
+/// whoever publishes in it.
+struct TopicRateWindows: Sendable {
+    private struct TopicKey: Hashable {
+        let channel: ChannelKey
+        let topic: String
+    }
+
+    let limit: Int?
+    private var windows: [TopicKey: SlidingWindow] = [:]
+
+    init(limit: Int?) { self.limit = limit }
+
+    /// Takes one message of `topic` at `now`; false when `limit` were accepted in the second before.
+    mutating func take(_ topic: String, in channel: ChannelKey, now: Duration) -> Bool {
+        guard let limit else { return true }
+        guard limit > 0 else { return false }
+        return windows[TopicKey(channel: channel, topic: topic), default: SlidingWindow(limit: limit)].take(now)
+    }
+
+    /// Forgets the windows with no message in the second before `now`: they hold no budget.
+    mutating func dropIdle(now: Duration) {
+        windows = windows.filter { !$0.value.isIdle(at: now) }
+    }
+
+    /// How many topics have a window now.
+    var count: Int { windows.count }
+}

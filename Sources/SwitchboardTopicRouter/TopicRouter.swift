@@ -1,0 +1,227 @@
+import SwitchboardCore
+
+/// The topic-router module: stream channels, their topics, topic publishers and per-publisher
+/// topic subscriptions, each app on its own.
+///
+/// It answers `JoinStreamChannel`, `LeaveStreamChannel`, `RenewStreamChannelToken`, `JoinTopic`,
+/// `LeaveTopic`, `PublishTopicMessage`, `SubscribeTopic` and `UnsubscribeTopic`; it asks
+/// `VerifyChannelJoinToken` when a handler exists; it publishes `ChannelJoined` and `ChannelLeft`
+/// for stream channels; it drops a finished session's channels on `SessionClosed`. Topic messages
+/// go out as `Push.message` with channel type stream, topic events as `Push.topic`.
+public actor TopicRouter: Module {
+    public nonisolated let name = "topic-router"
+    /// How often `run()` forgets idle per-topic rate windows.
+    public nonisolated let sweepInterval: Duration
+
+    private enum State {
+        case idle
+        case running(ModuleContext, ended: EndedSessions)
+    }
+    private var state = State.idle
+    private var store: any TopicStore
+    private var rates = TopicRateWindows(limit: nil)
+
+    /// Creates the module over `store` (in memory by default).
+    public init(store: any TopicStore = InMemoryTopicStore(), sweepInterval: Duration = .seconds(1)) {
+        self.store = store
+        self.sweepInterval = sweepInterval
+    }
+
+    public func start(_ context: ModuleContext) async {
+        let ended = context.onSessionEnd { [self] event in await sessionClosed(event) }
+        state = .running(context, ended: ended)
+        rates = TopicRateWindows(limit: context.limits.topicMessagesPerSecond)
+        let bus = context.bus
+        bus.handle(JoinStreamChannel.self) { [self] request throws(RtmError) in try await join(request) }
+        bus.handle(LeaveStreamChannel.self) { [self] request throws(RtmError) in try await leave(request) }
+        bus.handle(RenewStreamChannelToken.self) { [self] request throws(RtmError) in try await renew(request) }
+        bus.handle(JoinTopic.self) { [self] request throws(RtmError) in try await joinTopic(request) }
+        bus.handle(LeaveTopic.self) { [self] request throws(RtmError) in try await leaveTopic(request) }
+        bus.handle(PublishTopicMessage.self) { [self] request throws(RtmError) in try await publish(request) }
+        bus.handle(SubscribeTopic.self) { [self] request throws(RtmError) in try await subscribe(request) }
+        bus.handle(UnsubscribeTopic.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
+    }
+
+    public func run() async throws {
+        guard case .running(let context, _) = state else { return }
+        for await now in context.clock.ticks(every: sweepInterval) { rates.dropIdle(now: now) }
+    }
+
+    // MARK: Channels
+
+    private func join(_ request: JoinStreamChannel) async throws(RtmError) -> Done {
+        let operation = JoinStreamChannel.operation
+        let (context, ended) = try running(operation)
+        let caller = request.caller
+        let channel = try streamChannel(request.channelName, of: caller, context, operation)
+        guard !store.isMember(caller.session, of: channel) else {
+            throw RtmError(.duplicateOperation, operation: operation, reason: "already joined \(request.channelName)")
+        }
+        try await verifyToken(request.token, for: caller, channel: request.channelName, context, operation)
+        // The token check suspended this actor: refuse a session that ended meanwhile.
+        guard !ended.contains(caller.session) else {
+            throw RtmError(.notLogin, operation: operation, reason: "the session has ended")
+        }
+        try store.join(StreamMember(caller: caller, features: request.features), to: channel, limits: context.limits)
+        context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: ChannelFeatures(request.features)))
+        let snapshot = TopicEvent(
+            type: .snapshot, channelName: channel.name, publisher: caller.userId, topicInfos: store.topics(of: channel),
+            timestamp: context.clock.wallMilliseconds)
+        context.outbox.deliver(.topic(snapshot), to: [caller.session])
+        return Done()
+    }
+
+    private func leave(_ request: LeaveStreamChannel) throws(RtmError) -> Done {
+        let operation = LeaveStreamChannel.operation
+        let (context, _) = try running(operation)
+        let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
+        guard let departure = store.leave(request.caller.session, from: channel) else {
+            throw RtmError(.channelNotJoined, operation: operation, reason: "stream channel \(request.channelName) is not joined")
+        }
+        departed(departure, reason: .left, context)
+        return Done()
+    }
+
+    private func renew(_ request: RenewStreamChannelToken) async throws(RtmError) -> Done {
+        let operation = RenewStreamChannelToken.operation
+        let (context, _) = try running(operation)
+        let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
+        guard store.isMember(request.caller.session, of: channel) else {
+            throw RtmError(.channelNotJoined, operation: operation, reason: "stream channel \(request.channelName) is not joined")
+        }
+        try await verifyToken(request.token, for: request.caller, channel: request.channelName, context, operation)
+        return Done()
+    }
+
+    private func sessionClosed(_ event: SessionClosed) {
+        guard case .running(let context, _) = state else { return }
+        for departure in store.leaveAll(event.session) {
+            departed(departure, reason: .sessionClosed(event.reason), context)
+        }
+    }
+
+    /// Tells the remaining members which topics the leaver published in, then the bus that it left.
+    private func departed(_ departure: StreamDeparture, reason: ChannelLeaveReason, _ context: ModuleContext) {
+        if !departure.topics.isEmpty {
+            announce(.remoteLeaveTopic, departure.topics, by: departure.caller, in: departure.channel, context)
+        }
+        context.bus.publish(ChannelLeft(caller: departure.caller, channel: departure.channel, reason: reason))
+    }
+
+    // MARK: Topics
+
+    private func joinTopic(_ request: JoinTopic) throws(RtmError) -> Done {
+        let operation = JoinTopic.operation
+        let (context, _) = try running(operation)
+        let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
+        try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
+        try TopicValidation.checkMeta(request.options.meta, limits: context.limits, operation: operation)
+        let publisher = try store.joinTopic(
+            request.caller.session, request.topic, in: channel, options: request.options, limits: context.limits,
+            operation: operation)
+        announce(.remoteJoinTopic, [TopicInfo(topic: request.topic, publishers: [publisher])], by: request.caller, in: channel, context)
+        return Done()
+    }
+
+    private func leaveTopic(_ request: LeaveTopic) throws(RtmError) -> Done {
+        let operation = LeaveTopic.operation
+        let (context, _) = try running(operation)
+        let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
+        try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
+        let publisher = try store.leaveTopic(request.caller.session, request.topic, in: channel, operation: operation)
+        announce(.remoteLeaveTopic, [TopicInfo(topic: request.topic, publishers: [publisher])], by: request.caller, in: channel, context)
+        return Done()
+    }
+
+    /// Pushes a topic event about `caller` to the other members of `channel`.
+    private func announce(
+        _ type: RtmTopicEventType, _ topics: [TopicInfo], by caller: Caller, in channel: ChannelKey, _ context: ModuleContext
+    ) {
+        let others = store.members(of: channel).filter { $0 != caller.session }
+        guard !others.isEmpty else { return }
+        let event = TopicEvent(
+            type: type, channelName: channel.name, publisher: caller.userId, topicInfos: topics,
+            timestamp: context.clock.wallMilliseconds)
+        context.outbox.deliver(.topic(event), to: others)
+    }
+
+    // MARK: Messages
+
+    private func publish(_ request: PublishTopicMessage) throws(RtmError) -> Done {
+        let operation = PublishTopicMessage.operation
+        let (context, _) = try running(operation)
+        let limits = context.limits
+        let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
+        try TopicValidation.checkTopic(request.topic, limits: limits, operation: operation)
+        guard request.payload.byteCount <= limits.topicMessagePayloadMaxBytes else {
+            throw RtmError(
+                .channelMessageLengthExceedLimitation, operation: operation,
+                reason: "payload is \(request.payload.byteCount) bytes; at most \(limits.topicMessagePayloadMaxBytes)")
+        }
+        try Validation.checkCustomType(request.customType, limits: limits, operation: operation)
+        let publication = try store.publication(of: request.caller.session, in: request.topic, of: channel, operation: operation)
+        guard rates.take(request.topic, in: channel, now: context.clock.now) else {
+            throw RtmError(
+                .operationRateExceedLimitation, operation: operation,
+                reason: "more than \(rates.limit ?? 0) messages per second in topic \(request.topic)")
+        }
+        let receivers = store.receivers(of: publication.userId, in: request.topic, of: channel)
+        guard !receivers.isEmpty else { return Done() }
+        let timestamp =
+            publication.options.syncWithMedia && request.sendTs > 0 ? request.sendTs : context.clock.wallMilliseconds
+        let delivery = MessageDelivery(
+            channelType: .stream, channelName: channel.name, channelTopic: request.topic, payload: request.payload,
+            publisher: publication.userId, customType: request.customType, timestamp: timestamp)
+        context.outbox.deliver(.message(delivery), to: receivers, priority: publication.options.priority)
+        return Done()
+    }
+
+    // MARK: Subscriptions
+
+    private func subscribe(_ request: SubscribeTopic) throws(RtmError) -> TopicSubscription {
+        let operation = SubscribeTopic.operation
+        let (context, _) = try running(operation)
+        let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
+        try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
+        return try store.subscribe(
+            request.caller.session, to: request.users, in: request.topic, of: channel, limits: context.limits,
+            operation: operation)
+    }
+
+    private func unsubscribe(_ request: UnsubscribeTopic) throws(RtmError) -> Done {
+        let operation = UnsubscribeTopic.operation
+        let (context, _) = try running(operation)
+        let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
+        try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
+        try store.unsubscribe(request.caller.session, from: request.users, in: request.topic, of: channel, operation: operation)
+        return Done()
+    }
+
+    // MARK: Helpers
+
+    private func verifyToken(
+        _ token: String, for caller: Caller, channel: String, _ context: ModuleContext, _ operation: String
+    ) async throws(RtmError) {
+        guard context.bus.hasHandler(VerifyChannelJoinToken.self) else { return }
+        do {
+            _ = try await context.bus.request(
+                VerifyChannelJoinToken(app: caller.app, userId: caller.userId, channelName: channel, token: token))
+        } catch {
+            throw RtmError(error.code, operation: operation, reason: error.reason)
+        }
+    }
+
+    private func streamChannel(
+        _ name: String, of caller: Caller, _ context: ModuleContext, _ operation: String
+    ) throws(RtmError) -> ChannelKey {
+        try Validation.checkChannelName(name, limits: context.limits, operation: operation)
+        return caller.channel(.stream, name)
+    }
+
+    private func running(_ operation: String) throws(RtmError) -> (ModuleContext, EndedSessions) {
+        guard case .running(let context, let ended) = state else {
+            throw RtmError(.notInitialized, operation: operation, reason: "the topic router has not been started")
+        }
+        return (context, ended)
+    }
+}

@@ -1,0 +1,36 @@
+import Synchronization
+import Testing
+import SwitchboardCore
+
+@Suite struct SerialJobsTests {
+    @Test func jobsRunOneAtATimeInQueueOrderAcrossBursts() async {
+        let jobs = SerialJobs()
+        let log = Mutex<[Int]>([])
+        let running = Mutex(0)
+        for burst in 0..<5 {
+            for index in 0..<50 {
+                let number = burst * 50 + index
+                jobs.enqueue {
+                    let overlapping = running.withLock { $0 += 1; return $0 } > 1
+                    #expect(!overlapping, "two jobs ran at once")
+                    await Task.yield()
+                    log.withLock { $0.append(number) }
+                    running.withLock { $0 -= 1 }
+                }
+            }
+            // Let the queue run dry between bursts, so a new drain starts each time.
+            for _ in 0..<200 where log.withLock({ $0.count }) < (burst + 1) * 50 { try? await Task.sleep(for: .milliseconds(1)) }
+        }
+        #expect(log.withLock { $0 } == Array(0..<250))
+    }
+
+    @Test func aFinishedQueueRunsWhatItHadAndRefusesMore() async {
+        let jobs = SerialJobs()
+        let ran = Mutex(0)
+        for _ in 0..<10 { jobs.enqueue { ran.withLock { $0 += 1 } } }
+        jobs.finish()
+        #expect(!jobs.enqueue { ran.withLock { $0 += 100 } })
+        for _ in 0..<500 where ran.withLock({ $0 }) < 10 { try? await Task.sleep(for: .milliseconds(1)) }
+        #expect(ran.withLock { $0 } == 10)
+    }
+}

@@ -1,0 +1,21 @@
+import Testing
+import SwitchboardCore
+
+@Suite struct SlidingWindowTests {
+    @Test func admitsTheLimitPerWindowThenSlides() {
+        var window = SlidingWindow(limit: 2, per: .seconds(5))
+        var taken: [Bool] = []
+        for second in [0, 1, 4, 5, 5, 6] { taken.append(window.take(.seconds(second))) }
+        #expect(taken == [true, true, false, true, false, true])
+        #expect(!window.isIdle(at: .seconds(10)))
+        #expect(window.isIdle(at: .seconds(11)))
+    }
+
+    @Test func aDictionaryOfWindows() {
+        var windows: [String: SlidingWindow] = [:]
+        for index in 0..<100 {
+            _ = windows["c\(index % 3)", default: SlidingWindow(limit: 60)].take(.milliseconds(index))
+        }
+        #expect(windows.count == 3)
+    }
+}

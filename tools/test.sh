@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The test command: runs `swift test` (arguments passed on, e.g. --filter) with the Python
+# packages the cross-language tests need. They are pinned in tools/requirements.txt and
+# installed into .venv/ on first use (again whenever the file changes); that venv's python3
+# comes first on PATH and in SWITCHBOARD_PYTHON, which the tests use to run tools/*.py.
+#   tools/test.sh [swift test arguments …]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+venv="$root/.venv"
+requirements="$root/tools/requirements.txt"
+installed="$venv/installed-requirements.txt"
+
+if [ ! -x "$venv/bin/python3" ] || ! "$venv/bin/python3" -m pip --version >/dev/null 2>&1; then
+    rm -rf "$venv"
+    python3 -m venv "$venv" || {
+        echo "tools/test.sh: python3 -m venv failed; on Debian install python3-venv first" >&2
+        exit 1
+    }
+fi
+if ! cmp -s "$requirements" "$installed"; then
+    "$venv/bin/python3" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+    cp "$requirements" "$installed"
+fi
+
+export PATH="$venv/bin:$PATH"
+export SWITCHBOARD_PYTHON="$venv/bin/python3"
+cd "$root"
+exec swift test "$@"
