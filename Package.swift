@@ -2,7 +2,10 @@
 import PackageDescription
 
 /// The module targets talk to each other only through the bus in `SwitchboardCore`.
-let moduleTargets = ["SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardTopicRouter", "SwitchboardLock"]
+let moduleTargets = [
+    "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardTopicRouter", "SwitchboardPresence", "SwitchboardStorage",
+    "SwitchboardLock",
+]
 
 let package = Package(
     name: "Switchboard",
@@ -24,6 +27,9 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
 
         // Shared vocabulary and the bus.
         .target(name: "SwitchboardCore"),
@@ -33,6 +39,8 @@ let package = Package(
         .target(name: "SwitchboardSession", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardMessageRouter", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardTopicRouter", dependencies: ["SwitchboardCore"]),
+        .target(name: "SwitchboardPresence", dependencies: ["SwitchboardCore"]),
+        .target(name: "SwitchboardStorage", dependencies: ["SwitchboardCore", "CSQLite"]),
         .target(name: "SwitchboardLock", dependencies: ["SwitchboardCore"]),
 
         // Wire format and I/O.
@@ -46,6 +54,8 @@ let package = Package(
                 "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport",
                 "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardCrypto",
                 "SwitchboardTopicRouter",
+                "SwitchboardPresence",
+                "SwitchboardStorage",
                 "SwitchboardLock",
             ]),
         .target(
@@ -76,6 +86,8 @@ let package = Package(
         .testTarget(
             name: "SwitchboardTopicRouterTests",
             dependencies: ["SwitchboardTopicRouter", "SwitchboardTestKit"]),
+        .testTarget(name: "SwitchboardPresenceTests", dependencies: ["SwitchboardPresence", "SwitchboardTestKit"]),
+        .testTarget(name: "SwitchboardStorageTests", dependencies: ["SwitchboardStorage", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardLockTests", dependencies: ["SwitchboardLock", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestKit"]),
         .testTarget(

@@ -326,31 +326,42 @@ async def self_check(url, app_id, token):
     return report.summary()
 
 
-def main():
-    parser = argparse.ArgumentParser(description="Switchboard protocol self-check (see docs/PROTOCOL.md).")
+def run_cli(name, description, check, selftest, timeout=20.0):
+    """The command line both checks share: --url runs `check(url, app_id, token)` within --timeout seconds,
+    --selftest-encoding runs `selftest()`. Returns the exit status."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--url", help="the server, e.g. ws://127.0.0.1:8080")
     parser.add_argument("--app-id", default=os.environ.get("SWITCHBOARD_APP_ID", "demo"),
                         help="appId for login (default: $SWITCHBOARD_APP_ID or 'demo')")
     parser.add_argument("--token", default=os.environ.get("SWITCHBOARD_TOKEN", ""),
                         help="token for login (default: $SWITCHBOARD_TOKEN or empty)")
-    parser.add_argument("--timeout", type=float, default=20.0, help="total time allowed, in seconds")
+    parser.add_argument("--timeout", type=float, default=timeout, help="total time allowed, in seconds")
     parser.add_argument("--selftest-encoding", action="store_true",
                         help="only check msgpack encoding against the hex examples of docs/PROTOCOL.md")
     args = parser.parse_args()
 
     if args.selftest_encoding:
-        return selftest_encoding()
+        return selftest()
     if not args.url:
         parser.error("--url is required (or use --selftest-encoding)")
+    return run_check("peer", self_check, args)
+
+
+def run_check(label, check, args):
+    """Runs `check(url, app_id, token)` within `args.timeout`; the exit status (2: it could not run)."""
     try:
-        return asyncio.run(asyncio.wait_for(self_check(args.url, args.app_id, args.token), args.timeout))
+        return asyncio.run(asyncio.wait_for(check(args.url, args.app_id, args.token), args.timeout))
     except asyncio.TimeoutError:
-        print(f"peer: FAILED: the self-check did not finish within {args.timeout:g} s")
+        print(f"{label}: FAILED: the self-check did not finish within {args.timeout:g} s")
     except OSError as error:
-        print(f"peer: FAILED: cannot connect to {args.url}: {error}")
+        print(f"{label}: FAILED: cannot connect to {args.url}: {error}")
     except Exception as error:  # noqa: BLE001 - any other failure is reported, not raised
-        print(f"peer: FAILED: {type(error).__name__}: {error}")
+        print(f"{label}: FAILED: {type(error).__name__}: {error}")
     return 2
+
+
+def main():
+    return run_cli("peer", "Switchboard protocol self-check (see docs/PROTOCOL.md).", self_check, selftest_encoding)
 
 
 if __name__ == "__main__":

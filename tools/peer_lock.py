@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent check of Switchboard's locks, written from docs/PROTOCOL.md section 12 alone.
+"""An independent check of Switchboard's locks, written from docs/PROTOCOL.md section 14 alone.
 
     python3 tools/peer_lock.py --url ws://127.0.0.1:PORT             self-check against a running server
     python3 tools/peer_lock.py --url ws://127.0.0.1:PORT --ttl-check also wait out a lock's 10 s ttl
@@ -18,7 +18,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer import Report, is_error, login, selftest_encoding  # noqa: E402
 
-# Error codes (PROTOCOL.md 12.6).
+# Error codes (PROTOCOL.md 14.6).
 INVALID_PARAMETER = -10014
 INVALID_CHANNEL_TYPE = -10019
 RATE_EXCEEDED = -10021
@@ -29,7 +29,7 @@ LOCK_NOT_ACQUIRED = -14006
 LOCK_ACQUIRE_FAILED = -14007
 LOCK_NOT_EXIST = -14008
 
-# Event types (PROTOCOL.md 12.4).
+# Event types (PROTOCOL.md 14.4).
 SNAPSHOT, LOCK_SET, LOCK_REMOVED, LOCK_ACQUIRED, LOCK_RELEASED, LOCK_EXPIRED = 1, 2, 3, 4, 5, 6
 LOCK_FEATURE = 8
 
@@ -235,7 +235,7 @@ async def ttl_expiry(report, url, app_id, token, channel, watcher, w):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Switchboard lock self-check (see docs/PROTOCOL.md section 12).")
+    parser = argparse.ArgumentParser(description="Switchboard lock self-check (see docs/PROTOCOL.md section 14).")
     parser.add_argument("--url", help="the server, e.g. ws://127.0.0.1:8080")
     parser.add_argument("--app-id", default=os.environ.get("SWITCHBOARD_APP_ID", "demo"))
     parser.add_argument("--token", default=os.environ.get("SWITCHBOARD_TOKEN", ""))

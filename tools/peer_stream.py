@@ -144,7 +144,7 @@ async def self_check(url, app_id, token):
         answer = await alice.request("leave", channel=channel)
         report.check(f"leaving again gets {CHANNEL_NOT_JOINED}", is_error(answer, CHANNEL_NOT_JOINED), repr(answer))
         report.check("no frame was left unexplained", not [p for p in bob.pushes + alice.pushes
-                                                           if p.get("t") not in ("message", "topic")])
+                                                           if p.get("t") not in ("message", "topic", "presence")])
     finally:
         await alice.close()
         await bob.close()

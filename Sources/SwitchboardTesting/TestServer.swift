@@ -17,6 +17,7 @@ public enum TestServer {
         configuration.limits = limits
         configuration.eventLoopThreads = 1
         configuration.log = ServerLog(level: .warning)
+        configuration.metadataStorage = .memory
         configure(&configuration)
         let server = SwitchboardServer(configuration: configuration, customize: modules)
         try await server.start()

@@ -10,6 +10,9 @@ enum ServeCommand {
         switchboard serve [options]
           --listen HOST:PORT        where to listen (SWITCHBOARD_LISTEN, default 127.0.0.1:9100)
           --data-dir DIR            persistent data (SWITCHBOARD_DATA_DIR, default ./switchboard-data)
+          --storage-key-file FILE   seal metadata values at rest with AES-256-GCM under the key in FILE
+                                    (64 hex digits or 32 bytes); the same key is needed at every start
+                                    (SWITCHBOARD_STORAGE_KEY_FILE)
           --app-id ID               serve only this app id; repeatable (SWITCHBOARD_APP_ID, comma-separated)
           --app-certificate CERT    require tokens signed with this certificate, paired with --app-id
                                     in order (SWITCHBOARD_APP_CERTIFICATE, comma-separated)
@@ -67,9 +70,14 @@ enum ServeCommand {
         if !appIds.isEmpty { configuration.appIds = Set(appIds) }
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
 
+        let storageKey = try options.value("storage-key-file", env: "SWITCHBOARD_STORAGE_KEY_FILE").map {
+            try StorageKey(contentsOfFile: $0)
+        }
+
         let credentials = Dictionary(zip(appIds, certificates), uniquingKeysWith: { _, last in last })
         let server = SwitchboardServer(configuration: configuration) { modules in
             if !credentials.isEmpty { modules.extensions.append(Crypto(credentials: credentials)) }
+            if let storageKey { modules.extensions.append(AtRestSealing(key: storageKey)) }
         }
         try await server.start()
         FileHandle.standardOutput.write(Data((server.url + "\n").utf8))

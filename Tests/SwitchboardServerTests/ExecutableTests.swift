@@ -76,7 +76,7 @@ import SwitchboardTestKit
         let server = try await TestServer.start()
         let port = try #require(server.port)
         let output = try await ProcessRunner.run(
-            Self.executable.path, ["serve", "--listen", "127.0.0.1:\(port)", "--data-dir", NSTemporaryDirectory()],
+            Self.executable.path, ["serve", "--listen", "127.0.0.1:\(port)", "--data-dir", temporaryDataDirectory().path],
             timeout: .seconds(20))
         #expect(output.status == 1, "\(output.text)")
         await server.shutdown()

@@ -4,7 +4,7 @@ import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
 
-/// An independent lock client, written in Python from docs/PROTOCOL.md §12 alone, against a live
+/// An independent lock client, written in Python from docs/PROTOCOL.md §14 alone, against a live
 /// server, including an owner's cut connection and its real 10 s ttl.
 @Suite struct PythonLockPeerTests {
     @Test func thePythonLockPeerPassesItsSelfCheck() async throws {

@@ -13,4 +13,12 @@ import SwitchboardTestKit
         #expect(output.status == 0, "\(output.text)")
         #expect(output.text.contains("0 failed"), "\(output.text)")
     }
+
+    @Test func thePythonStoragePeerPassesItsSelfCheck() async throws {
+        let server = try await TestServer.start(limits: .withoutRateLimits)
+        let output = try await ProcessRunner.python("peer_storage.py", ["--url", server.url])
+        await server.shutdown()
+        #expect(output.status == 0, "\(output.text)")
+        #expect(output.text.contains("0 failed"), "\(output.text)")
+    }
 }

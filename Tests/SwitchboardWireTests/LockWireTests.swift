@@ -3,7 +3,7 @@ import SwitchboardCore
 import SwitchboardWire
 
 /// Every lock request, answer and push round-trips; defaults, refusals and field names as
-/// PROTOCOL.md §12 gives them.
+/// PROTOCOL.md §14 gives them.
 @Suite("Lock frames")
 struct LockWireTests {
     static let room = LockAddress(.message, "room", "L")
@@ -138,7 +138,7 @@ struct LockWireTests {
     static let detail = LockDetail(lockName: "L", owner: "alice", ttl: 30, fencingToken: 1)
     static let roomChannel = ChannelAddress(.message, "room")
 
-    /// The lock examples of PROTOCOL.md §12.8, as the Swift encoder writes them.
+    /// The lock examples of PROTOCOL.md §14.8, as the Swift encoder writes them.
     static let documented: [([UInt8], String)] = [
         (ClientFrame.lock(id: 6, .setLock(LockAddress(roomChannel, "L"), ttl: 30)).encode(),
          "86a174a77365744c6f636ba2696406ab6368616e6e656c5479706501a76368616e6e656ca4726f6f6da86c6f636b4e616d65a14ca374746c1e"),

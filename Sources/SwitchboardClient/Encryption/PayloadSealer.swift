@@ -5,8 +5,8 @@ import SwitchboardCrypto
 ///
 /// The AES key is derived once, when the sealer is made; sealing and opening then run the
 /// synchronous `CryptoPrimitives` on the caller's thread, with no actor hop per message. Message
-/// bodies use `seal(_:)` / `open(_:)`; string-only fields (presence state values, once presence
-/// lands) use `sealText(_:)` / `openText(_:)`. docs/PROTOCOL.md §9 describes the format.
+/// bodies use `seal(_:)` / `open(_:)`; string-only fields (presence state values) use
+/// `sealText(_:)` / `openText(_:)`. docs/PROTOCOL.md §9 describes the format.
 struct PayloadSealer: Sendable {
     /// What the first plaintext byte says about the body that follows it.
     enum Kind: UInt8 {

@@ -9,6 +9,8 @@ struct PushRouter: Sendable {
     let log: LogFile?
     /// Messages dropped because they did not open under the client's key.
     private(set) var undecryptableMessages = 0
+    /// Joins the parts of large presence events.
+    private var presenceParts = PresenceAssembler()
 
     init(dispatcher: EventDispatcher, sealer: PayloadSealer?, log: LogFile?) {
         self.dispatcher = dispatcher
@@ -22,21 +24,43 @@ struct PushRouter: Sendable {
         case .session(.tokenPrivilegeWillExpire): dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
         case .extension(let push): dispatcher.emit(.extension(RtmExtensionEvent(name: push.name, body: RtmMessage(push.body))))
         case .topic(let event): dispatcher.emit(.topic(RtmTopicEvent(event)))
+        case .presence(let part): if let event = presenceParts.add(part) { dispatcher.emit(.presence(RtmPresenceEvent(sealer?.open(event) ?? event))) }
+        case .storage(let event): if let event = opened(event) { dispatcher.emit(.storage(RtmStorageEvent(event))) }
         case .lock: break
+        }
+    }
+
+    /// `event` with its values opened when encryption is on; `nil` when one does not open: such
+    /// an event is counted with the messages that do not open and never delivered.
+    private mutating func opened(_ event: StorageEvent) -> StorageEvent? {
+        opened(event, "a storage event about \(event.target) with a value that") { sealer, event throws(RtmErrorInfo) in
+            var opened = event
+            opened.data = try sealer.openValues(event.data)
+            return opened
         }
     }
 
     /// `delivery` with its body opened when encryption is on; `nil` when it does not open (another
     /// key or mode, a plain body, a changed byte): such a message is counted and never delivered.
     private mutating func opened(_ delivery: MessageDelivery) -> MessageDelivery? {
-        guard let sealer else { return delivery }
-        do {
+        opened(delivery, "a message from \(delivery.publisher) in \(delivery.channelName) that") { sealer, delivery throws(RtmErrorInfo) in
             var opened = delivery
             opened.payload = try sealer.open(delivery.payload)
             return opened
+        }
+    }
+
+    /// `open(value)` with the sealer, `value` itself without one; nil (counted, logged as `what`
+    /// "do not open") when it does not open.
+    private mutating func opened<Value>(
+        _ value: Value, _ what: String, _ open: (PayloadSealer, Value) throws(RtmErrorInfo) -> Value
+    ) -> Value? {
+        guard let sealer else { return value }
+        do {
+            return try open(sealer, value)
         } catch {
             undecryptableMessages += 1
-            log?.write(.warn, "dropped a message from \(delivery.publisher) in \(delivery.channelName) that does not open: \(error)")
+            log?.write(.warn, "dropped \(what) does not open: \(error)")
             return nil
         }
     }

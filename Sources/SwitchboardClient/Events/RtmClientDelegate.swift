@@ -10,6 +10,10 @@ public protocol RtmClientDelegate: AnyObject {
     func rtmKit(_ rtmKit: RtmClientKit, didReceiveExtensionEvent event: RtmExtensionEvent)
     /// A topic event of a joined stream channel.
     func rtmKit(_ rtmKit: RtmClientKit, didReceiveTopicEvent event: RtmTopicEvent)
+    /// Someone joined, left, timed out or changed state in a channel, or a snapshot or interval came.
+    func rtmKit(_ rtmKit: RtmClientKit, didReceivePresenceEvent event: RtmPresenceEvent)
+    /// Channel metadata of a subscribed channel, or user metadata of a subscribed user: a snapshot, or the whole set after a change.
+    func rtmKit(_ rtmKit: RtmClientKit, didReceiveStorageEvent event: RtmStorageEvent)
 }
 
 extension RtmClientDelegate {
@@ -18,6 +22,8 @@ extension RtmClientDelegate {
     public func rtmKit(_ rtmKit: RtmClientKit, tokenPrivilegeWillExpire channel: String?) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveExtensionEvent event: RtmExtensionEvent) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveTopicEvent event: RtmTopicEvent) {}
+    public func rtmKit(_ rtmKit: RtmClientKit, didReceivePresenceEvent event: RtmPresenceEvent) {}
+    public func rtmKit(_ rtmKit: RtmClientKit, didReceiveStorageEvent event: RtmStorageEvent) {}
 }
 
 /// Every event a client reports, for the `events` stream.
@@ -32,4 +38,8 @@ public enum RtmEvent: Sendable {
     case `extension`(RtmExtensionEvent)
     /// A topic event of a joined stream channel.
     case topic(RtmTopicEvent)
+    /// A presence event.
+    case presence(RtmPresenceEvent)
+    /// Channel or user metadata.
+    case storage(RtmStorageEvent)
 }

@@ -47,6 +47,8 @@ final class EventDispatcher: Sendable {
                 case .tokenPrivilegeWillExpire(let channel): delegate.rtmKit(kit, tokenPrivilegeWillExpire: channel)
                 case .extension(let push): delegate.rtmKit(kit, didReceiveExtensionEvent: push)
                 case .topic(let event): delegate.rtmKit(kit, didReceiveTopicEvent: event)
+                case .presence(let event): delegate.rtmKit(kit, didReceivePresenceEvent: event)
+                case .storage(let storage): delegate.rtmKit(kit, didReceiveStorageEvent: storage)
                 }
             }
         }

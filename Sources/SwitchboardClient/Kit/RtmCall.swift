@@ -39,6 +39,21 @@ struct RtmCall<Response: Sendable>: Sendable {
         }
     }
 
+    /// The same call, followed, once it succeeded and before its outcome is handed on, by `next`
+    /// on the engine (a subscribe sends the states kept for the channel).
+    func followed(by next: @escaping @Sendable (ClientEngine) async -> Void) -> RtmCall {
+        let issue = issue
+        return RtmCall(kit: kit) { engine, resolve in
+            await issue(engine) { outcome in
+                guard case .success = outcome else { return resolve(outcome) }
+                Task {
+                    await next(engine)
+                    resolve(outcome)
+                }
+            }
+        }
+    }
+
     private static func pair(_ outcome: Result<Response, RtmErrorInfo>) -> (Response?, RtmErrorInfo?) {
         switch outcome {
         case .success(let response): (response, nil)

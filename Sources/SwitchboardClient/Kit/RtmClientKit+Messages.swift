@@ -66,13 +66,14 @@ extension RtmClientKit {
         return call({ .channel(.subscribe(channel: channel, features: features)) }) { _ in
             subscriptions.add(channel, features)
             return RtmCommonResponse(channelName: channel)
-        }
+        }.followed { [presenceStates] engine in await presenceStates.sendPending(ChannelAddress(.message, channel), on: engine) }
     }
 
     private func unsubscribeCall(_ channel: String) -> RtmCall<RtmCommonResponse> {
-        let subscriptions = subscriptions
+        let (subscriptions, presenceStates) = (subscriptions, presenceStates)
         return call({ .channel(.unsubscribe(channel: channel)) }) { _ in
             subscriptions.remove(channel)
+            presenceStates.forget(ChannelAddress(.message, channel))
             return RtmCommonResponse(channelName: channel)
         }
     }

@@ -21,6 +21,10 @@ public final class RtmClientKit: Sendable {
     let subscriptions = ChannelSubscriptions()
     /// The stream channels this client made and joined, rejoined after a lost session.
     let streamChannels = StreamChannels()
+    /// The presence states this client set, applied on joining and after a lost session.
+    let presenceStates = PresenceStates()
+    /// The users whose metadata this client subscribes to, restored after a lost session.
+    let userMetadataSubscriptions = UserMetadataSubscriptions()
     /// Set by `destroy`: every call after it fails at once.
     private let destroyed = Atomic<Bool>(false)
 
@@ -42,10 +46,12 @@ public final class RtmClientKit: Sendable {
         engine = try ClientEngine(settings: settings, dispatcher: dispatcher, clock: clock, sealer: sealer)
         dispatcher.bind(self)
         if let delegate { dispatcher.add(delegate) }
-        let (engine, subscriptions, streamChannels) = (engine, subscriptions, streamChannels)
+        let restorable: [any RestorableState] = [subscriptions, streamChannels, presenceStates, userMetadataSubscriptions]
+        // In this order: a lost session's channels are subscribed and joined again before their
+        // states are set.
+        let engine = engine
         calls.enqueue {
-            await engine.keep(subscriptions)
-            await engine.keep(streamChannels)
+            for state in restorable { await engine.keep(state) }
         }
     }
 

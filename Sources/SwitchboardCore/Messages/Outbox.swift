@@ -4,10 +4,14 @@ public enum Push: Sendable, Hashable {
     case message(MessageDelivery)
     /// About the session itself (session module).
     case session(SessionPush)
+    /// A storage event: channel or user metadata (storage module).
+    case storage(StorageEvent)
     /// From an extension module.
     case `extension`(ExtensionPush)
     /// A topic event of a joined stream channel (topic router).
     case topic(TopicEvent)
+    /// Who joined, left or changed state in a channel (presence).
+    case presence(PresenceDelivery)
     /// Lock events, grants and failed waits (lock module).
     case lock(LockPush)
 
@@ -15,8 +19,10 @@ public enum Push: Sendable, Hashable {
     public var channel: ChannelAddress? {
         switch self {
         case .message(let message): ChannelAddress(message.channelType, message.channelName)
+        case .storage(let event): event.storageType == .channel ? ChannelAddress(event.channelType, event.target) : nil
         case .session, .extension: nil
         case .topic(let event): ChannelAddress(.stream, event.channelName)
+        case .presence(let event): ChannelAddress(event.channelType, event.channelName)
         case .lock(let push): push.channel
         }
     }
@@ -26,8 +32,10 @@ public enum Push: Sendable, Hashable {
         switch self {
         case .message(let message): message.approximateSize
         case .session: 16
+        case .storage(let event): event.approximateSize
         case .extension(let push): push.name.utf8.count + push.body.byteCount + 16
         case .topic(let event): event.approximateSize
+        case .presence(let event): event.approximateSize
         case .lock(let push): push.approximateSize
         }
     }

@@ -14,6 +14,23 @@ public struct Limits: Sendable, Hashable {
     public var publishesPerSecondPerClient: Int? = 60
     /// Other API calls (subscribe, unsubscribe …) one client may make per second; `nil` lifts it.
     public var otherCallsPerSecondPerClient: Int? = 20
+    /// Longest metadata key, in characters (Unicode scalars).
+    public var metadataKeyMaxLength = 32
+    /// Largest metadata value, in bytes (16 KB).
+    public var metadataValueMaxBytes = 16 * 1024
+    /// Largest metadata set (keys and values of every item), in bytes (16 KB).
+    public var metadataSetMaxBytes = 16 * 1024
+    /// Items in one metadata set (the reference names the code, -12002, but no figure; the
+    /// 16 KB set size bounds the count anyway).
+    public var metadataItemsPerSet = 256
+    /// Storage calls (metadata reads, writes, subscriptions) one client may make per second: the
+    /// reference's soft limit (its hard limit is 20); `nil` lifts it.
+    public var storageCallsPerSecondPerClient: Int? = 10
+    /// Users whose metadata one client may subscribe to (the reference names the code, -12017,
+    /// but no figure).
+    public var userMetadataSubscriptionsPerClient = 100
+    /// Longest lease of a metadata item (beyond the reference), in milliseconds: 30 days.
+    public var metadataLeaseMaxMilliseconds: UInt64 = 30 * 24 * 3600 * 1000
     /// Messages one message channel carries per second, from all its publishers together; the
     /// excess is discarded, as the reference does (the publish still succeeds). `nil` lifts it.
     public var messagesPerSecondPerChannel: Int? = 60
@@ -67,6 +84,29 @@ public struct Limits: Sendable, Hashable {
     public var resumeReplayMaxMessages = 128
     /// Recent bytes kept for a connected session, for the same purpose.
     public var resumeReplayMaxBytes = 64 * 1024
+    /// Key/value pairs of one user's temporary state in one channel.
+    public var presenceStatesPerUser = 32
+    /// Key/value pairs an SDK keeps for channels it has not joined yet (the SDK holds and counts them).
+    public var presenceStatesCachedBeforeJoin = 100
+    /// Longest presence state key, in characters (Unicode scalars).
+    public var presenceStateKeyMaxLength = 32
+    /// Largest presence state value, in bytes.
+    public var presenceStateValueMaxBytes = 8 * 1024
+    /// Largest whole state of one user in one channel (keys and values), in bytes, so that it fits one push.
+    public var presenceStateMaxBytes = 16 * 1024
+    /// Visible members above which a channel's presence events are sent at intervals (clamped into 8–128).
+    public var presenceIntervalThreshold = 50
+    /// The period of interval mode (clamped into 5–300 s).
+    public var presenceInterval: Duration = .seconds(30)
+    /// How long a channel in interval mode stays at or below the threshold before its events are
+    /// real-time again.
+    public var presenceIntervalDebounce: Duration = .seconds(2)
+    /// Members a snapshot lists at most (the reference syncs up to 512 users' details).
+    public var presenceSnapshotMaxUsers = 512
+    /// Members one `whoNow` page lists at most.
+    public var presenceWhoNowPageSize = 100
+    /// User ids one `getUserPresence` call may ask about.
+    public var presenceUserQueryMaxUsers = 100
     /// Locks one channel may have.
     public var locksPerChannel = 32
     /// Allowed lock ttl, in seconds; values outside are refused.
@@ -86,6 +126,7 @@ public struct Limits: Sendable, Hashable {
         var limits = Limits()
         limits.publishesPerSecondPerClient = nil
         limits.otherCallsPerSecondPerClient = nil
+        limits.storageCallsPerSecondPerClient = nil
         limits.messagesPerSecondPerChannel = nil
         limits.topicMessagesPerSecond = nil
         limits.lockAcquiresPerSecondPerClient = nil
@@ -101,4 +142,10 @@ public struct Limits: Sendable, Hashable {
     public func clampedPresenceTimeout(_ seconds: Int) -> Int {
         seconds == 0 ? defaultPresenceTimeout : min(max(seconds, presenceTimeoutRange.lowerBound), presenceTimeoutRange.upperBound)
     }
+
+    /// The interval-mode threshold in force: `presenceIntervalThreshold` clamped into 8–128.
+    public var clampedPresenceIntervalThreshold: Int { min(max(presenceIntervalThreshold, 8), 128) }
+
+    /// The interval-mode period in force: `presenceInterval` clamped into 5–300 s.
+    public var clampedPresenceInterval: Duration { min(max(presenceInterval, .seconds(5)), .seconds(300)) }
 }

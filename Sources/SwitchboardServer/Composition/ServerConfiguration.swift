@@ -10,6 +10,8 @@ public struct ServerConfiguration: Sendable {
     public var tls: ServerTLS?
     /// Where persistent data lives.
     public var dataDirectory: String = "./switchboard-data"
+    /// Where channel and user metadata live: SQLite under `dataDirectory`, or memory only.
+    public var metadataStorage: MetadataStorage = .sqlite
     /// The app ids served; nil serves any (development).
     public var appIds: Set<String>?
     /// The limits enforced on every client.
@@ -40,4 +42,12 @@ public struct ServerConfiguration: Sendable {
 
     /// The defaults: 127.0.0.1:9100, the reference's limits, any app id.
     public init() {}
+}
+
+/// Where a server keeps channel and user metadata.
+public enum MetadataStorage: Sendable, Hashable {
+    /// `metadata.sqlite` under the data directory: it survives restarts and crashes.
+    case sqlite
+    /// Memory only: gone when the server stops (tests, throwaway servers).
+    case memory
 }

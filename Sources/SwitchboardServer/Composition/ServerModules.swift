@@ -1,7 +1,9 @@
 import SwitchboardCore
 import SwitchboardLock
 import SwitchboardMessageRouter
+import SwitchboardPresence
 import SwitchboardSession
+import SwitchboardStorage
 import SwitchboardTopicRouter
 
 /// The modules a server runs: one slot per built-in module, each replaceable, plus any number of
@@ -14,6 +16,12 @@ public struct ServerModules: Sendable {
     /// Stream channels and topics (answers `JoinStreamChannel`, `LeaveStreamChannel`, `RenewStreamChannelToken`,
     /// `JoinTopic`, `LeaveTopic`, `PublishTopicMessage`, `SubscribeTopic`, `UnsubscribeTopic`).
     public var topicRouter: any Module
+    /// Occupancy, temporary states, presence events (answers `WhoNow`, `WhereNow`, `SetPresenceState`,
+    /// `GetPresenceState`, `RemovePresenceState`, `GetUserPresence`).
+    public var presence: any Module
+    /// Channel and user metadata (answers the `…ChannelMetadata`, `…UserMetadata` and user-metadata
+    /// subscription requests); in SQLite under the data directory unless configured in memory.
+    public var storage: any Module
     /// Locks (answers `SetLock`, `RemoveLock`, `AcquireLock`, `ReleaseLock`, `RevokeLock`, `GetLocks`, `CheckLockHolder`).
     public var lock: any Module
     /// Extra modules, started after the built-in ones, in order.
@@ -24,9 +32,13 @@ public struct ServerModules: Sendable {
         session = Session(allowedAppIds: configuration.appIds)
         messageRouter = MessageRouter()
         topicRouter = TopicRouter()
+        presence = Presence()
         lock = Lock()
+        storage = Storage(
+            store: configuration.metadataStorage == .memory
+                ? InMemoryMetadataStore() : SQLiteMetadataStore(directory: configuration.dataDirectory))
     }
 
     /// Every module, in start order.
-    var all: [any Module] { [session, messageRouter, topicRouter, lock] + extensions }
+    var all: [any Module] { [session, messageRouter, topicRouter, presence, storage, lock] + extensions }
 }

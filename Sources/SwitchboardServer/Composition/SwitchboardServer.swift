@@ -50,8 +50,10 @@ public final class SwitchboardServer: Sendable {
                 clock: configuration.clock, timeout: configuration.loginTimeout, refusals: refusals))
     }
 
-    /// Starts every module and runs their `run()` in one task group, then listens. Returns the
-    /// port it listens on. Throws `TLSError` when the TLS certificate or key cannot be used.
+    /// Starts every module, opens those that open something (`OpeningModule`), runs their
+    /// `run()` in one task group, then listens. Returns the port it listens on. Throws `TLSError`
+    /// when the TLS certificate or key cannot be used, and a module's error (the metadata
+    /// database's `StorageStartupError`, naming the file) when it cannot open.
     @discardableResult
     public func start() async throws -> Int {
         let mayStart = phase.withLock { phase -> Bool in
@@ -73,6 +75,13 @@ public final class SwitchboardServer: Sendable {
             bus: bus, clock: configuration.clock, limits: configuration.limits, outbox: registry,
             log: configuration.log)
         for module in modules { await module.start(context.labeled(module.name)) }
+        do {
+            for case let module as any OpeningModule in modules { try await module.open() }
+        } catch {
+            bus.close()
+            phase.withLock { $0 = .stopped }
+            throw error
+        }
         let runs = Task { [modules, log = configuration.log] in await Self.runModules(modules, log: log) }
         do {
             return try listen(tls: tls, modules: runs)

@@ -50,6 +50,9 @@ final class ClientLink: Sendable {
 
     let id: ConnectionID
     let socket: WebSocketConnection
+    /// The session this link carries, as the `SessionRegistry` (its only writer, under its own
+    /// lock) last set it: the request loop reads it here without taking the registry's lock.
+    private let binding = Mutex<Caller?>(nil)
     private let inbox = Mutex(Inbox())
     private let admission = Mutex(Admission())
     private let limiter: Mutex<CallRateLimiter>
@@ -59,6 +62,12 @@ final class ClientLink: Sendable {
         id = ConnectionID(socket.id)
         limiter = Mutex(CallRateLimiter(limits: limits))
     }
+
+    /// The session this link carries, if it is logged in.
+    var caller: Caller? { binding.withLock { $0 } }
+
+    /// Records the session this link carries. Only `SessionRegistry` calls this, under its lock.
+    func setCaller(_ caller: Caller?) { binding.withLock { $0 = caller } }
 
     // MARK: Inbox
 

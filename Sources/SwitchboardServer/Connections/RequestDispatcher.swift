@@ -60,8 +60,10 @@ struct RequestDispatcher: Sendable {
             switch frame.operation {
             case .session(let operation): answer = try await run(SessionBinding.self, operation, caller, link)
             case .channel(let operation): answer = try await run(ChannelBinding.self, operation, caller, link)
+            case .storage(let operation): answer = try await run(StorageBinding.self, operation, caller, link)
             case .extension(let operation): answer = try await run(ExtensionBinding.self, operation, caller, link)
             case .stream(let operation): answer = try await run(StreamBinding.self, operation, caller, link)
+            case .presence(let operation): answer = try await run(PresenceBinding.self, operation, caller, link)
             case .lock(let operation): answer = try await run(LockBinding.self, operation, caller, link)
             }
             link.reply(.answer(id: frame.id, answer))

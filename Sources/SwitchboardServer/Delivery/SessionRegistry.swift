@@ -50,10 +50,14 @@ final class SessionRegistry: Outbox {
 
     private struct Entry {
         let link: ClientLink
-        /// The session this link carries, once bound.
-        var caller: Caller?
+        /// The session this link carries, once bound; mirrored to the link for its request loop.
+        var caller: Caller? {
+            didSet { link.setCaller(caller) }
+        }
         /// The socket closed; the entry stays until the link's request loop has drained.
         var closed = false
+
+        init(link: ClientLink) { self.link = link }
     }
 
     private struct State {
@@ -165,9 +169,7 @@ final class SessionRegistry: Outbox {
     }
 
     /// The session `link` carries, if it is logged in.
-    func caller(on link: ClientLink) -> Caller? {
-        state.withLock { $0.links[link.id]?.caller }
-    }
+    func caller(on link: ClientLink) -> Caller? { link.caller }
 
     /// Binds the session of `grant` to `link`: writes the login answer (`answer`, given what a
     /// resume lost), then the pushes numbered after `received`, and from then on the session's

@@ -82,12 +82,6 @@ public enum LockOperation: ClientOperationFamily {
 }
 
 extension FrameWriter {
-    /// Writes `channelType` and `channel`.
-    mutating func channel(_ channel: ChannelAddress) {
-        field(.channelType) { $0.writeInt(Int64(channel.type.rawValue)) }
-        field(.channel) { $0.writeString(channel.name) }
-    }
-
     /// Writes `channelType`, `channel` and `lockName`.
     mutating func lock(_ lock: LockAddress) {
         channel(lock.channel)
@@ -185,12 +179,12 @@ extension LockPush: PushFamily {
             switch key {
             case .channelType: channelType = try reader.readChannelType(allowed: ChannelTypes.lockable)
             case .channel: channel = try reader.readString()
-            case .eventType: eventType = try reader.readKnown(RtmLockEventType.self, "lock event type")
+            case .eventType: eventType = try reader.readEnum(RtmLockEventType.self)
             case .locks: locks = try reader.readLockDetails()
             case .timestamp: timestamp = try reader.readInteger(UInt64.self)
             case .lockName: lockName = try reader.readString()
             case .fencingToken: token = try reader.readInteger(UInt64.self)
-            case .code: code = try reader.readKnown(RtmErrorCode.self, "error code")
+            case .code: code = try reader.readEnum(RtmErrorCode.self)
             case .reason: reason = try reader.readString()
             default: return false
             }
@@ -229,14 +223,6 @@ extension MessagePackWriter {
 }
 
 extension MessagePackReader {
-    /// Reads an integer that must be the raw value of one of `type`'s cases (`what` names it in errors).
-    mutating func readKnown<T: RawRepresentable>(_ type: T.Type, _ what: String) throws(WireError) -> T where T.RawValue == Int {
-        let start = offset
-        let raw = try readInteger(Int.self)
-        guard let known = T(rawValue: raw) else { throw WireError(.invalidValue("unknown \(what) \(raw)"), offset: start) }
-        return known
-    }
-
     /// Reads an array of lock detail maps; `owner` and `fencingToken` may be absent (free lock).
     mutating func readLockDetails() throws(WireError) -> [LockDetail] {
         let count = try readArrayHeader()

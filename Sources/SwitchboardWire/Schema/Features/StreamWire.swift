@@ -211,15 +211,6 @@ extension TopicEvent: PushFamily {
 }
 
 extension MessagePackReader {
-    /// Reads an array of strings.
-    mutating func readStrings() throws(WireError) -> [String] {
-        let count = try readArrayHeader()
-        var strings: [String] = []
-        strings.reserveCapacity(min(count, 256))
-        for _ in 0..<count { strings.append(try readString()) }
-        return strings
-    }
-
     /// Reads an integer that must be a raw value of `E`.
     mutating func readEnum<E: RawRepresentable>(_: E.Type) throws(WireError) -> E where E.RawValue == Int {
         let start = offset
@@ -265,14 +256,6 @@ extension MessagePackReader {
         }
         guard let userId else { throw WireError(.invalidValue("a publisher needs userId"), offset: start) }
         return TopicPublisher(userId: userId, meta: meta)
-    }
-}
-
-extension MessagePackWriter {
-    /// Writes an array of strings.
-    mutating func writeStrings(_ strings: [String]) {
-        writeArrayHeader(strings.count)
-        for string in strings { writeString(string) }
     }
 }
 

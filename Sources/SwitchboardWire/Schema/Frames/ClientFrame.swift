@@ -24,10 +24,14 @@ public enum ClientOperation: Sendable, Hashable {
     case session(SessionOperation)
     /// Message channels and user channels: subscribe, unsubscribe, publish.
     case channel(ChannelOperation)
+    /// Channel and user metadata, user-metadata subscriptions.
+    case storage(StorageOperation)
     /// An extension module's own operation (`x.<name>`).
     case `extension`(ExtensionOperation)
     /// Stream channels and their topics.
     case stream(StreamOperation)
+    /// Presence: whoNow, whereNow, temporary states, user-level presence.
+    case presence(PresenceOperation)
     /// Locks: set, remove, acquire, release, revoke, list.
     case lock(LockOperation)
 
@@ -36,8 +40,10 @@ public enum ClientOperation: Sendable, Hashable {
         switch self {
         case .session(let operation): operation.name
         case .channel(let operation): operation.name
+        case .storage(let operation): operation.name
         case .extension(let operation): operation.name
         case .stream(let operation): operation.name
+        case .presence(let operation): operation.name
         case .lock(let operation): operation.name
         }
     }
@@ -46,8 +52,10 @@ public enum ClientOperation: Sendable, Hashable {
     static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         if let operation = try SessionOperation.decode(head, &fields) { return .session(operation) }
         if let operation = try ChannelOperation.decode(head, &fields) { return .channel(operation) }
+        if let operation = try StorageOperation.decode(head, &fields) { return .storage(operation) }
         if let operation = try ExtensionOperation.decode(head, &fields) { return .extension(operation) }
         if let operation = try StreamOperation.decode(head, &fields) { return .stream(operation) }
+        if let operation = try PresenceOperation.decode(head, &fields) { return .presence(operation) }
         if let operation = try LockOperation.decode(head, &fields) { return .lock(operation) }
         return nil
     }
@@ -57,8 +65,10 @@ public enum ClientOperation: Sendable, Hashable {
         switch self {
         case .session(let operation): operation.encodeFields(&frame)
         case .channel(let operation): operation.encodeFields(&frame)
+        case .storage(let operation): operation.encodeFields(&frame)
         case .extension(let operation): operation.encodeFields(&frame)
         case .stream(let operation): operation.encodeFields(&frame)
+        case .presence(let operation): operation.encodeFields(&frame)
         case .lock(let operation): operation.encodeFields(&frame)
         }
     }

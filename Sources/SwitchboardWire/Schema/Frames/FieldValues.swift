@@ -50,6 +50,20 @@ extension MessagePackReader {
         return addresses
     }
 
+    /// Reads an array, each element with `element`.
+    mutating func readArray<Element>(_ element: (inout Self) throws(WireError) -> Element) throws(WireError) -> [Element] {
+        let count = try readArrayHeader()
+        var elements: [Element] = []
+        elements.reserveCapacity(min(count, 256))
+        for _ in 0..<count { elements.append(try element(&self)) }
+        return elements
+    }
+
+    /// Reads an array of strings.
+    mutating func readStrings() throws(WireError) -> [String] {
+        try readArray { reader throws(WireError) in try reader.readString() }
+    }
+
     /// Reads a message body: a string stays a string, binary stays binary.
     mutating func readPayload() throws(WireError) -> MessagePayload {
         switch try peekType() {
@@ -82,6 +96,12 @@ extension MessagePackWriter {
             writeKey(.channelType); writeInt(Int64(address.type.rawValue))
             writeKey(.channel); writeString(address.name)
         }
+    }
+
+    /// Writes an array of strings.
+    mutating func writeStrings(_ strings: [String]) {
+        writeArrayHeader(strings.count)
+        for string in strings { writeString(string) }
     }
 
     /// Writes a message body: a string as str, bytes as bin.

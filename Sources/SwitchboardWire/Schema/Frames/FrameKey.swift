@@ -7,20 +7,34 @@ enum FrameKey: String, CaseIterable, Sendable {
     case session, resumed, lostMessages, lostChannels, secondsLeft
     // Message and user channels.
     case channel, features, channelType, message, customType, topic, publisher, timestamp
+    // Storage.
+    case majorRevision, items, key, value, revision, updateTs, authorUserId, recordTs, recordUserId, lock, ttl, sessionLease, expiresAt, sessionBound, storageType, target
     // Extension operations and pushes.
     case body
     // Stream channels and topics.
     case qos, priority, meta, syncWithMedia, sendTs, users, succeedUsers, failedUsers, eventType, topicInfos, publishers
+    // Presence (with eventType, users and items above).
+    case states, snapshot, joinUserList, leaveUserList, timeoutUserList, userStateList, totalOccupancy, firstOrLast, more, includeUserId, includeState, page, nextPage, keys, userIds, online, lastSeen, channels
     // Lock.
-    case lockName, ttl, retry, acquired, fencingToken, locks, owner
+    case lockName, retry, acquired, fencingToken, locks, owner
 
     /// The keys with their UTF-8 bytes, so a key on the wire is matched without building a String.
     static let table: [(key: FrameKey, utf8: [UInt8])] = allCases.map { ($0, Array($0.rawValue.utf8)) }
 
+    /// The keys grouped by byte length, then by first byte, so matching a key on the wire compares
+    /// it with a handful of candidates, however many features add keys.
+    private static let byLength: [[[(key: FrameKey, utf8: [UInt8])]]] = {
+        let longest = table.map(\.utf8.count).max() ?? 0
+        var groups = Array(repeating: Array(repeating: [(key: FrameKey, utf8: [UInt8])](), count: 256), count: longest + 1)
+        for entry in table { groups[entry.utf8.count][Int(entry.utf8[0])].append(entry) }
+        return groups
+    }()
+
     /// The key whose UTF-8 bytes are `bytes`, if any.
     static func match<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> FrameKey? {
         let count = bytes.count
-        for entry in table where entry.utf8.count == count && entry.utf8.elementsEqual(bytes) {
+        guard count > 0, count < byLength.count, let first = bytes.first else { return nil }
+        for entry in byLength[count][Int(first)] where entry.utf8.elementsEqual(bytes) {
             return entry.key
         }
         return nil

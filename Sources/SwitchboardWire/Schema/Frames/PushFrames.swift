@@ -18,8 +18,10 @@ extension Wire {
         switch push {
         case .message(let delivery): delivery.encodeFrame()
         case .session(let push): push.encodeFrame()
+        case .storage(let event): event.encodeFrame()
         case .extension(let push): push.encodeFrame()
         case .topic(let event): event.encodeFrame()
+        case .presence(let event): event.encodeFrame()
         case .lock(let push): push.encodeFrame()
         }
     }
@@ -29,8 +31,10 @@ extension Wire {
         switch push {
         case .message(let delivery): delivery.frameType
         case .session(let push): push.frameType
+        case .storage(let event): event.frameType
         case .extension(let push): push.frameType
         case .topic(let event): event.frameType
+        case .presence(let event): event.frameType
         case .lock(let push): push.frameType
         }
     }
@@ -39,8 +43,10 @@ extension Wire {
     static func decodePush<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Push? {
         if let delivery = try MessageDelivery.decode(head, &fields) { return .message(delivery) }
         if let push = try SessionPush.decode(head, &fields) { return .session(push) }
+        if let event = try StorageEvent.decode(head, &fields) { return .storage(event) }
         if let push = try ExtensionPush.decode(head, &fields) { return .extension(push) }
         if let event = try TopicEvent.decode(head, &fields) { return .topic(event) }
+        if let event = try PresenceDelivery.decode(head, &fields) { return .presence(event) }
         if let push = try LockPush.decode(head, &fields) { return .lock(push) }
         return nil
     }

@@ -36,10 +36,14 @@ public enum Answer: Sendable, Hashable {
     case done
     /// Session results (the login answer).
     case session(SessionAnswer)
+    /// Storage results (the metadata a `get` read).
+    case storage(StorageAnswer)
     /// An extension operation's answer.
     case `extension`(ExtensionAnswer)
     /// Stream-channel results (the topic subscription answer).
     case stream(StreamAnswer)
+    /// Presence results (whoNow, whereNow, getState, getUserPresence).
+    case presence(PresenceAnswer)
     /// Lock results (`acquireLock`, `getLocks`).
     case lock(LockAnswer)
 
@@ -48,8 +52,10 @@ public enum Answer: Sendable, Hashable {
         switch self {
         case .done: "ok"
         case .session(let answer): answer.frameType
+        case .storage(let answer): answer.frameType
         case .extension(let answer): answer.frameType
         case .stream(let answer): answer.frameType
+        case .presence(let answer): answer.frameType
         case .lock(let answer): answer.frameType
         }
     }
@@ -59,8 +65,10 @@ public enum Answer: Sendable, Hashable {
         switch self {
         case .done: break
         case .session(let answer): answer.encodeFields(&frame)
+        case .storage(let answer): answer.encodeFields(&frame)
         case .extension(let answer): answer.encodeFields(&frame)
         case .stream(let answer): answer.encodeFields(&frame)
+        case .presence(let answer): answer.encodeFields(&frame)
         case .lock(let answer): answer.encodeFields(&frame)
         }
     }
@@ -69,8 +77,10 @@ public enum Answer: Sendable, Hashable {
     static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         if head.type == "ok" && head.result == nil { return .done }
         if let answer = try SessionAnswer.decode(head, &fields) { return .session(answer) }
+        if let answer = try StorageAnswer.decode(head, &fields) { return .storage(answer) }
         if let answer = try ExtensionAnswer.decode(head, &fields) { return .extension(answer) }
         if let answer = try StreamAnswer.decode(head, &fields) { return .stream(answer) }
+        if let answer = try PresenceAnswer.decode(head, &fields) { return .presence(answer) }
         if let answer = try LockAnswer.decode(head, &fields) { return .lock(answer) }
         return nil
     }

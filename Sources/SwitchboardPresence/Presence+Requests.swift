@@ -1,0 +1,128 @@
+import SwitchboardCore
+
+/// The requests: states, whoNow, whereNow, user-level presence.
+extension Presence {
+    func setState(_ request: SetPresenceState) async throws(RtmError) -> Done {
+        let operation = SetPresenceState.operation
+        let (context, ended) = try running(operation)
+        let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: context.limits, operation: operation)
+        try PresenceRules.checkItems(request.items, limits: context.limits)
+        try checkLive(request.caller, ended, operation)
+        return try await changeState(of: request.caller, in: channel, operation, context) { () async throws(RtmError) in
+            try await store.setState(of: request.caller.user, in: channel, items: request.items, limits: context.limits)
+        }
+    }
+
+    func removeState(_ request: RemovePresenceState) async throws(RtmError) -> Done {
+        let operation = RemovePresenceState.operation
+        let (context, ended) = try running(operation)
+        let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: context.limits, operation: operation)
+        try PresenceRules.checkKeys(request.keys, limits: context.limits)
+        try checkLive(request.caller, ended, operation)
+        return try await changeState(of: request.caller, in: channel, operation, context) { () async throws(RtmError) in
+            try await store.removeState(of: request.caller.user, in: channel, keys: request.keys)
+        }
+    }
+
+    func getState(_ request: GetPresenceState) async throws(RtmError) -> UserState {
+        let operation = GetPresenceState.operation
+        let (context, _) = try running(operation)
+        let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: context.limits, operation: operation)
+        try Validation.checkUserId(request.userId, limits: context.limits, operation: operation)
+        let user = UserKey(request.caller.app, request.userId)
+        let found = try await turns.run { () async throws(RtmError) in try await store.state(of: user, in: channel) }
+        // A quiet member is not found by others; it finds itself.
+        guard let found, found.visible || user == request.caller.user else {
+            throw RtmError(
+                .presenceUserNotExist, operation: operation,
+                reason: "\(request.userId) is not in \(channel.type) channel \(channel.name)")
+        }
+        return UserState(userId: request.userId, states: found.states)
+    }
+
+    func whoNow(_ request: WhoNow) async throws(RtmError) -> WhoNowPage {
+        let operation = WhoNow.operation
+        let (context, _) = try running(operation)
+        let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: context.limits, operation: operation)
+        let cursor = try PageToken.decode(request.page)
+        guard request.includeUserId || request.includeState else {
+            let occupancy = try await turns.run { () async throws(RtmError) in try await store.occupancy(of: channel) }
+            return WhoNowPage(totalOccupancy: occupancy, users: [], nextPage: "")
+        }
+        let page = try await turns.run { () async throws(RtmError) in
+            try await store.members(
+                of: channel, after: cursor, limit: context.limits.presenceWhoNowPageSize, budget: PresenceSize.partBudget,
+                withStates: request.includeState)
+        }
+        let users = request.includeUserId ? page.users : page.users.map { UserState(userId: "", states: $0.states) }
+        return WhoNowPage(totalOccupancy: users.count, users: users, nextPage: PageToken.encode(page.next))
+    }
+
+    func whereNow(_ request: WhereNow) async throws(RtmError) -> [ChannelAddress] {
+        let operation = WhereNow.operation
+        let (context, _) = try running(operation)
+        try Validation.checkUserId(request.userId, limits: context.limits, operation: operation)
+        let user = UserKey(request.caller.app, request.userId)
+        return try await turns.run { () async throws(RtmError) in try await store.visibleChannels(of: user) }.map(\.address)
+    }
+
+    func userPresence(_ request: GetUserPresence) async throws(RtmError) -> [UserPresence] {
+        let operation = GetUserPresence.operation
+        let (context, _) = try running(operation)
+        try PresenceRules.checkUserIds(request.userIds, limits: context.limits)
+        let users = request.userIds.map { UserKey(request.caller.app, $0) }
+        return try await turns.run { () async throws(RtmError) in
+            try await store.presence(of: users, now: context.clock.wallMilliseconds)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Refuses a request that would add state for a session that has ended.
+    private func checkLive(_ caller: Caller, _ ended: EndedSessions, _ operation: String) throws(RtmError) {
+        guard !ended.contains(caller.session) else {
+            throw RtmError(.notLogin, operation: operation, reason: "the session has ended")
+        }
+    }
+
+    /// Makes a state change of a member, in its turn, and shows the result to others unless
+    /// nothing changed or the member is quiet.
+    private func changeState(
+        of caller: Caller, in channel: ChannelKey, _ operation: String, _ context: ModuleContext,
+        _ change: () async throws(RtmError) -> StateChange
+    ) async throws(RtmError) -> Done {
+        try await turns.run { () async throws(RtmError) in
+            let features = try await member(caller, of: channel, operation)
+            let result = try await change()
+            if result.changed && features.isVisible {
+                try await announceState(result.states, of: caller, in: channel, context)
+            }
+            return Done()
+        }
+    }
+
+    /// The features `caller`'s session is in `channel` with; `channelNotSubscribed` (message) or
+    /// `channelNotJoined` (stream) when it is not in it.
+    private func member(_ caller: Caller, of channel: ChannelKey, _ operation: String) async throws(RtmError) -> ChannelFeatures {
+        guard let features = try await store.features(of: caller.session, in: channel) else {
+            throw RtmError(
+                channel.type == .stream ? .channelNotJoined : .channelNotSubscribed, operation: operation,
+                reason: "not in \(channel.type) channel \(channel.name); states are set by members")
+        }
+        return features
+    }
+
+    /// Shows others `caller`'s whole new state, or gathers it in interval mode.
+    private func announceState(
+        _ states: [String: String], of caller: Caller, in channel: ChannelKey, _ context: ModuleContext
+    ) async throws(RtmError) {
+        if book.isGathering(channel) {
+            book.record(.stateChanged(caller.userId, states: states), in: channel)
+            return
+        }
+        let event = PresenceDelivery(
+            type: .remoteStateChanged, channelType: channel.type, channelName: channel.name, publisher: caller.userId,
+            states: states, timestamp: context.clock.wallMilliseconds)
+        try await deliver(event, in: channel, except: caller.session, context)
+    }
+}

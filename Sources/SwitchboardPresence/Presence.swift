@@ -1,0 +1,97 @@
+import SwitchboardCore
+
+/// The presence module: who is in which message and stream channel, their temporary states,
+/// snapshots, interval mode, quiet mode, `whoNow`/`whereNow`, and user-level presence.
+///
+/// It is built only from bus events: `ChannelJoined`/`ChannelLeft` (whoever publishes them) and
+/// the session events. It answers `WhoNow`, `WhereNow`, `SetPresenceState`, `GetPresenceState`,
+/// `RemovePresenceState` and `GetUserPresence`, and pushes `.presence` events to the members that
+/// asked for presence. It never asks another module anything. Its state lives in a
+/// `PresenceStore`; its `run()` sends the interval events on the injected clock.
+public actor Presence: Module {
+    public nonisolated let name = "presence"
+    /// How often `run()` looks for interval events that are due.
+    public nonisolated let tickInterval: Duration
+
+    let store: any PresenceStore
+    /// Operations run one at a time, so each announces exactly what its store step did.
+    let turns = OneAtATime()
+    /// The channels in interval mode (this node's fan-out).
+    var book = IntervalBook()
+
+    enum State {
+        case idle
+        case running(ModuleContext, ended: EndedSessions)
+    }
+    var state = State.idle
+
+    /// Creates the module on `store` (in memory by default); `tickInterval` is the resolution of
+    /// interval events and of the return to real-time events.
+    public init(store: any PresenceStore = InMemoryPresenceStore(), tickInterval: Duration = .milliseconds(250)) {
+        self.store = store
+        self.tickInterval = tickInterval
+    }
+
+    public func start(_ context: ModuleContext) async {
+        let ended = EndedSessions()
+        state = .running(context, ended: ended)
+        context.bus.subscription()
+            .on(ChannelJoined.self) { [self] event in await joined(event) }
+            .on(ChannelLeft.self) { [self] event in await left(event) }
+            .on(SessionOpened.self) { [self] event in await record(.opened, of: event.caller) }
+            .on(SessionSuspended.self) { [self] event in await record(.suspended, of: event.caller) }
+            .on(SessionResumed.self) { [self] event in await record(.resumed, of: event.caller) }
+            .on(SessionTimedOut.self) { [self] event in await timedOut(event.caller) }
+            .on(Settle.self) { _ in }
+            .onSessionEnd(recordingIn: ended) { [self] event in await closed(event.caller) }
+        let bus = context.bus
+        answer(WhoNow.self, on: bus) { module, request throws(RtmError) in try await module.whoNow(request) }
+        answer(WhereNow.self, on: bus) { module, request throws(RtmError) in try await module.whereNow(request) }
+        answer(SetPresenceState.self, on: bus) { module, request throws(RtmError) in try await module.setState(request) }
+        answer(GetPresenceState.self, on: bus) { module, request throws(RtmError) in try await module.getState(request) }
+        answer(RemovePresenceState.self, on: bus) { module, request throws(RtmError) in try await module.removeState(request) }
+        answer(GetUserPresence.self, on: bus) { module, request throws(RtmError) in try await module.userPresence(request) }
+    }
+
+    public func run() async throws {
+        guard case .running(let context, _) = state else { return }
+        for await _ in context.clock.ticks(every: tickInterval) { await sendDueIntervals() }
+    }
+
+    // MARK: Helpers
+
+    /// Makes `handler` the answer to requests of type `R`, once every event published before the
+    /// request has been handled here: a client that subscribed and got its answer, then asks about
+    /// presence, finds its join applied.
+    private nonisolated func answer<R: BusRequest>(
+        _ type: R.Type, on bus: EventBus, _ handler: @escaping @Sendable (Presence, R) async throws(RtmError) -> R.Response
+    ) {
+        bus.handle(type) { [self] request throws(RtmError) in
+            await bus.publishAndWait(Settle())
+            return try await handler(self, request)
+        }
+    }
+
+    func running(_ operation: String) throws(RtmError) -> (ModuleContext, EndedSessions) {
+        guard case .running(let context, let ended) = state else {
+            throw RtmError(.notInitialized, operation: operation, reason: "the presence module has not been started")
+        }
+        return (context, ended)
+    }
+
+    /// Sends `event` to the sessions of `channel` that asked for presence, but `except`.
+    func deliver(_ event: PresenceDelivery, in channel: ChannelKey, except: SessionID?, _ context: ModuleContext) async throws(RtmError) {
+        var receivers = try await store.listeners(of: channel)
+        if let except { receivers.removeAll { $0 == except } }
+        context.outbox.deliver(.presence(event), to: receivers)
+    }
+
+    /// Logs a store failure met while handling an event (events have no one to answer).
+    func report(_ error: RtmError, _ what: String) {
+        guard case .running(let context, _) = state else { return }
+        context.log(.error, "\(what): \(error)")
+    }
+}
+
+/// The marker each request sends through this module's own mailbox before it is answered.
+private struct Settle: BusEvent {}

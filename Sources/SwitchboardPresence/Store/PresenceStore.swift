@@ -1,0 +1,130 @@
+import SwitchboardCore
+
+/// Where presence lives: who is in which channel with which features, the users' temporary
+/// states, and which users are online. Every table is keyed by app.
+///
+/// Each method is one atomic step that reports what it did, so the event logic (`Presence`)
+/// decides what to announce from the answer alone. `InMemoryPresenceStore` is the built-in one; a
+/// shared store (Redis, for several nodes) implements the same methods. `Presence` runs one
+/// operation at a time, so a store whose calls suspend still sees them in order.
+public protocol PresenceStore: Sendable {
+    /// `member` joined `channel` with `features`, or joined again with new ones.
+    func join(_ member: Caller, _ channel: ChannelKey, features: ChannelFeatures) async throws(RtmError) -> MemberChange
+    /// `member` left `channel`; nil when it was not in it. The user's state is cleared when this
+    /// was its last session there.
+    func leave(_ member: Caller, _ channel: ChannelKey) async throws(RtmError) -> MemberChange?
+    /// The channels `session` is in.
+    func channels(of session: SessionID) async throws(RtmError) -> [ChannelKey]
+    /// The features `session` joined `channel` with; nil when it is not in it.
+    func features(of session: SessionID, in channel: ChannelKey) async throws(RtmError) -> ChannelFeatures?
+    /// Merges `items` into the state of `user` in `channel` (the user must be in it). Throws
+    /// `presenceStateCountOverflow` past `limits.presenceStatesPerUser` keys and
+    /// `presenceStateValueSizeOverflow` past `limits.presenceStateMaxBytes`, changing nothing.
+    func setState(
+        of user: UserKey, in channel: ChannelKey, items: [StateItem], limits: Limits
+    ) async throws(RtmError) -> StateChange
+    /// Removes `keys` (every key when empty) from the state of `user` in `channel`.
+    func removeState(of user: UserKey, in channel: ChannelKey, keys: [String]) async throws(RtmError) -> StateChange
+    /// The state of `user` in `channel` and whether the user shows there; nil when not in it.
+    func state(of user: UserKey, in channel: ChannelKey) async throws(RtmError) -> MemberState?
+    /// Visible members of `channel` in join order, from just after `cursor` (0: the first), at most
+    /// `limit` of them and about `budget` bytes (at least one), with their states if `withStates`.
+    func members(
+        of channel: ChannelKey, after cursor: UInt64, limit: Int, budget: Int, withStates: Bool
+    ) async throws(RtmError) -> MemberPage
+    /// How many users show in `channel`.
+    func occupancy(of channel: ChannelKey) async throws(RtmError) -> Int
+    /// The sessions in `channel` that asked for presence events.
+    func listeners(of channel: ChannelKey) async throws(RtmError) -> [SessionID]
+    /// The channels `user` shows in (quiet memberships left out).
+    func visibleChannels(of user: UserKey) async throws(RtmError) -> [ChannelKey]
+    /// A session's life, for user-level presence: `at` is the wall time in milliseconds.
+    func record(_ sighting: Sighting, of session: Caller, at: UInt64) async throws(RtmError)
+    /// The presence of `users` as of `now` (wall milliseconds), in the order asked.
+    func presence(of users: [UserKey], now: UInt64) async throws(RtmError) -> [UserPresence]
+}
+
+/// A session's membership of one channel before and after one change.
+public struct MemberChange: Sendable, Hashable {
+    /// The member's user id.
+    public var user: UserID
+    /// The features it had; nil when it was not a member.
+    public var before: ChannelFeatures?
+    /// The features it has now; nil when it is no longer a member.
+    public var after: ChannelFeatures?
+    /// How many other sessions of the same user show in the channel.
+    public var otherVisibleSessions: Int
+    /// The user's state after the change (empty once its last session left).
+    public var states: [String: String]
+    /// How many users show in the channel after the change.
+    public var occupancy: Int
+
+    /// Creates a change.
+    public init(
+        user: UserID, before: ChannelFeatures?, after: ChannelFeatures?, otherVisibleSessions: Int,
+        states: [String: String], occupancy: Int
+    ) {
+        self.user = user
+        self.before = before
+        self.after = after
+        self.otherVisibleSessions = otherVisibleSessions
+        self.states = states
+        self.occupancy = occupancy
+    }
+}
+
+/// What a state change did.
+public struct StateChange: Sendable, Hashable {
+    /// Whether any key was added, changed or removed.
+    public var changed: Bool
+    /// The user's whole state now.
+    public var states: [String: String]
+    /// Creates a change.
+    public init(changed: Bool, states: [String: String]) {
+        self.changed = changed
+        self.states = states
+    }
+}
+
+/// A user's state in a channel and whether the user shows there.
+public struct MemberState: Sendable, Hashable {
+    /// False when every session of the user in the channel is quiet.
+    public var visible: Bool
+    /// The user's state.
+    public var states: [String: String]
+    /// Creates the answer.
+    public init(visible: Bool, states: [String: String]) {
+        self.visible = visible
+        self.states = states
+    }
+}
+
+/// One page of a channel's visible members.
+public struct MemberPage: Sendable, Hashable {
+    /// The members, in join order.
+    public var users: [UserState]
+    /// Where the next page starts; nil when this page reached the end.
+    public var next: UInt64?
+    /// Creates a page.
+    public init(users: [UserState], next: UInt64?) {
+        self.users = users
+        self.next = next
+    }
+}
+
+/// A moment in a session's life that user-level presence records.
+public enum Sighting: Sendable, Hashable {
+    /// The session started.
+    case opened
+    /// It lost its connection and waits for a resume.
+    case suspended
+    /// It was resumed.
+    case resumed
+    /// It ended.
+    case closed
+}
+
+extension ChannelFeatures {
+    /// Whether a member with these features shows to others (it is not quiet).
+    public var isVisible: Bool { !contains(.beQuiet) }
+}

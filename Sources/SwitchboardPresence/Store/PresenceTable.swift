@@ -1,0 +1,210 @@
+import SwitchboardCore
+
+/// The pure state behind `InMemoryPresenceStore`: memberships per channel and per session, the
+/// users' states, the rosters and the user-level sightings, keyed by app.
+///
+/// Joins, leaves and state changes cost O(1) (amortized) whatever the channel's size; nothing here
+/// copies a channel's member set. Channels are changed in place through `withChannel`.
+struct PresenceTable: Sendable {
+    private struct Member: Sendable {
+        let user: UserID
+        var features: ChannelFeatures
+    }
+
+    private struct ChannelUser: Sendable {
+        var sessions = 0
+        var visibleSessions = 0
+        var states: [String: String] = [:]
+    }
+
+    private struct Channel: Sendable {
+        var members: [SessionID: Member] = [:]
+        var users: [UserID: ChannelUser] = [:]
+        var listeners = IndexedSet<SessionID>()
+        var roster = Roster()
+    }
+
+    private var channels: [ChannelKey: Channel] = [:]
+    private var sessions: [SessionID: Set<ChannelKey>] = [:]
+    private var shownIn: [UserKey: Set<ChannelKey>] = [:]
+    /// Roster sequence numbers: one counter for every channel, so a page token never means a
+    /// place in an earlier life of the same channel.
+    private var nextSeq: UInt64 = 1
+    private var sightings: UserSightings
+
+    init(lastSeenCapacity: Int) {
+        sightings = UserSightings(capacity: lastSeenCapacity)
+    }
+
+    // MARK: Membership
+
+    mutating func join(_ member: Caller, _ key: ChannelKey, features: ChannelFeatures) -> MemberChange {
+        let user = member.userId
+        let seq = nextSeq
+        var appeared = false
+        var disappeared = false
+        let change = withChannel(key) { channel -> MemberChange in
+            let before = channel.members[member.session]?.features
+            channel.members[member.session] = Member(user: user, features: features)
+            let wasVisible = before?.isVisible ?? false
+            let others = (channel.users[user]?.visibleSessions ?? 0) - (wasVisible ? 1 : 0)
+            if before == nil { channel.users[user, default: ChannelUser()].sessions += 1 }
+            if wasVisible != features.isVisible {
+                channel.users[user, default: ChannelUser()].visibleSessions += features.isVisible ? 1 : -1
+                if features.isVisible && others == 0 {
+                    channel.roster.append(user, seq: seq)
+                    appeared = true
+                } else if !features.isVisible && others == 0 {
+                    channel.roster.remove(user)
+                    disappeared = true
+                }
+            }
+            if features.contains(.presence) {
+                channel.listeners.insert(member.session)
+            } else {
+                channel.listeners.remove(member.session)
+            }
+            return MemberChange(
+                user: user, before: before, after: features, otherVisibleSessions: others,
+                states: channel.users[user]?.states ?? [:], occupancy: channel.roster.count)
+        }
+        if appeared {
+            nextSeq += 1
+            shownIn[member.user, default: []].insert(key)
+        }
+        if disappeared { hide(member.user, from: key) }
+        sessions[member.session, default: []].insert(key)
+        return change
+    }
+
+    mutating func leave(_ member: Caller, _ key: ChannelKey) -> MemberChange? {
+        guard let gone = channels[key]?.members[member.session] else { return nil }
+        let user = gone.user
+        var disappeared = false
+        let change = withChannel(key) { channel -> MemberChange in
+            channel.members[member.session] = nil
+            channel.listeners.remove(member.session)
+            let entry = channel.users[user] ?? ChannelUser()
+            let others = entry.visibleSessions - (gone.features.isVisible ? 1 : 0)
+            if entry.sessions <= 1 {
+                channel.users[user] = nil
+            } else {
+                channel.users[user]?.sessions -= 1
+                channel.users[user]?.visibleSessions = others
+            }
+            if gone.features.isVisible && others == 0 {
+                channel.roster.remove(user)
+                disappeared = true
+            }
+            return MemberChange(
+                user: user, before: gone.features, after: nil, otherVisibleSessions: others,
+                states: channel.users[user]?.states ?? [:], occupancy: channel.roster.count)
+        }
+        if disappeared { hide(UserKey(key.app, user), from: key) }
+        sessions[member.session]?.remove(key)
+        if sessions[member.session]?.isEmpty == true { sessions[member.session] = nil }
+        return change
+    }
+
+    func channels(of session: SessionID) -> [ChannelKey] {
+        (sessions[session] ?? []).sorted { ($0.type.rawValue, $0.name) < ($1.type.rawValue, $1.name) }
+    }
+
+    func features(of session: SessionID, in key: ChannelKey) -> ChannelFeatures? {
+        channels[key]?.members[session]?.features
+    }
+
+    // MARK: States
+
+    mutating func setState(
+        of user: UserKey, in key: ChannelKey, items: [StateItem], limits: Limits
+    ) throws(RtmError) -> StateChange {
+        guard var states = channels[key]?.users[user.userId]?.states else { throw notMember(user, key, SetPresenceState.operation) }
+        var changed = false
+        for item in items where states[item.key] != item.value {
+            states[item.key] = item.value
+            changed = true
+        }
+        try Validation.checkWholeState(states, limits: limits, operation: SetPresenceState.operation)
+        if changed { channels[key]?.users[user.userId]?.states = states }
+        return StateChange(changed: changed, states: states)
+    }
+
+    mutating func removeState(of user: UserKey, in key: ChannelKey, keys: [String]) throws(RtmError) -> StateChange {
+        guard channels[key]?.users[user.userId] != nil else { throw notMember(user, key, RemovePresenceState.operation) }
+        return withChannel(key) { channel in
+            let before = channel.users[user.userId]?.states.count ?? 0
+            if keys.isEmpty {
+                channel.users[user.userId]?.states.removeAll()
+            } else {
+                for name in keys { channel.users[user.userId]?.states[name] = nil }
+            }
+            let states = channel.users[user.userId]?.states ?? [:]
+            return StateChange(changed: states.count != before, states: states)
+        }
+    }
+
+    func state(of user: UserKey, in key: ChannelKey) -> MemberState? {
+        guard let entry = channels[key]?.users[user.userId] else { return nil }
+        return MemberState(visible: entry.visibleSessions > 0, states: entry.states)
+    }
+
+    // MARK: Queries
+
+    func members(of key: ChannelKey, after cursor: UInt64, limit: Int, budget: Int, withStates: Bool) -> MemberPage {
+        guard let channel = channels[key], limit > 0 else { return MemberPage(users: [], next: nil) }
+        var users: [UserState] = []
+        var spent = 0
+        var last: UInt64 = cursor
+        for (seq, user) in channel.roster.users(after: cursor) {
+            let entry = UserState(userId: user, states: withStates ? channel.users[user]?.states ?? [:] : [:])
+            let cost = entry.approximateSize
+            if users.count == limit || (!users.isEmpty && spent + cost > budget) {
+                return MemberPage(users: users, next: last)
+            }
+            users.append(entry)
+            spent += cost
+            last = seq
+        }
+        return MemberPage(users: users, next: nil)
+    }
+
+    func occupancy(of key: ChannelKey) -> Int { channels[key]?.roster.count ?? 0 }
+
+    func listeners(of key: ChannelKey) -> [SessionID] { channels[key]?.listeners.elements ?? [] }
+
+    func visibleChannels(of user: UserKey) -> [ChannelKey] {
+        (shownIn[user] ?? []).sorted { ($0.type.rawValue, $0.name) < ($1.type.rawValue, $1.name) }
+    }
+
+    // MARK: Users
+
+    mutating func record(_ sighting: Sighting, of session: Caller, at: UInt64) {
+        sightings.record(sighting, of: session, at: at)
+    }
+
+    func presence(of users: [UserKey], now: UInt64) -> [UserPresence] {
+        users.map { sightings.presence(of: $0, now: now) }
+    }
+
+    // MARK: Helpers
+
+    /// Changes the channel `key` in place (no copy of its tables), creating it if needed and
+    /// dropping it when it ends up with no member.
+    private mutating func withChannel<T>(_ key: ChannelKey, _ change: (inout Channel) -> T) -> T {
+        let result = change(&channels[key, default: Channel()])
+        if channels[key]?.members.isEmpty == true { channels[key] = nil }
+        return result
+    }
+
+    private mutating func hide(_ user: UserKey, from key: ChannelKey) {
+        shownIn[user]?.remove(key)
+        if shownIn[user]?.isEmpty == true { shownIn[user] = nil }
+    }
+
+    private func notMember(_ user: UserKey, _ key: ChannelKey, _ operation: String) -> RtmError {
+        RtmError(
+            key.type == .stream ? .channelNotJoined : .channelNotSubscribed, operation: operation,
+            reason: "\(user.userId) is not in \(key.type) channel \(key.name)")
+    }
+}

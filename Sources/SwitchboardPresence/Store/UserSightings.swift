@@ -1,0 +1,57 @@
+import SwitchboardCore
+
+/// Which users are online, on any number of sessions, and when offline users were last seen.
+///
+/// Offline users are remembered up to `capacity`, the oldest forgotten first, so the memory is
+/// bounded however many users come and go.
+struct UserSightings: Sendable {
+    /// For each online user, its sessions and, for those waiting for a resume, when they lost
+    /// their connection.
+    private var online: [UserKey: [SessionID: UInt64?]] = [:]
+    private var lastSeen: [UserKey: UInt64] = [:]
+    private var ring: [UserKey] = []
+    private var next = 0
+    /// How many offline users are remembered.
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    /// Records a moment of `caller`'s session at wall time `at`.
+    mutating func record(_ sighting: Sighting, of caller: Caller, at: UInt64) {
+        let user = caller.user
+        switch sighting {
+        case .opened, .resumed:
+            online[user, default: [:]][caller.session] = .some(nil)
+        case .suspended:
+            guard online[user]?[caller.session] != nil else { return }
+            online[user]?[caller.session] = .some(at)
+        case .closed:
+            guard online[user]?.removeValue(forKey: caller.session) != nil else { return }
+            if online[user]?.isEmpty == true {
+                online[user] = nil
+                remember(user, at: at)
+            }
+        }
+    }
+
+    /// The presence of `user` as of wall time `now`.
+    func presence(of user: UserKey, now: UInt64) -> UserPresence {
+        guard let sessions = online[user] else {
+            return UserPresence(userId: user.userId, online: false, lastSeen: lastSeen[user] ?? 0)
+        }
+        let connected = sessions.values.contains { $0 == nil }
+        let lostAt = sessions.values.compactMap { $0 }.max() ?? now
+        return UserPresence(userId: user.userId, online: true, lastSeen: connected ? now : lostAt)
+    }
+
+    private mutating func remember(_ user: UserKey, at: UInt64) {
+        if lastSeen.updateValue(at, forKey: user) != nil { return }
+        if ring.count < capacity {
+            ring.append(user)
+        } else {
+            lastSeen[ring[next]] = nil
+            ring[next] = user
+            next = (next + 1) % capacity
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import SwitchboardCore
+
+extension Storage {
+    // MARK: Who listens
+
+    func channelJoined(_ event: ChannelJoined) async {
+        guard let running = try? running("subscribe") else { return }
+        let target = MetadataTarget.channel(event.channel)
+        guard event.features.contains(.metadata) else {
+            _ = audience.remove(event.caller.session, from: target)
+            return
+        }
+        guard !running.ended.contains(event.caller.session), audience.add(event.caller.session, to: target) else { return }
+        await sendSnapshot(of: target, to: event.caller.session)
+    }
+
+    func channelLeft(_ event: ChannelLeft) {
+        _ = audience.remove(event.caller.session, from: .channel(event.channel))
+    }
+
+    func sessionClosed(_ event: SessionClosed) async {
+        audience.removeAll(of: event.session)
+        await removeItems(of: event.session)
+    }
+
+    /// Removes the items bound to `session` and tells their listeners.
+    func removeItems(of session: SessionID) async {
+        guard let running = try? running("sessionClosed") else { return }
+        do {
+            for commit in try await store.removeItems(of: session) { await publish(commit, author: "") }
+        } catch {
+            running.context.log(.error, "cannot remove the items of \(session): \(error)")
+        }
+    }
+
+    /// Removes the items whose time to live ran out and tells their listeners.
+    func sweepLeases() async {
+        guard let running = try? running("expire") else { return }
+        do {
+            for commit in try await store.removeExpired(now: running.context.clock.wallMilliseconds) {
+                await publish(commit, author: "")
+            }
+        } catch {
+            running.context.log(.error, "cannot remove expired items: \(error)")
+        }
+    }
+
+    // MARK: Telling
+
+    /// Tells the listeners of `commit.target` (the whole set, as the reference's full-data mode
+    /// does), and the bus if anyone there listens.
+    func publish(_ commit: MetadataCommit, author: UserID) async {
+        guard let running = try? running("publish") else { return }
+        let bus = running.context.bus
+        if bus.subscriberCount(of: MetadataChanged.self) > 0 {
+            bus.publish(
+                MetadataChanged(target: commit.target, author: author, revision: commit.revision, itemCount: commit.set?.items.count ?? 0))
+        }
+        guard audience.hasListeners(commit.target) else { return }
+        let data: Metadata
+        do {
+            data = try await metadata(commit.set, of: commit.target, operation: "publish")
+        } catch {
+            running.context.log(.error, "cannot tell about \(commit.target): \(error)")
+            return
+        }
+        // Chosen after the await: a listener that already got a newer set does not get this one.
+        let receivers = audience.receivers(of: commit.target, revision: commit.revision)
+        guard !receivers.isEmpty else { return }
+        running.context.outbox.deliver(.storage(event(.update, commit.target, data, running)), to: receivers)
+    }
+
+    /// Sends the set of `target` as it is now to `session` (on subscribe or join).
+    func sendSnapshot(of target: MetadataTarget, to session: SessionID) async {
+        guard let running = try? running("snapshot") else { return }
+        let data: Metadata
+        do {
+            data = try await metadata(try await store.read(target), of: target, operation: "snapshot")
+        } catch {
+            running.context.log(.error, "cannot read \(target) for a snapshot: \(error)")
+            return
+        }
+        guard audience.takes(session, target, revision: data.majorRevision) else { return }
+        running.context.outbox.deliver(.storage(event(.snapshot, target, data, running)), to: [session])
+    }
+
+    private func event(_ type: RtmStorageEventType, _ target: MetadataTarget, _ data: Metadata, _ running: Running) -> StorageEvent {
+        let timestamp = running.context.clock.wallMilliseconds
+        switch target {
+        case .channel(let channel):
+            return StorageEvent(
+                channelType: channel.type, storageType: .channel, eventType: type, target: channel.name, data: data,
+                timestamp: timestamp)
+        case .user(let user):
+            return StorageEvent(
+                channelType: .user, storageType: .user, eventType: type, target: user.userId, data: data, timestamp: timestamp)
+        }
+    }
+}

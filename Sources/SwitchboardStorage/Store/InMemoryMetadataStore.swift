@@ -1,0 +1,67 @@
+import Synchronization
+import SwitchboardCore
+
+/// A store in memory: everything is gone when the process ends. For tests, and for servers that
+/// want metadata only for their lifetime.
+public final class InMemoryMetadataStore: MetadataStore {
+    private struct State {
+        var sets: [MetadataTarget: StoredSet] = [:]
+        var lastRevision: Int64 = 0
+        var marker: [UInt8]?
+    }
+
+    private let state = Mutex(State())
+
+    /// An empty store.
+    public init() {}
+
+    public var location: String { "memory" }
+
+    public func open() async throws(StorageStartupError) {
+        _ = removeMatching { $0.session != nil }
+    }
+
+    public func read(_ target: MetadataTarget) async throws(RtmError) -> StoredSet? {
+        state.withLock { $0.sets[target] }
+    }
+
+    public func write(_ write: MetadataWrite, to target: MetadataTarget, limits: Limits) async throws(RtmError) -> MetadataCommit {
+        try state.withLock { state throws(RtmError) -> MetadataCommit in
+            let revision = state.lastRevision + 1
+            let set = try MetadataRules.apply(write, to: state.sets[target], revision: revision, limits: limits)
+            state.lastRevision = revision
+            state.sets[target] = set
+            return MetadataCommit(target: target, set: set, revision: revision)
+        }
+    }
+
+    public func removeExpired(now: UInt64) async throws(RtmError) -> [MetadataCommit] {
+        removeMatching { $0.expiresAt.map { $0 <= now } ?? false }
+    }
+
+    public func removeItems(of session: SessionID) async throws(RtmError) -> [MetadataCommit] {
+        removeMatching { $0.session == session }
+    }
+
+    public func hasItems() async throws(RtmError) -> Bool { state.withLock { !$0.sets.isEmpty } }
+
+    public func sealingMarker() async throws(RtmError) -> [UInt8]? { state.withLock { $0.marker } }
+
+    public func setSealingMarker(_ marker: [UInt8]) async throws(RtmError) { state.withLock { $0.marker = marker } }
+
+    public func close() async {}
+
+    private func removeMatching(_ picks: (StoredItem) -> Bool) -> [MetadataCommit] {
+        state.withLock { state in
+            var commits: [MetadataCommit] = []
+            for (target, set) in state.sets.sorted(by: { $0.value.majorRevision < $1.value.majorRevision }) {
+                let (kept, changed) = MetadataRules.removing(from: set, revision: state.lastRevision + 1, where: picks)
+                guard changed else { continue }
+                state.lastRevision += 1
+                state.sets[target] = kept
+                commits.append(MetadataCommit(target: target, set: kept, revision: state.lastRevision))
+            }
+            return commits
+        }
+    }
+}

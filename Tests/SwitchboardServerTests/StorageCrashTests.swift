@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+import SwitchboardCore
+import SwitchboardTestKit
+import SwitchboardTransport
+import SwitchboardWire
+
+/// `switchboard serve` as a child process, killed with SIGKILL: every write it answered is there
+/// when it starts again on the same data directory.
+@Suite(.serialized) struct StorageCrashTests {
+    /// A running `switchboard serve` and the URL it printed.
+    struct ServeProcess {
+        let process: Process
+        let url: String
+        let errors: Pipe
+
+        /// Starts `switchboard serve` on a free port with `dataDirectory` and `extra` options.
+        static func start(dataDirectory: URL, _ extra: [String] = []) async throws -> ServeProcess {
+            let process = Process()
+            process.executableURL = ExecutableTests.executable
+            process.arguments =
+                ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path, "--no-rate-limits", "--log-level", "warning"]
+                + extra
+            let output = Pipe()
+            let errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            let handle = output.fileHandleForReading
+            let url = try await BlockingWork.run { BlockingWork.readLine(handle) }
+            return ServeProcess(process: process, url: url, errors: errors)
+        }
+
+        /// SIGKILL, and wait for the process to be gone.
+        func kill9() async throws {
+            kill(process.processIdentifier, SIGKILL)
+            let process = process
+            try await BlockingWork.run { process.waitUntilExit() }
+        }
+
+        /// SIGTERM, and wait.
+        func stop() async throws {
+            guard process.isRunning else { return }
+            kill(process.processIdentifier, SIGTERM)
+            let process = process
+            try await BlockingWork.run { process.waitUntilExit() }
+        }
+    }
+
+    /// Runs `switchboard serve` expecting it to fail at startup; returns its status and stderr.
+    func failingServe(_ dataDirectory: URL, _ extra: [String] = []) async throws -> (status: Int32, text: String) {
+        try await ProcessRunner.run(
+            ExecutableTests.executable.path,
+            ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path] + extra, timeout: .seconds(20))
+    }
+
+    @Test func anAnsweredWriteSurvivesSIGKILL() async throws {
+        let directory = temporaryDataDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let group = try EventLoopGroup(threads: 1)
+        let first = try await ServeProcess.start(dataDirectory: directory)
+        let writer = try await RawClient.connect(to: first.url, group: group)
+        _ = await writer.login("alice")
+        #expect(await writer.storage(2, .setChannel("room", [("answered", "yes")])) == .ok(id: 2))
+        try await first.kill9()
+
+        let second = try await ServeProcess.start(dataDirectory: directory)
+        let reader = try await RawClient.connect(to: second.url, group: group)
+        _ = await reader.login("bob")
+        #expect(await reader.storage(2, .getChannel(channelType: .message, channel: "room"))?.metadata?.values == ["answered": "yes"])
+        reader.connection.close()
+        try await second.stop()
+        group.shutdown()
+    }
+
+    @Test func cyclesOfSIGKILLUnderConcurrentWritersLoseNothingAnswered() async throws {
+        let directory = temporaryDataDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let group = try EventLoopGroup(threads: 1)
+        let writers = 4
+        var answered = Array(repeating: 0, count: writers)
+        for cycle in 0..<4 {
+            let server = try await ServeProcess.start(dataDirectory: directory)
+            // Each writer's set as the restarted server has it: both items always equal (a write
+            // is atomic) and never behind the last answered write.
+            let checker = try await RawClient.connect(to: server.url, group: group)
+            _ = await checker.login("checker")
+            for writer in 0..<writers {
+                let stored = await checker.storage(UInt32(10 + writer), .getUser(userId: "writer-\(writer)"))?.metadata
+                let values = stored?.values ?? [:]
+                let a = Int(values["a"] ?? "0") ?? -1
+                #expect(values["a"] == values["b"], "cycle \(cycle) writer \(writer): \(values)")
+                #expect(a >= answered[writer], "cycle \(cycle) writer \(writer): stored \(a), answered \(answered[writer])")
+                answered[writer] = a
+            }
+            checker.connection.close()
+            let start = answered
+            let url = server.url
+            let runs = (0..<writers).map { writer in
+                Task { () -> Int in
+                    guard let client = try? await RawClient.connect(to: url, group: group) else { return start[writer] }
+                    _ = await client.login("writer-\(writer)")
+                    var last = start[writer]
+                    var id: UInt32 = 100
+                    while !Task.isCancelled && last < start[writer] + 10_000 {
+                        id += 1
+                        let next = last + 1
+                        client.send(.storage(id: id, .setUser("writer-\(writer)", [("a", "\(next)"), ("b", "\(next)")])))
+                        // The answer, or the end of the connection (SIGKILL) without one.
+                        let answer = await client.waitFor { client -> ServerFrame?? in
+                            if let answer = client.received.first(where: { $0.requestId == id }) { return .some(answer) }
+                            return client.closeCode != nil ? .some(nil) : nil
+                        }
+                        guard answer == .some(.some(.ok(id: id))) else { break }
+                        last = next
+                    }
+                    client.connection.close()
+                    return last
+                }
+            }
+            try await Task.sleep(for: .milliseconds(150 + 100 * cycle))
+            try await server.kill9()
+            for (writer, run) in runs.enumerated() { answered[writer] = await run.value }
+            #expect(zip(answered, start).allSatisfy { $0 > $1 }, "cycle \(cycle): a writer got no answer: \(start) → \(answered)")
+        }
+        let last = try await ServeProcess.start(dataDirectory: directory)
+        let checker = try await RawClient.connect(to: last.url, group: group)
+        _ = await checker.login("checker")
+        for writer in 0..<writers {
+            let values = await checker.storage(UInt32(10 + writer), .getUser(userId: "writer-\(writer)"))?.metadata?.values ?? [:]
+            #expect((Int(values["a"] ?? "") ?? -1) >= answered[writer] && values["a"] == values["b"], "writer \(writer): \(values)")
+        }
+        checker.connection.close()
+        try await last.stop()
+        group.shutdown()
+    }
+
+    @Test func sealedValuesNeverReachTheDiskInTheClearAndNeedTheirKey() async throws {
+        let directory = temporaryDataDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyFile = directory.appendingPathComponent("storage.key")
+        try Data((String(repeating: "3c", count: 32) + "\n").utf8).write(to: keyFile)
+        let otherKey = directory.appendingPathComponent("other.key")
+        try Data(repeating: 0x11, count: 32).write(to: otherKey)
+        let data = directory.appendingPathComponent("data")
+        let secret = "the-secret-value-\(UUID())"
+
+        let group = try EventLoopGroup(threads: 1)
+        let first = try await ServeProcess.start(dataDirectory: data, ["--storage-key-file", keyFile.path])
+        let writer = try await RawClient.connect(to: first.url, group: group)
+        _ = await writer.login("alice")
+        #expect(await writer.storage(2, .setUser("alice", [("secret", secret)])) == .ok(id: 2))
+        try await first.kill9()
+        for file in try FileManager.default.contentsOfDirectory(atPath: data.path) {
+            let bytes = try Data(contentsOf: data.appendingPathComponent(file))
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) holds the value in the clear")
+        }
+
+        let wrong = try await failingServe(data, ["--storage-key-file", otherKey.path])
+        #expect(wrong.status == 1 && wrong.text.contains("metadata.sqlite") && wrong.text.contains("storage key"), "\(wrong.text)")
+        let none = try await failingServe(data)
+        #expect(none.status == 1 && none.text.contains("metadata.sqlite") && none.text.contains("sealed"), "\(none.text)")
+
+        let second = try await ServeProcess.start(dataDirectory: data, ["--storage-key-file", keyFile.path])
+        let reader = try await RawClient.connect(to: second.url, group: group)
+        _ = await reader.login("bob")
+        #expect(await reader.storage(2, .getUser(userId: "alice"))?.metadata?.values == ["secret": secret])
+        reader.connection.close()
+        try await second.stop()
+        group.shutdown()
+    }
+
+    @Test func serveRefusesADamagedDatabaseNamingTheFile() async throws {
+        let directory = temporaryDataDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("metadata.sqlite")
+        try Data(repeating: 0x42, count: 4096).write(to: file)
+        let result = try await failingServe(directory)
+        #expect(result.status == 1 && result.text.contains(file.path), "\(result.text)")
+        let badKey = directory.appendingPathComponent("short.key")
+        try Data("nope".utf8).write(to: badKey)
+        let key = try await failingServe(temporaryDataDirectory(), ["--storage-key-file", badKey.path])
+        #expect(key.status == 1 && key.text.contains(badKey.path), "\(key.text)")
+    }
+}
