@@ -253,6 +253,33 @@ extension RawClient {
         group.shutdown()
     }
 
+    @Test func aMetadataWriteUnderALockIsRefusedWithAStaleFencingToken() async throws {
+        let (server, group) = try await start()
+        let alice = try await client("alice", server, group)
+        let bob = try await client("bob", server, group)
+        func write(_ client: RawClient, lock: String, token: UInt64?, id: UInt32) async -> ServerFrame? {
+            client.send(.storage(id: id, .writeChannel(
+                .set, channelType: .message, channel: "room", data: Metadata(items: [MetadataItem(key: "k", value: "v\(id)")]),
+                options: MetadataOptions(fencingToken: token), lock: lock)))
+            return await client.answer(to: id)
+        }
+        _ = await alice.lock(.setLock(lockL, ttl: nil), id: 10)
+        _ = await alice.lock(.acquireLock(lockL, retry: false), id: 11)
+        #expect(await write(alice, lock: "L", token: 1, id: 12) == .ok(id: 12))
+        #expect(await write(alice, lock: "L", token: nil, id: 13) == .ok(id: 13))
+        #expect(await write(bob, lock: "L", token: 1, id: 14)?.errorCode == .storageLockNotAcquired)
+        #expect(await write(alice, lock: "nope", token: nil, id: 15)?.errorCode == .storageInvalidLockName)
+        // Taken away and acquired again: the first acquisition's token is stale, even for alice.
+        _ = await bob.lock(.revokeLock(lockL, userId: "alice"), id: 16)
+        _ = await alice.lock(.acquireLock(lockL, retry: false), id: 17)
+        #expect(await write(alice, lock: "L", token: 1, id: 18)?.errorCode == .storageLockNotAcquired)
+        #expect(await write(alice, lock: "L", token: 2, id: 19) == .ok(id: 19))
+        alice.connection.close()
+        bob.connection.close()
+        await server.shutdown()
+        group.shutdown()
+    }
+
     /// Moves the manual clock; modules sweep on their next tick.
     func advance(_ clock: ManualClock, by duration: Duration) async {
         clock.advance(by: duration)

@@ -87,6 +87,17 @@ struct LockWireTests {
         ]))
     }
 
+    @Test func aMetadataWriteUnderALockCarriesItsFencingToken() throws {
+        let write = ClientFrame.storage(id: 3, .writeChannel(
+            .update, channelType: .stream, channel: "s", data: Metadata(items: [MetadataItem(key: "k", value: "v")]),
+            options: MetadataOptions(fencingToken: 42), lock: "L"))
+        #expect(try ClientFrame.decode(write.encode()) == write)
+        #expect(try MessagePackValue.decode(write.encode())["fencingToken"] == .uint(42))
+        let plain = ClientFrame.storage(id: 4, .writeChannel(
+            .set, channelType: .message, channel: "c", data: Metadata(), options: MetadataOptions(), lock: "L"))
+        #expect(try MessagePackValue.decode(plain.encode())["fencingToken"] == nil)
+    }
+
     @Test func optionalFieldsTakeTheirDefaults() throws {
         let acquire = pack(map([
             "t": .string("acquireLock"), "id": .uint(1), "channelType": .uint(2), "channel": .string("c"), "lockName": .string("L"),
