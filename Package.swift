@@ -103,7 +103,7 @@ let package = Package(
             name: "SwitchboardClientTests",
             dependencies: [
                 "SwitchboardClient", "SwitchboardServer", "SwitchboardTesting", "SwitchboardTestKit",
-                "SwitchboardCrypto", "SwitchboardMessageRouter",
+                "SwitchboardCrypto", "SwitchboardMessageRouter", "SwitchboardLock",
             ]),
         .testTarget(name: "SwitchboardBenchTests", dependencies: ["SwitchboardBench", "SwitchboardWire", "SwitchboardCore"]),
     ],
