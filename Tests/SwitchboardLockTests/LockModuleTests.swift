@@ -53,7 +53,6 @@ import SwitchboardTestKit
 
     @Test func refusalsCarryTheReferenceCodes() async throws {
         let world = await LockWorld.start()
-        let bus = world.bus
         await expectError(.invalidChannelType) {
             try await world.set("L", "bob", by: alice, type: .user)
         }
