@@ -9,7 +9,8 @@ public final class EventBus: Sendable {
     private struct Registry {
         var subscribers: [ObjectIdentifier: [EventMailbox]] = [:]
         var observers: [ObjectIdentifier: [any Sendable]] = [:]
-        var handlers: [ObjectIdentifier: any Sendable] = [:]
+        /// Each a `RequestHandler<R>` under the `ObjectIdentifier` of its `R`.
+        var handlers: [ObjectIdentifier: AnyRequestHandler] = [:]
         var closed = false
 
         /// The mailboxes and the observers of events of type `E`.
@@ -138,6 +139,12 @@ public final class EventBus: Sendable {
         register(RequestHandler<R>(run: { request throws(RtmError) in try handler(request) }, now: handler), for: type)
     }
 
+    private func handler<R: BusRequest>(for type: R.Type) -> RequestHandler<R>? {
+        // The box under R's identifier is always a RequestHandler<R> (`register` puts it there).
+        guard let box = registry.withLock({ $0.handlers[ObjectIdentifier(type)] }) else { return nil }
+        return unsafeDowncast(box, to: RequestHandler<R>.self)
+    }
+
     private func register<R: BusRequest>(_ box: RequestHandler<R>, for type: R.Type) {
         registry.withLock { registry in
             guard !registry.closed else { return }
@@ -148,7 +155,7 @@ public final class EventBus: Sendable {
     /// The handler of requests of type `R` when it answers without suspending (registered with
     /// `handleImmediately`); nil when it suspends or there is none (use `request`).
     public func immediateHandler<R: BusRequest>(for type: R.Type) -> (@Sendable (R) throws(RtmError) -> R.Response)? {
-        (registry.withLock { $0.handlers[ObjectIdentifier(type)] } as? RequestHandler<R>)?.now
+        handler(for: type)?.now
     }
 
     /// Removes the handler of requests of type `R`.
@@ -165,7 +172,7 @@ public final class EventBus: Sendable {
     ///
     /// Throws `RtmError` with `serviceNotSupport` when no module handles requests of this type.
     public func request<R: BusRequest>(_ request: R) async throws(RtmError) -> R.Response {
-        let handler = registry.withLock { $0.handlers[ObjectIdentifier(R.self)] } as? RequestHandler<R>
+        let handler = handler(for: R.self)
         guard let handler else {
             throw RtmError(.serviceNotSupport, operation: R.operation, reason: "no module handles \(R.self)")
         }
@@ -204,10 +211,21 @@ public final class BusSubscription: Sendable {
     }
 }
 
-private struct RequestHandler<R: BusRequest>: Sendable {
+/// A request handler of some request type, so the registry can hold them all.
+private class AnyRequestHandler: @unchecked Sendable {
+    // Sendable proof: it has no state; its one subclass holds only `let` Sendable closures.
+}
+
+private final class RequestHandler<R: BusRequest>: AnyRequestHandler, @unchecked Sendable {
+    // Sendable proof: both stored properties are immutable `let`s of Sendable closure types.
     let run: @Sendable (R) async throws(RtmError) -> R.Response
     /// The same handler, when it answers without suspending.
     let now: (@Sendable (R) throws(RtmError) -> R.Response)?
+
+    init(run: @escaping @Sendable (R) async throws(RtmError) -> R.Response, now: (@Sendable (R) throws(RtmError) -> R.Response)?) {
+        self.run = run
+        self.now = now
+    }
 }
 
 private struct EventObserver<E: BusEvent>: Sendable {
