@@ -81,10 +81,16 @@ final class ClientLink: Sendable {
         }
     }
 
-    /// True when no frame waits and no request loop runs: a frame received now may be answered at
-    /// once without overtaking another. Only the connection's loop thread adds frames, so this
-    /// stays true until that thread queues one.
-    var isIdle: Bool { inbox.withLock { !$0.looping && $0.frames.isEmpty } }
+    /// True when no frame waits, no request loop runs and the session was told of a sign of life
+    /// within the last second: a frame received now may be answered at once without overtaking
+    /// another. Only the connection's loop thread adds frames, so this stays true until that
+    /// thread queues one.
+    func canAnswerAtOnce(now: Duration) -> Bool {
+        inbox.withLock { inbox in
+            guard !inbox.looping, inbox.frames.isEmpty, let last = inbox.lastSignOfLife else { return false }
+            return now - last < .seconds(1)
+        }
+    }
 
     /// The request loop takes the frames queued so far, in order, or learns it must end (the
     /// next frame starts a new loop).
@@ -112,11 +118,6 @@ final class ClientLink: Sendable {
         }
     }
 
-    /// Whether a second has passed since the session was last told this client is alive.
-    func signOfLifeIsDue(now: Duration) -> Bool {
-        inbox.withLock { inbox in inbox.lastSignOfLife.map { now - $0 >= .seconds(1) } ?? true }
-    }
-
     /// Whether a second has passed since the session was last told this client is alive; if so,
     /// counts now as the time it is told.
     func isDueForSignOfLife(now: Duration) -> Bool {
@@ -136,7 +137,11 @@ final class ClientLink: Sendable {
 
     /// Sends an answer or any other frame built for this link alone.
     func reply(_ frame: ServerFrame) {
-        socket.send(OutboundFrame.binary(frame.encode()))
+        if case .answer(let id, .done) = frame {
+            socket.send(ServerFrame.withOkAnswer(id: id) { OutboundFrame(opcode: .binary, payload: $0) })
+        } else {
+            socket.send(OutboundFrame.binary(frame.encode()))
+        }
     }
 
     /// Tells the client why it is being closed, then closes the connection with 1008.

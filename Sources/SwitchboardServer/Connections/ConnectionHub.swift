@@ -33,7 +33,8 @@ final class ConnectionHub: WebSocketHandler {
         switch message {
         case .binary(let bytes):
             do {
-                item = .frame(try ClientFrame.decode(bytes))
+                // Read through a buffer pointer: no reference counting and no slices of the array.
+                item = .frame(try bytes.withUnsafeBufferPointer { buffer throws(WireError) in try ClientFrame.decode(buffer) })
             } catch {
                 item = .malformed(error)
             }

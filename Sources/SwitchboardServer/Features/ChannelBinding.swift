@@ -23,13 +23,14 @@ enum ChannelBinding: FeatureBinding {
         return .done
     }
 
-    static func answerAtOnce(_ operation: ChannelOperation, caller: Caller, bus: EventBus) -> (() throws(RtmError) -> Answer)? {
+    static func answerAtOnce(
+        _ operation: ChannelOperation, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void
+    ) throws(RtmError) -> Answer? {
         guard case .publish(let channelType, let channel, let message, let customType) = operation,
             let publish = bus.immediateHandler(for: Publish.self)
         else { return nil }
-        return { () throws(RtmError) -> Answer in
-            _ = try publish(Publish(caller: caller, channelType: channelType, channelName: channel, payload: message, customType: customType))
-            return .done
-        }
+        try admit()
+        _ = try publish(Publish(caller: caller, channelType: channelType, channelName: channel, payload: message, customType: customType))
+        return .done
     }
 }
