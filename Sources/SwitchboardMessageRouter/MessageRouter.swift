@@ -8,9 +8,9 @@ import SwitchboardCore
 /// finished session's subscriptions on `SessionClosed`.
 ///
 /// Subscriptions change on the actor, one at a time. Publishing does not wait for the actor: the
-/// actor keeps each channel's receivers in `Routes`, with the users' sessions seen from
-/// `SessionOpened` and `SessionClosed`, and `Publish` is answered from there on the caller's
-/// thread (`EventBus.handleImmediately`), so publishes to different channels run in parallel.
+/// subscriptions live in `Routes`, with the users' sessions seen from `SessionOpened` and
+/// `SessionClosed`, and `Publish` is answered from there on the caller's thread
+/// (`EventBus.handleImmediately`), so publishes to different channels run in parallel.
 public actor MessageRouter: Module {
     public nonisolated let name = "message-router"
 
@@ -19,7 +19,6 @@ public actor MessageRouter: Module {
         case running(ModuleContext, ended: EndedSessions, routes: Routes)
     }
     private var state = State.idle
-    private var table = SubscriptionTable()
     /// How often idle rate windows are forgotten and discards are logged.
     public nonisolated let sweepInterval: Duration
 
@@ -38,7 +37,7 @@ public actor MessageRouter: Module {
         bus.handle(Subscribe.self) { [self] request throws(RtmError) in try await subscribe(request) }
         bus.handle(Unsubscribe.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
         bus.handleImmediately(Publish.self) { request throws(RtmError) in try publishing.publish(request) }
-        bus.handle(ChannelsOfSession.self) { [self] request in await table.channels(of: request.caller.session) }
+        bus.handle(ChannelsOfSession.self) { [self] request in await channels(of: request.caller.session) }
     }
 
     public func run() async throws {
@@ -73,21 +72,22 @@ public actor MessageRouter: Module {
                 .channelSubscribeTooFrequent, operation: Subscribe.operation,
                 reason: "more than \(limits.subscribeAttemptsPerChannel) subscribe calls to \(request.channelName) within \(limits.subscribeAttemptWindow)")
         }
-        let isNew = table.features(of: caller.session, in: channel) == nil
-        guard !isNew || table.subscriberCount(of: channel) < limits.usersPerChannel else {
-            throw RtmError(
-                .channelJoinFailed, operation: Subscribe.operation,
-                reason: "\(request.channelName) already has \(limits.usersPerChannel) subscribers")
+        try routes.withTable { table throws(RtmError) in
+            let isNew = table.features(of: caller.session, in: channel) == nil
+            guard !isNew || table.subscriberCount(of: channel) < limits.usersPerChannel else {
+                throw RtmError(
+                    .channelJoinFailed, operation: Subscribe.operation,
+                    reason: "\(request.channelName) already has \(limits.usersPerChannel) subscribers")
+            }
+            guard
+                table.subscribe(
+                    caller.session, to: channel, features: request.features, limit: limits.subscribedChannelsPerClient)
+            else {
+                throw RtmError(
+                    .channelInstanceExceedLimitation, operation: Subscribe.operation,
+                    reason: "already subscribed to \(limits.subscribedChannelsPerClient) channels")
+            }
         }
-        guard
-            table.subscribe(
-                caller.session, to: channel, features: request.features, limit: limits.subscribedChannelsPerClient)
-        else {
-            throw RtmError(
-                .channelInstanceExceedLimitation, operation: Subscribe.operation,
-                reason: "already subscribed to \(limits.subscribedChannelsPerClient) channels")
-        }
-        routes.setReceivers(table.messageReceivers(of: channel), of: channel)
         context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: ChannelFeatures(request.features)))
         return Done()
     }
@@ -96,22 +96,25 @@ public actor MessageRouter: Module {
         let (context, _, routes) = try running(Unsubscribe.operation)
         try Validation.checkChannelName(request.channelName, limits: context.limits, operation: Unsubscribe.operation)
         let channel = request.caller.channel(.message, request.channelName)
-        guard table.unsubscribe(request.caller.session, from: channel) else {
+        guard routes.withTable({ $0.unsubscribe(request.caller.session, from: channel) }) else {
             throw RtmError(
                 .channelNotSubscribed, operation: Unsubscribe.operation,
                 reason: "not subscribed to \(request.channelName)")
         }
-        routes.setReceivers(table.messageReceivers(of: channel), of: channel)
         context.bus.publish(ChannelLeft(caller: request.caller, channel: channel, reason: .left))
         return Done()
     }
 
     private func sessionClosed(_ event: SessionClosed) {
         guard case .running(let context, _, let routes) = state else { return }
-        for channel in table.removeAll(of: event.session) {
-            routes.setReceivers(table.messageReceivers(of: channel), of: channel)
+        for channel in routes.withTable({ $0.removeAll(of: event.session) }) {
             context.bus.publish(ChannelLeft(caller: event.caller, channel: channel, reason: .sessionClosed(event.reason)))
         }
+    }
+
+    private func channels(of session: SessionID) -> [ChannelKey] {
+        guard case .running(_, _, let routes) = state else { return [] }
+        return routes.withTable { $0.channels(of: session) }
     }
 
     private func running(_ operation: String) throws(RtmError) -> (ModuleContext, EndedSessions, Routes) {

@@ -1,13 +1,13 @@
 import Synchronization
 import SwitchboardCore
 
-/// What a publish reads, from any thread, without waiting on the router's actor: the receivers of
-/// each message channel (written by the actor whenever a subscription changes, before it answers),
-/// the channels' rate windows, and which sessions each user has (kept from `SessionOpened` and
-/// `SessionClosed` as they are published, so it is current once a login or logout is answered).
+/// What a publish reads, from any thread, without waiting on the router's actor: the
+/// subscriptions (changed only by the actor, before it answers), the channels' rate windows, and
+/// which sessions each user has (kept from `SessionOpened` and `SessionClosed` as they are
+/// published, so it is current once a login or logout is answered).
 final class Routes: Sendable {
     private struct State {
-        var receivers: [ChannelKey: [SessionID]] = [:]
+        var table = SubscriptionTable()
         var users: [UserKey: [SessionID]] = [:]
         var rates: ChannelRates
     }
@@ -20,9 +20,11 @@ final class Routes: Sendable {
 
     // MARK: Message channels
 
-    /// Sets who receives the messages of `channel` (none: forgets the channel).
-    func setReceivers(_ receivers: [SessionID], of channel: ChannelKey) {
-        state.withLock { $0.receivers[channel] = receivers.isEmpty ? nil : receivers }
+    /// Reads or changes the subscriptions (the actor's part: one change at a time).
+    func withTable<Result, Failure: Error>(
+        _ body: (inout SubscriptionTable) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try state.withLock { state throws(Failure) in try body(&state.table) }
     }
 
     /// Takes one message of `channel` at `now` and returns its receivers; nil when the channel is
@@ -30,7 +32,7 @@ final class Routes: Sendable {
     func admitMessage(on channel: ChannelKey, now: Duration) -> [SessionID]? {
         state.withLock { state in
             guard state.rates.admitMessage(on: channel, now: now) else { return nil }
-            return state.receivers[channel] ?? []
+            return state.table.messageReceivers(of: channel)
         }
     }
 
