@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from bench_report import commands_section, fmt, load, machine_section, median, splice
+from bench_report import commands_section, fmt, load, machine_table, measured_line, median, splice
 
 
 def markers(key):
@@ -90,8 +90,7 @@ def presence(by_name):
          f"{fmt(median(runs, 'whonow_with_state_server_cpu_cores'), 2)}"),
         ("lost: joins or states a member did not hear, wrong states, bad pages (worst run)", str(worst_lost(runs))),
     ]
-    out = [f"Median of {len(runs)} runs (lowest – highest in brackets).", "",
-           "| measure | value |", "| --- | ---: |"]
+    out = ["Lowest – highest run in brackets.", "", "| measure | value |", "| --- | ---: |"]
     out += [f"| {label} | {value} |" for label, value in rows]
     out.append("")
     return out
@@ -170,12 +169,13 @@ def main():
     work, document = Path(sys.argv[1]), Path(sys.argv[2])
     machine, commands, results, by_name = load(work)
     begin, end = markers("machine")
-    splice(document, begin, end, "\n".join([begin, ""] + machine_section(machine, results) + [end]))
+    splice(document, begin, end, "\n".join([begin, ""] + machine_table(machine, results) + [end]))
     for key, names, table in MODULES:
         if not any(name in by_name for name in names):
             continue
         begin, end = markers(key)
-        splice(document, begin, end, "\n".join([begin, ""] + table(by_name) + footer(names, by_name, commands) + [end]))
+        block = [begin, "", measured_line(machine), ""] + table(by_name) + footer(names, by_name, commands) + [end]
+        splice(document, begin, end, "\n".join(block))
 
 
 if __name__ == "__main__":

@@ -46,12 +46,15 @@ def load(work: Path):
     return machine, commands, results, by_name
 
 
-def machine_section(machine, results):
-    """When, at which commit, on what machine, and under what load the results were measured."""
-    out = [f"Measured {machine['date']} at commit `{machine['commit']}`, median of "
-           f"{machine['runs']} runs where a scenario ran more than once.", ""]
-    out.append("| machine | |")
-    out.append("| --- | --- |")
+def measured_line(machine):
+    """When and at which commit the results were measured."""
+    return (f"Measured {machine['date']} at commit `{machine['commit']}`, median of "
+            f"{machine['runs']} runs where a scenario ran more than once.")
+
+
+def machine_table(machine, results):
+    """The machine, and the load it was under while the results were measured."""
+    out = ["| machine | |", "| --- | --- |"]
     for key in ("uname", "nproc", "cpu", "memory", "disk", "swift", "fd_limit"):
         if key in machine:
             out.append(f"| {key} | `{machine[key]}` |")
@@ -99,7 +102,7 @@ def splice(document: Path, begin: str, end: str, generated: str):
 def render(work: Path) -> str:
     machine, commands, results, by_name = load(work)
     out = [BEGIN, ""]
-    out += machine_section(machine, results)
+    out += [measured_line(machine), ""] + machine_table(machine, results)
 
     traffic = [(name, runs) for name, runs in by_name.items() if runs[0]["scenario"] != "idle"]
     out.append("### Traffic")
