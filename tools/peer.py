@@ -325,9 +325,9 @@ async def self_check(url, app_id, token):
     return report.summary()
 
 
-def run_cli(name, description, check, selftest, timeout=20.0):
-    """The command line both checks share: --url runs `check(url, app_id, token)` within --timeout seconds,
-    --selftest-encoding runs `selftest()`. Returns the exit status."""
+def run_cli(name, description, check, selftest=None, timeout=20.0):
+    """The command line every check shares: --url runs `check(url, app_id, token)` within --timeout seconds,
+    --selftest-encoding runs `selftest()` when the check has one. Returns the exit status."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--url", help="the server, e.g. ws://127.0.0.1:8080")
     parser.add_argument("--app-id", default=os.environ.get("SWITCHBOARD_APP_ID", "demo"),
@@ -335,15 +335,16 @@ def run_cli(name, description, check, selftest, timeout=20.0):
     parser.add_argument("--token", default=os.environ.get("SWITCHBOARD_TOKEN", ""),
                         help="token for login (default: $SWITCHBOARD_TOKEN or empty)")
     parser.add_argument("--timeout", type=float, default=timeout, help="total time allowed, in seconds")
-    parser.add_argument("--selftest-encoding", action="store_true",
-                        help="only check msgpack encoding against the hex examples of docs/PROTOCOL.md")
+    if selftest:
+        parser.add_argument("--selftest-encoding", action="store_true",
+                            help="only check msgpack encoding against the hex examples of docs/PROTOCOL.md")
     args = parser.parse_args()
 
-    if args.selftest_encoding:
+    if selftest and args.selftest_encoding:
         return selftest()
     if not args.url:
-        parser.error("--url is required (or use --selftest-encoding)")
-    return run_check("peer", self_check, args)
+        parser.error("--url is required" + (" (or use --selftest-encoding)" if selftest else ""))
+    return run_check(name, check, args)
 
 
 def run_check(label, check, args):

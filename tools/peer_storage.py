@@ -8,14 +8,13 @@ server without rate limits (`switchboard serve --no-rate-limits`).
 Exits 0 when every check passed, 1 when one failed, 2 when it could not run.
 """
 
-import argparse
 import asyncio
 import os
 import secrets
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer import Report, is_error, login, run_check  # noqa: E402 - the shared client of tools/peer.py
+from peer import Report, is_error, login, run_cli  # noqa: E402 - the shared client of tools/peer.py
 
 # Codes of PROTOCOL.md §13.7.
 STORAGE_INVALID_METADATA_ITEM = -12003
@@ -147,13 +146,7 @@ async def self_check(url, app_id, token):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Switchboard storage self-check (docs/PROTOCOL.md §13).")
-    parser.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8080")
-    parser.add_argument("--app-id", default=os.environ.get("SWITCHBOARD_APP_ID", "demo"))
-    parser.add_argument("--token", default=os.environ.get("SWITCHBOARD_TOKEN", ""))
-    parser.add_argument("--timeout", type=float, default=30.0, help="total time allowed, in seconds")
-    args = parser.parse_args()
-    return run_check("peer-storage", self_check, args)
+    return run_cli("peer-storage", "Switchboard storage self-check (docs/PROTOCOL.md §13).", self_check, timeout=30.0)
 
 
 if __name__ == "__main__":

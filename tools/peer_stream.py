@@ -7,7 +7,6 @@ Needs PyPI's `websockets` and `msgpack`; reuses the connection helpers of tools/
 Exits 0 when every check passed, 1 when one failed, 2 when it could not run.
 """
 
-import argparse
 import asyncio
 import os
 import secrets
@@ -16,7 +15,7 @@ import sys
 import msgpack
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer import Report, is_error, login  # noqa: E402
+from peer import Report, is_error, login, run_cli  # noqa: E402
 
 # Error codes of PROTOCOL.md section 11.5.
 CHANNEL_NOT_JOINED = -11001
@@ -152,21 +151,7 @@ async def self_check(url, app_id, token):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Switchboard stream-channel self-check (docs/PROTOCOL.md §11).")
-    parser.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8080")
-    parser.add_argument("--app-id", default=os.environ.get("SWITCHBOARD_APP_ID", "demo"))
-    parser.add_argument("--token", default=os.environ.get("SWITCHBOARD_TOKEN", ""))
-    parser.add_argument("--timeout", type=float, default=20.0, help="total time allowed, in seconds")
-    args = parser.parse_args()
-    try:
-        return asyncio.run(asyncio.wait_for(self_check(args.url, args.app_id, args.token), args.timeout))
-    except asyncio.TimeoutError:
-        print(f"peer_stream: FAILED: the self-check did not finish within {args.timeout:g} s")
-    except OSError as error:
-        print(f"peer_stream: FAILED: cannot connect to {args.url}: {error}")
-    except Exception as error:  # noqa: BLE001 - any other failure is reported, not raised
-        print(f"peer_stream: FAILED: {type(error).__name__}: {error}")
-    return 2
+    return run_cli("peer_stream", "Switchboard stream-channel self-check (docs/PROTOCOL.md §11).", self_check, timeout=20.0)
 
 
 if __name__ == "__main__":
