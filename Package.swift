@@ -4,6 +4,7 @@ import PackageDescription
 /// The module targets talk to each other only through the bus in `SwitchboardCore`.
 let moduleTargets = [
     "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardTopicRouter", "SwitchboardPresence", "SwitchboardStorage",
+    "SwitchboardLock",
 ]
 
 let package = Package(
@@ -40,6 +41,7 @@ let package = Package(
         .target(name: "SwitchboardTopicRouter", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardPresence", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardStorage", dependencies: ["SwitchboardCore", "CSQLite"]),
+        .target(name: "SwitchboardLock", dependencies: ["SwitchboardCore"]),
 
         // Wire format and I/O.
         .target(name: "SwitchboardWire", dependencies: ["SwitchboardCore"]),
@@ -54,6 +56,7 @@ let package = Package(
                 "SwitchboardTopicRouter",
                 "SwitchboardPresence",
                 "SwitchboardStorage",
+                "SwitchboardLock",
             ]),
         .target(
             name: "SwitchboardClient",
@@ -85,6 +88,7 @@ let package = Package(
             dependencies: ["SwitchboardTopicRouter", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardPresenceTests", dependencies: ["SwitchboardPresence", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardStorageTests", dependencies: ["SwitchboardStorage", "SwitchboardTestKit"]),
+        .testTarget(name: "SwitchboardLockTests", dependencies: ["SwitchboardLock", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestKit"]),
         .testTarget(
             name: "SwitchboardTransportTests",
@@ -93,13 +97,13 @@ let package = Package(
             name: "SwitchboardServerTests",
             dependencies: [
                 "SwitchboardServer", "SwitchboardClient", "SwitchboardTesting", "SwitchboardTestKit",
-                "SwitchboardWire", "SwitchboardTransport", "SwitchboardCrypto",
+                "SwitchboardWire", "SwitchboardTransport", "SwitchboardCrypto", "SwitchboardLock",
             ]),
         .testTarget(
             name: "SwitchboardClientTests",
             dependencies: [
                 "SwitchboardClient", "SwitchboardServer", "SwitchboardTesting", "SwitchboardTestKit",
-                "SwitchboardCrypto", "SwitchboardMessageRouter",
+                "SwitchboardCrypto", "SwitchboardMessageRouter", "SwitchboardLock",
             ]),
         .testTarget(name: "SwitchboardBenchTests", dependencies: ["SwitchboardBench", "SwitchboardWire", "SwitchboardCore"]),
     ],

@@ -118,11 +118,12 @@ def decode(data):
     return frame
 
 
-def selftest_encoding():
-    report = Report("peer selftest")
+def selftest_encoding(examples=EXAMPLES, label="peer selftest"):
+    """Checks (name, map, hex) examples against msgpack and against docs/PROTOCOL.md."""
+    report = Report(label)
     doc_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "PROTOCOL.md")
     doc = open(doc_path, encoding="utf-8").read() if os.path.exists(doc_path) else None
-    for name, frame, expected_hex in EXAMPLES:
+    for name, frame, expected_hex in examples:
         packed = encode(frame)
         report.check(f"packb({name}) equals the documented bytes", packed.hex() == expected_hex,
                      f"got {packed.hex()}")

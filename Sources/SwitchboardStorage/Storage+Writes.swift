@@ -12,7 +12,9 @@ extension Storage {
         let channel = request.caller.channel(request.channelType, request.channelName)
         try MetadataRequestCheck.check(request.data, kind: R.kind, operation: operation, limits: running.context.limits)
         if let lockName = request.lockName, !lockName.isEmpty {
-            try await checkLock(lockName, of: channel, for: request.caller, operation: operation, bus: running.context.bus)
+            try await checkLock(
+                lockName, token: request.options.fencingToken, of: channel, for: request.caller, operation: operation,
+                bus: running.context.bus)
         }
         try await write(
             request.data, kind: R.kind, options: request.options, to: .channel(channel), caller: request.caller,
@@ -78,13 +80,13 @@ extension Storage {
         }
     }
 
-    /// Asks the lock module whether `caller` holds `lockName`; a refusal becomes the storage
-    /// code the reference uses.
+    /// Asks the lock module whether `caller` holds `lockName` (in the acquisition of `token`, if
+    /// given); a refusal becomes the storage code the reference uses.
     private func checkLock(
-        _ lockName: String, of channel: ChannelKey, for caller: Caller, operation: String, bus: EventBus
+        _ lockName: String, token: UInt64?, of channel: ChannelKey, for caller: Caller, operation: String, bus: EventBus
     ) async throws(RtmError) {
         do {
-            _ = try await bus.request(CheckLockHolder(caller: caller, channel: channel, lockName: lockName))
+            _ = try await bus.request(CheckLockHolder(caller: caller, channel: channel, lockName: lockName, fencingToken: token))
         } catch {
             switch error.code {
             case .lockNotExist, .serviceNotSupport, .lockInvalidName:

@@ -34,7 +34,7 @@ extension ClientEngine {
             resolve(waiter, .failure(RtmErrorInfo(RtmError(error.code, operation: operation, reason: error.reason))))
         case .push(let push):
             session.countPush()
-            pushes.route(push)
+            if let reply = pushes.route(push) { send(reply, .call({ _ in })) }
         case .closing(let reason, _):
             switch LinkMachine.meaning(ofClosing: reason) {
             case .reconnect: apply(machine.handle(.connectionLost(.serverTimeout, .keepAliveTimeout, now: clock.now)))

@@ -79,6 +79,8 @@ actor ClientEngine {
     var attempts = 0
     var session = SessionTicket()
     var pushes: PushRouter
+    /// The lock acquires that wait for a grant.
+    let lockWaits = LockWaits()
     var timers = Timers()
     var loginResolver: (@Sendable (RtmErrorInfo?) -> Void)?
     var states: [any RestorableState] = []
@@ -95,7 +97,7 @@ actor ClientEngine {
         self.clock = clock
         machine = LinkMachine(reconnectTimeout: settings.reconnectTimeout)
         log = settings.log.flatMap { LogFile($0) }
-        pushes = PushRouter(dispatcher: dispatcher, sealer: sealer, log: log)
+        pushes = PushRouter(dispatcher: dispatcher, sealer: sealer, log: log, lockWaits: lockWaits)
         group = try EventLoopGroup(threads: 1)
     }
 

@@ -1,4 +1,5 @@
 import SwitchboardCore
+import SwitchboardWire
 
 /// Hands the server's pushes to the app as events: one line per push family. Opens sealed
 /// message bodies when client-side encryption is on, and drops (and counts) those that do not open.
@@ -12,13 +13,18 @@ struct PushRouter: Sendable {
     /// Joins the parts of large presence events.
     private var presenceParts = PresenceAssembler()
 
-    init(dispatcher: EventDispatcher, sealer: PayloadSealer?, log: LogFile?) {
+    /// The lock acquires waiting for a grant.
+    let lockWaits: LockWaits
+
+    init(dispatcher: EventDispatcher, sealer: PayloadSealer?, log: LogFile?, lockWaits: LockWaits) {
+        self.lockWaits = lockWaits
         self.dispatcher = dispatcher
         self.sealer = sealer
         self.log = log
     }
 
-    mutating func route(_ push: Push) {
+    /// Hands `push` to the app; returns a request to send back, if the push needs one.
+    mutating func route(_ push: Push) -> ClientOperation? {
         switch push {
         case .message(let delivery): if let delivery = opened(delivery) { dispatcher.emit(.message(RtmMessageEvent(delivery))) }
         case .session(.tokenPrivilegeWillExpire): dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
@@ -26,7 +32,25 @@ struct PushRouter: Sendable {
         case .topic(let event): dispatcher.emit(.topic(RtmTopicEvent(event)))
         case .presence(let part): if let event = presenceParts.add(part) { dispatcher.emit(.presence(RtmPresenceEvent(sealer?.open(event) ?? event))) }
         case .storage(let event): if let event = opened(event) { dispatcher.emit(.storage(RtmStorageEvent(event))) }
+        case .lock(let push): return route(push)
         }
+        return nil
+    }
+
+    /// A lock granted to a wait this client no longer has (its call failed when the connection
+    /// dropped before the answer came) is given back at once, so no lock stays with nobody's knowledge.
+    private func route(_ push: LockPush) -> ClientOperation? {
+        switch push {
+        case .event(let event): dispatcher.emit(.lock(RtmLockEvent(event)))
+        case .granted(let lock, let token):
+            guard lockWaits.end(lock, .success(token)) else {
+                log?.write(.warn, "granted \(lock), which this client no longer waits for: releasing it")
+                return .lock(.releaseLock(lock))
+            }
+        case .waitFailed(let lock, let code, let reason):
+            lockWaits.end(lock, .failure(RtmErrorInfo(code, operation: AcquireLock.operation, reason: reason)))
+        }
+        return nil
     }
 
     /// `event` with its values opened when encryption is on; `nil` when one does not open: such

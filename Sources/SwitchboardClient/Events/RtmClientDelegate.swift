@@ -14,6 +14,8 @@ public protocol RtmClientDelegate: AnyObject {
     func rtmKit(_ rtmKit: RtmClientKit, didReceivePresenceEvent event: RtmPresenceEvent)
     /// Channel metadata of a subscribed channel, or user metadata of a subscribed user: a snapshot, or the whole set after a change.
     func rtmKit(_ rtmKit: RtmClientKit, didReceiveStorageEvent event: RtmStorageEvent)
+    /// A lock of a channel subscribed or joined with the lock feature changed, or the snapshot on joining.
+    func rtmKit(_ rtmKit: RtmClientKit, didReceiveLockEvent event: RtmLockEvent)
 }
 
 extension RtmClientDelegate {
@@ -24,6 +26,7 @@ extension RtmClientDelegate {
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveTopicEvent event: RtmTopicEvent) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceivePresenceEvent event: RtmPresenceEvent) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveStorageEvent event: RtmStorageEvent) {}
+    public func rtmKit(_ rtmKit: RtmClientKit, didReceiveLockEvent event: RtmLockEvent) {}
 }
 
 /// Every event a client reports, for the `events` stream.
@@ -42,4 +45,6 @@ public enum RtmEvent: Sendable {
     case presence(RtmPresenceEvent)
     /// Channel or user metadata.
     case storage(RtmStorageEvent)
+    /// A lock event.
+    case lock(RtmLockEvent)
 }

@@ -79,6 +79,9 @@ public final class RtmMetadataOptions: NSObject {
     public var recordTs: Bool = false
     /// Record the editor's user id in each written item.
     public var recordUserId: Bool = false
+    /// With a lock named, the fencing token `acquireLock` gave (beyond the reference): the write is
+    /// refused when the lock has been acquired again since. 0 sends none.
+    public var fencingToken: UInt64 = 0
 
     /// The defaults: record nothing.
     public override init() {}
@@ -89,7 +92,9 @@ public final class RtmMetadataOptions: NSObject {
         self.recordUserId = recordUserId
     }
 
-    var written: MetadataOptions { MetadataOptions(recordTs: recordTs, recordUserId: recordUserId) }
+    var written: MetadataOptions {
+        MetadataOptions(recordTs: recordTs, recordUserId: recordUserId, fencingToken: fencingToken == 0 ? nil : fencingToken)
+    }
 }
 
 /// The answer of `getChannelMetadata` and `getUserMetadata` (`AgoraRtmGetMetadataResponse`).

@@ -49,6 +49,7 @@ final class EventDispatcher: Sendable {
                 case .topic(let event): delegate.rtmKit(kit, didReceiveTopicEvent: event)
                 case .presence(let event): delegate.rtmKit(kit, didReceivePresenceEvent: event)
                 case .storage(let storage): delegate.rtmKit(kit, didReceiveStorageEvent: storage)
+                case .lock(let event): delegate.rtmKit(kit, didReceiveLockEvent: event)
                 }
             }
         }

@@ -46,7 +46,9 @@ public final class RtmClientKit: Sendable {
         engine = try ClientEngine(settings: settings, dispatcher: dispatcher, clock: clock, sealer: sealer)
         dispatcher.bind(self)
         if let delegate { dispatcher.add(delegate) }
-        let restorable: [any RestorableState] = [subscriptions, streamChannels, presenceStates, userMetadataSubscriptions]
+        let restorable: [any RestorableState] = [
+            subscriptions, streamChannels, presenceStates, userMetadataSubscriptions, engine.lockWaits,
+        ]
         // In this order: a lost session's channels are subscribed and joined again before their
         // states are set.
         let engine = engine

@@ -31,3 +31,185 @@ public struct LockHold: Sendable, Hashable {
     /// Creates the answer.
     public init(fencingToken: UInt64) { self.fencingToken = fencingToken }
 }
+
+/// A lock as a client names it: its channel (message or stream) and its name, within the app the
+/// client logged in to.
+public struct LockAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The channel the lock belongs to.
+    public var channel: ChannelAddress
+    /// The lock's name.
+    public var name: String
+    /// Creates an address.
+    public init(_ channel: ChannelAddress, _ name: String) {
+        self.channel = channel
+        self.name = name
+    }
+    /// Creates the address of lock `name` in channel `channelName` of type `channelType`.
+    public init(_ channelType: RtmChannelType, _ channelName: String, _ name: String) {
+        self.init(ChannelAddress(channelType, channelName), name)
+    }
+    public var description: String { "\(name)@\(channel)" }
+}
+
+/// Create a lock in a message or stream channel of the caller's app.
+public struct SetLock: BusRequest {
+    public typealias Response = Done
+    public static let operation = "setLock"
+    public var caller: Caller
+    public var lock: LockAddress
+    /// Seconds the lock stays with an owner whose connection is lost (`Limits.lockTTLRange`);
+    /// nil for `Limits.defaultLockTTL`.
+    public var ttl: Int?
+    /// Creates the request.
+    public init(caller: Caller, lock: LockAddress, ttl: Int? = nil) {
+        self.caller = caller
+        self.lock = lock
+        self.ttl = ttl
+    }
+}
+
+/// Delete a lock, whoever holds it; its waiters stop waiting.
+public struct RemoveLock: BusRequest {
+    public typealias Response = Done
+    public static let operation = "removeLock"
+    public var caller: Caller
+    public var lock: LockAddress
+    /// Creates the request.
+    public init(caller: Caller, lock: LockAddress) {
+        self.caller = caller
+        self.lock = lock
+    }
+}
+
+/// Take a lock for the caller's session; with `retry`, wait in line while another holds it.
+public struct AcquireLock: BusRequest {
+    public typealias Response = LockAcquisition
+    public static let operation = "acquireLock"
+    public var caller: Caller
+    public var lock: LockAddress
+    /// Wait, first come first served, when the lock is held (the answer is then `queued`).
+    public var retry: Bool
+    /// Creates the request.
+    public init(caller: Caller, lock: LockAddress, retry: Bool) {
+        self.caller = caller
+        self.lock = lock
+        self.retry = retry
+    }
+}
+
+/// What an acquire achieved at once.
+public enum LockAcquisition: Sendable, Hashable {
+    /// The caller owns the lock; the token of this acquisition.
+    case acquired(fencingToken: UInt64)
+    /// The caller waits in line; a `LockPush.granted` (or `.waitFailed`) follows.
+    case queued
+}
+
+/// Give back a lock the caller's session owns, or withdraw its place in the lock's line.
+public struct ReleaseLock: BusRequest {
+    public typealias Response = Done
+    public static let operation = "releaseLock"
+    public var caller: Caller
+    public var lock: LockAddress
+    /// Creates the request.
+    public init(caller: Caller, lock: LockAddress) {
+        self.caller = caller
+        self.lock = lock
+    }
+}
+
+/// Take a lock away from the user `userId`, who owns it now.
+public struct RevokeLock: BusRequest {
+    public typealias Response = Done
+    public static let operation = "revokeLock"
+    public var caller: Caller
+    public var lock: LockAddress
+    /// The owner to take it from.
+    public var userId: UserID
+    /// Creates the request.
+    public init(caller: Caller, lock: LockAddress, userId: UserID) {
+        self.caller = caller
+        self.lock = lock
+        self.userId = userId
+    }
+}
+
+/// The locks of a channel, sorted by name.
+public struct GetLocks: BusRequest {
+    public typealias Response = [LockDetail]
+    public static let operation = "getLocks"
+    public var caller: Caller
+    public var channel: ChannelAddress
+    /// Creates the query.
+    public init(caller: Caller, channel: ChannelAddress) {
+        self.caller = caller
+        self.channel = channel
+    }
+}
+
+/// One lock as clients see it (`AgoraRtmLockDetail`, plus the fencing token).
+public struct LockDetail: Sendable, Hashable {
+    /// The lock's name.
+    public var lockName: String
+    /// The owner's user id; empty when nobody holds it.
+    public var owner: UserID
+    /// Seconds it stays with an owner whose connection is lost.
+    public var ttl: Int
+    /// The current acquisition's fencing token; 0 when nobody holds it.
+    public var fencingToken: UInt64
+    /// Creates a detail.
+    public init(lockName: String, owner: UserID, ttl: Int, fencingToken: UInt64) {
+        self.lockName = lockName
+        self.owner = owner
+        self.ttl = ttl
+        self.fencingToken = fencingToken
+    }
+
+    /// Bytes counted against the resume buffer.
+    var approximateSize: Int { lockName.utf8.count + owner.utf8.count + 24 }
+}
+
+/// Pushes of the lock family.
+public enum LockPush: Sendable, Hashable {
+    /// To members with the lock feature: a lock changed, or the snapshot on joining.
+    case event(LockEventDelivery)
+    /// To a waiter: it owns the lock now, with this fencing token.
+    case granted(LockAddress, fencingToken: UInt64)
+    /// To a waiter: it stopped waiting without the lock.
+    case waitFailed(LockAddress, code: RtmErrorCode, reason: String)
+
+    /// The channel the push is about.
+    public var channel: ChannelAddress {
+        switch self {
+        case .event(let event): event.channel
+        case .granted(let lock, _), .waitFailed(let lock, _, _): lock.channel
+        }
+    }
+
+    /// Bytes counted against the resume buffer.
+    public var approximateSize: Int {
+        switch self {
+        case .event(let event): event.channel.name.utf8.count + event.locks.reduce(32) { $0 + $1.approximateSize }
+        case .granted(let lock, _): lock.channel.name.utf8.count + lock.name.utf8.count + 32
+        case .waitFailed(let lock, _, let reason): lock.channel.name.utf8.count + lock.name.utf8.count + reason.utf8.count + 32
+        }
+    }
+}
+
+/// A lock event as members receive it (`AgoraRtmLockEvent`).
+public struct LockEventDelivery: Sendable, Hashable {
+    /// The channel, message or stream.
+    public var channel: ChannelAddress
+    public var eventType: RtmLockEventType
+    /// Every lock of the channel for a snapshot; the lock concerned otherwise.
+    public var locks: [LockDetail]
+    /// Server time of the event, milliseconds since 1970.
+    public var timestamp: UInt64
+    /// Creates an event.
+    public init(channel: ChannelAddress, eventType: RtmLockEventType, locks: [LockDetail], timestamp: UInt64) {
+        self.channel = channel
+        self.eventType = eventType
+        self.locks = locks
+        self.timestamp = timestamp
+    }
+}

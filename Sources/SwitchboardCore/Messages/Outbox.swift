@@ -12,6 +12,8 @@ public enum Push: Sendable, Hashable {
     case topic(TopicEvent)
     /// Who joined, left or changed state in a channel (presence).
     case presence(PresenceDelivery)
+    /// Lock events, grants and failed waits (lock module).
+    case lock(LockPush)
 
     /// The channel this push belongs to, if any (used to report what a resume could not restore).
     public var channel: ChannelAddress? {
@@ -21,6 +23,7 @@ public enum Push: Sendable, Hashable {
         case .session, .extension: nil
         case .topic(let event): ChannelAddress(.stream, event.channelName)
         case .presence(let event): ChannelAddress(event.channelType, event.channelName)
+        case .lock(let push): push.channel
         }
     }
 
@@ -33,6 +36,7 @@ public enum Push: Sendable, Hashable {
         case .extension(let push): push.name.utf8.count + push.body.byteCount + 16
         case .topic(let event): event.approximateSize
         case .presence(let event): event.approximateSize
+        case .lock(let push): push.approximateSize
         }
     }
 }

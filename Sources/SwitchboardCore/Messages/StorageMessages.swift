@@ -4,10 +4,14 @@ public struct MetadataOptions: Sendable, Hashable {
     public var recordTs: Bool
     /// Record the editor's user id in each written item's `authorUserId`.
     public var recordUserId: Bool
+    /// With a lock named, the fencing token of the writer's acquisition (beyond the reference):
+    /// the write is refused when the lock has been acquired again since.
+    public var fencingToken: UInt64?
     /// Creates options; the reference's defaults record nothing.
-    public init(recordTs: Bool = false, recordUserId: Bool = false) {
+    public init(recordTs: Bool = false, recordUserId: Bool = false, fencingToken: UInt64? = nil) {
         self.recordTs = recordTs
         self.recordUserId = recordUserId
+        self.fencingToken = fencingToken
     }
 }
 

@@ -107,6 +107,16 @@ public struct Limits: Sendable, Hashable {
     public var presenceWhoNowPageSize = 100
     /// User ids one `getUserPresence` call may ask about.
     public var presenceUserQueryMaxUsers = 100
+    /// Locks one channel may have.
+    public var locksPerChannel = 32
+    /// Allowed lock ttl, in seconds; values outside are refused.
+    public var lockTTLRange: ClosedRange<Int> = 10...300
+    /// Default lock ttl, in seconds.
+    public var defaultLockTTL = 10
+    /// Longest lock name, in characters.
+    public var lockNameMaxLength = 64
+    /// Lock acquire calls one client may make per second; `nil` lifts the limit.
+    public var lockAcquiresPerSecondPerClient: Int? = 10
 
     /// The reference's limits.
     public init() {}
@@ -119,6 +129,7 @@ public struct Limits: Sendable, Hashable {
         limits.storageCallsPerSecondPerClient = nil
         limits.messagesPerSecondPerChannel = nil
         limits.topicMessagesPerSecond = nil
+        limits.lockAcquiresPerSecondPerClient = nil
         return limits
     }
 

@@ -1,4 +1,5 @@
 import SwitchboardCore
+import SwitchboardLock
 import SwitchboardMessageRouter
 import SwitchboardPresence
 import SwitchboardSession
@@ -21,6 +22,8 @@ public struct ServerModules: Sendable {
     /// Channel and user metadata (answers the `…ChannelMetadata`, `…UserMetadata` and user-metadata
     /// subscription requests); in SQLite under the data directory unless configured in memory.
     public var storage: any Module
+    /// Locks (answers `SetLock`, `RemoveLock`, `AcquireLock`, `ReleaseLock`, `RevokeLock`, `GetLocks`, `CheckLockHolder`).
+    public var lock: any Module
     /// Extra modules, started after the built-in ones, in order.
     public var extensions: [any Module] = []
 
@@ -30,11 +33,12 @@ public struct ServerModules: Sendable {
         messageRouter = MessageRouter()
         topicRouter = TopicRouter()
         presence = Presence()
+        lock = Lock()
         storage = Storage(
             store: configuration.metadataStorage == .memory
                 ? InMemoryMetadataStore() : SQLiteMetadataStore(directory: configuration.dataDirectory))
     }
 
     /// Every module, in start order.
-    var all: [any Module] { [session, messageRouter, topicRouter, presence, storage] + extensions }
+    var all: [any Module] { [session, messageRouter, topicRouter, presence, storage, lock] + extensions }
 }

@@ -3,21 +3,23 @@ import SwitchboardCore
 /// Refuses a client's calls past the limits over any one-second window.
 ///
 /// Three budgets, as the reference has them: published messages, storage calls, and every other
-/// API call.
+/// API call; lock acquires draw on the other calls' budget and on one of their own.
 /// Login and heartbeats are not counted. Each budget remembers the times of its last `limit`
 /// calls; a call is refused when the oldest of them is less than a second old.
 struct CallRateLimiter: Sendable {
     /// Which budget a call draws on.
-    enum Budget { case publish, other, storage }
+    enum Budget { case publish, other, storage, lockAcquire }
 
     private var publishes: SlidingWindow?
     private var others: SlidingWindow?
     private var storage: SlidingWindow?
+    private var lockAcquires: SlidingWindow?
 
     init(limits: Limits) {
         publishes = limits.publishesPerSecondPerClient.map { SlidingWindow(limit: $0) }
         others = limits.otherCallsPerSecondPerClient.map { SlidingWindow(limit: $0) }
         storage = limits.storageCallsPerSecondPerClient.map { SlidingWindow(limit: $0) }
+        lockAcquires = limits.lockAcquiresPerSecondPerClient.map { SlidingWindow(limit: $0) }
     }
 
     /// Takes one call from `budget` at `now`; throws `operationRateExceedLimitation` when the
@@ -33,6 +35,12 @@ struct CallRateLimiter: Sendable {
         case .storage:
             guard storage != nil else { return }
             if !storage!.take(now) { throw refusal(operation, storage!.limit, "storage calls") }
+        case .lockAcquire:
+            // Taken on a copy, kept only when the other calls' budget allows the call too.
+            var acquires = lockAcquires
+            if acquires != nil, !acquires!.take(now) { throw refusal(operation, acquires!.limit, "lock acquires") }
+            try take(.other, now: now, operation: operation)
+            lockAcquires = acquires
         }
     }
 

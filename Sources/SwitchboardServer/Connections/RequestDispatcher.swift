@@ -64,6 +64,7 @@ struct RequestDispatcher: Sendable {
             case .extension(let operation): answer = try await run(ExtensionBinding.self, operation, caller, link)
             case .stream(let operation): answer = try await run(StreamBinding.self, operation, caller, link)
             case .presence(let operation): answer = try await run(PresenceBinding.self, operation, caller, link)
+            case .lock(let operation): answer = try await run(LockBinding.self, operation, caller, link)
             }
             link.reply(.answer(id: frame.id, answer))
             if case .session(.logout) = frame.operation { link.socket.close(code: .normalClosure, reason: "logged out") }

@@ -54,6 +54,7 @@ public enum StorageOperation: ClientOperationFamily {
             case .recordTs where writes: options.recordTs = try reader.readBool()
             case .recordUserId where writes: options.recordUserId = try reader.readBool()
             case .lock where channelKind != nil: lock = try reader.readString()
+            case .fencingToken where channelKind != nil: options.fencingToken = try reader.readInteger(UInt64.self)
             default: return false
             }
             return true
@@ -82,6 +83,7 @@ public enum StorageOperation: ClientOperationFamily {
             frame.field(.channel) { $0.writeString(channel) }
             Self.encodeWrite(data, options, into: &frame)
             if let lock { frame.field(.lock) { $0.writeString(lock) } }
+            if let token = options.fencingToken { frame.field(.fencingToken) { $0.writeUInt(token) } }
         case .getChannel(let channelType, let channel):
             frame.field(.channelType) { $0.writeInt(Int64(channelType.rawValue)) }
             frame.field(.channel) { $0.writeString(channel) }

@@ -32,6 +32,8 @@ public enum ClientOperation: Sendable, Hashable {
     case stream(StreamOperation)
     /// Presence: whoNow, whereNow, temporary states, user-level presence.
     case presence(PresenceOperation)
+    /// Locks: set, remove, acquire, release, revoke, list.
+    case lock(LockOperation)
 
     /// The `"t"` value.
     public var name: String {
@@ -42,6 +44,7 @@ public enum ClientOperation: Sendable, Hashable {
         case .extension(let operation): operation.name
         case .stream(let operation): operation.name
         case .presence(let operation): operation.name
+        case .lock(let operation): operation.name
         }
     }
 
@@ -53,6 +56,7 @@ public enum ClientOperation: Sendable, Hashable {
         if let operation = try ExtensionOperation.decode(head, &fields) { return .extension(operation) }
         if let operation = try StreamOperation.decode(head, &fields) { return .stream(operation) }
         if let operation = try PresenceOperation.decode(head, &fields) { return .presence(operation) }
+        if let operation = try LockOperation.decode(head, &fields) { return .lock(operation) }
         return nil
     }
 
@@ -65,6 +69,7 @@ public enum ClientOperation: Sendable, Hashable {
         case .extension(let operation): operation.encodeFields(&frame)
         case .stream(let operation): operation.encodeFields(&frame)
         case .presence(let operation): operation.encodeFields(&frame)
+        case .lock(let operation): operation.encodeFields(&frame)
         }
     }
 }

@@ -15,6 +15,8 @@ enum FrameKey: String, CaseIterable, Sendable {
     case qos, priority, meta, syncWithMedia, sendTs, users, succeedUsers, failedUsers, eventType, topicInfos, publishers
     // Presence (with eventType, users and items above).
     case states, snapshot, joinUserList, leaveUserList, timeoutUserList, userStateList, totalOccupancy, firstOrLast, more, includeUserId, includeState, page, nextPage, keys, userIds, online, lastSeen, channels
+    // Lock.
+    case lockName, retry, acquired, fencingToken, locks, owner
 
     /// The keys with their UTF-8 bytes, so a key on the wire is matched without building a String.
     static let table: [(key: FrameKey, utf8: [UInt8])] = allCases.map { ($0, Array($0.rawValue.utf8)) }

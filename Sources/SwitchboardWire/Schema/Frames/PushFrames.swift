@@ -22,6 +22,7 @@ extension Wire {
         case .extension(let push): push.encodeFrame()
         case .topic(let event): event.encodeFrame()
         case .presence(let event): event.encodeFrame()
+        case .lock(let push): push.encodeFrame()
         }
     }
 
@@ -34,6 +35,7 @@ extension Wire {
         case .extension(let push): push.frameType
         case .topic(let event): event.frameType
         case .presence(let event): event.frameType
+        case .lock(let push): push.frameType
         }
     }
 
@@ -45,6 +47,7 @@ extension Wire {
         if let push = try ExtensionPush.decode(head, &fields) { return .extension(push) }
         if let event = try TopicEvent.decode(head, &fields) { return .topic(event) }
         if let event = try PresenceDelivery.decode(head, &fields) { return .presence(event) }
+        if let push = try LockPush.decode(head, &fields) { return .lock(push) }
         return nil
     }
 }

@@ -44,6 +44,8 @@ public enum Answer: Sendable, Hashable {
     case stream(StreamAnswer)
     /// Presence results (whoNow, whereNow, getState, getUserPresence).
     case presence(PresenceAnswer)
+    /// Lock results (`acquireLock`, `getLocks`).
+    case lock(LockAnswer)
 
     /// The `"t"` value: `"ok"`, or a feature's own (`"loginOk"`).
     var frameType: String {
@@ -54,6 +56,7 @@ public enum Answer: Sendable, Hashable {
         case .extension(let answer): answer.frameType
         case .stream(let answer): answer.frameType
         case .presence(let answer): answer.frameType
+        case .lock(let answer): answer.frameType
         }
     }
 
@@ -66,6 +69,7 @@ public enum Answer: Sendable, Hashable {
         case .extension(let answer): answer.encodeFields(&frame)
         case .stream(let answer): answer.encodeFields(&frame)
         case .presence(let answer): answer.encodeFields(&frame)
+        case .lock(let answer): answer.encodeFields(&frame)
         }
     }
 
@@ -77,6 +81,7 @@ public enum Answer: Sendable, Hashable {
         if let answer = try ExtensionAnswer.decode(head, &fields) { return .extension(answer) }
         if let answer = try StreamAnswer.decode(head, &fields) { return .stream(answer) }
         if let answer = try PresenceAnswer.decode(head, &fields) { return .presence(answer) }
+        if let answer = try LockAnswer.decode(head, &fields) { return .lock(answer) }
         return nil
     }
 }

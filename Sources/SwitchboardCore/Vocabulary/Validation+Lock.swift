@@ -1,0 +1,17 @@
+extension Validation {
+    /// A lock name is non-empty, at most `limits.lockNameMaxLength` characters (Unicode scalars),
+    /// no control characters; refused with `code` (`lockInvalidName`, or Storage's own code).
+    public static func checkLockName(
+        _ name: String, limits: Limits, operation: String, code: RtmErrorCode = .lockInvalidName
+    ) throws(RtmError) {
+        guard !name.isEmpty else { throw RtmError(code, operation: operation, reason: "lock name is empty") }
+        let length = name.unicodeScalars.count
+        guard length <= limits.lockNameMaxLength else {
+            throw RtmError(
+                code, operation: operation, reason: "lock name is \(length) characters; at most \(limits.lockNameMaxLength)")
+        }
+        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw RtmError(code, operation: operation, reason: "lock name has a control character")
+        }
+    }
+}

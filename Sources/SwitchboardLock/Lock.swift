@@ -1,0 +1,293 @@
+import SwitchboardCore
+
+/// The lock module: named locks per channel of each app, a fair line of waiters for each, a ttl
+/// for owners whose connection is lost, and a fencing token for every acquisition.
+///
+/// It answers `SetLock`, `RemoveLock`, `AcquireLock`, `ReleaseLock`, `RevokeLock`, `GetLocks`
+/// and Storage's `CheckLockHolder`; it listens to `ChannelJoined`/`ChannelLeft` (who hears lock
+/// events, who leaves lines and gives locks back) and to the session events (`SessionSuspended`
+/// starts the ttl of the locks a session owns, `SessionResumed` stops it, `SessionClosed` gives
+/// them back). Lock pushes go to sessions through the outbox. The state lives in a `LockStore`.
+public actor Lock: Module {
+    public nonisolated let name = "lock"
+
+    /// How often `run()` looks for ttls that ran out.
+    public nonisolated let tickInterval: Duration
+    private let store: any LockStore
+
+    private enum State {
+        case idle
+        case running(ModuleContext, ended: EndedSessions)
+    }
+    private var state = State.idle
+    private var members = LockMembers()
+    private let turns = OneAtATime()
+
+    /// Creates the module over `store` (in memory by default).
+    public init(store: any LockStore = InMemoryLockStore(), tickInterval: Duration = .milliseconds(100)) {
+        self.store = store
+        self.tickInterval = tickInterval
+    }
+
+    public func start(_ context: ModuleContext) async {
+        let ended = EndedSessions()
+        state = .running(context, ended: ended)
+        context.bus.subscription()
+            .on(ChannelJoined.self) { [self] event in await joined(event) }
+            .on(ChannelLeft.self) { [self] event in await left(event) }
+            .on(SessionSuspended.self) { [self] event in await suspended(event.caller.session) }
+            .on(SessionResumed.self) { [self] event in await resumed(event.caller.session) }
+            .onSessionEnd(recordingIn: ended) { [self] event in await sessionClosed(event) }
+        let bus = context.bus
+        bus.handle(SetLock.self) { [self] request throws(RtmError) in try await setLock(request) }
+        bus.handle(RemoveLock.self) { [self] request throws(RtmError) in try await removeLock(request) }
+        bus.handle(AcquireLock.self) { [self] request throws(RtmError) in try await acquireLock(request) }
+        bus.handle(ReleaseLock.self) { [self] request throws(RtmError) in try await releaseLock(request) }
+        bus.handle(RevokeLock.self) { [self] request throws(RtmError) in try await revokeLock(request) }
+        bus.handle(GetLocks.self) { [self] request throws(RtmError) in try await getLocks(request) }
+        bus.handle(CheckLockHolder.self) { [self] request throws(RtmError) in try await checkHolder(request) }
+    }
+
+    public func run() async throws {
+        guard case .running(let context, _) = state else { return }
+        for await now in context.clock.ticks(every: tickInterval) {
+            try? await inTurn { store, context in publish(await store.expire(now: now), context) }
+        }
+    }
+
+    // MARK: Requests
+
+    private func setLock(_ request: SetLock) async throws(RtmError) -> Done {
+        let operation = SetLock.operation
+        let channel = try checkedLock(request.caller, request.lock, operation)
+        let limits = try running(operation).context.limits
+        let ttl = request.ttl ?? limits.defaultLockTTL
+        guard limits.lockTTLRange.contains(ttl) else {
+            throw RtmError(
+                .invalidParameter, operation: operation,
+                reason: "ttl is \(ttl) s; it must be within \(limits.lockTTLRange.lowerBound)–\(limits.lockTTLRange.upperBound) s")
+        }
+        return try await change(operation, request.lock) { store, _ throws(LockRefusal) in
+            try await store.setLock(request.lock.name, in: channel, ttl: ttl, maxLocks: limits.locksPerChannel)
+        }
+    }
+
+    private func removeLock(_ request: RemoveLock) async throws(RtmError) -> Done {
+        let operation = RemoveLock.operation
+        let channel = try checkedLock(request.caller, request.lock, operation)
+        return try await change(operation, request.lock) { store, _ throws(LockRefusal) in
+            try await store.removeLock(request.lock.name, in: channel)
+        }
+    }
+
+    private func acquireLock(_ request: AcquireLock) async throws(RtmError) -> LockAcquisition {
+        let operation = AcquireLock.operation
+        let channel = try checkedLock(request.caller, request.lock, operation)
+        let ended = try running(operation).ended
+        // Before any suspension: either this sees the session's end, or its cleanup runs after
+        // this acquire in the store's order (see `EndedSessions`).
+        guard !ended.contains(request.caller.session) else {
+            throw RtmError(.notLogin, operation: operation, reason: "the session has ended")
+        }
+        return try await inTurn { store, context throws(RtmError) in
+            do throws(LockRefusal) {
+                let (acquisition, effects) = try await store.acquireLock(
+                    request.lock.name, in: channel, by: request.caller, wait: request.retry, now: context.clock.now)
+                publish(effects, context)
+                return acquisition
+            } catch {
+                throw refusal(error, operation, request.lock.name)
+            }
+        }
+    }
+
+    private func releaseLock(_ request: ReleaseLock) async throws(RtmError) -> Done {
+        let operation = ReleaseLock.operation
+        let channel = try checkedLock(request.caller, request.lock, operation)
+        return try await change(operation, request.lock) { store, context throws(LockRefusal) in
+            try await store.releaseLock(request.lock.name, in: channel, by: request.caller, now: context.clock.now)
+        }
+    }
+
+    private func revokeLock(_ request: RevokeLock) async throws(RtmError) -> Done {
+        let operation = RevokeLock.operation
+        let channel = try checkedLock(request.caller, request.lock, operation)
+        try Validation.checkUserId(request.userId, limits: try running(operation).context.limits, operation: operation)
+        return try await change(operation, request.lock) { store, context throws(LockRefusal) in
+            try await store.revokeLock(request.lock.name, in: channel, from: request.userId, now: context.clock.now)
+        }
+    }
+
+    private func getLocks(_ request: GetLocks) async throws(RtmError) -> [LockDetail] {
+        let channel = try checkedChannel(request.caller, request.channel, GetLocks.operation)
+        return try await inTurn { store, _ in await store.locks(in: channel) }
+    }
+
+    private func checkHolder(_ request: CheckLockHolder) async throws(RtmError) -> LockHold {
+        let operation = CheckLockHolder.operation
+        _ = try running(operation)
+        let name = request.lockName
+        return try await inTurn { store, _ throws(RtmError) in
+            let holding: LockHolding?
+            do throws(LockRefusal) {
+                holding = try await store.holder(of: name, in: request.channel)
+            } catch {
+                throw refusal(error, operation, name)
+            }
+            guard let holding, holding.session == request.caller.session else {
+                throw RtmError(.lockNotAcquired, operation: operation, reason: "\(request.caller.userId) does not hold \(name)")
+            }
+            if let token = request.fencingToken, token != holding.fencingToken {
+                throw RtmError(
+                    .lockNotAcquired, operation: operation,
+                    reason: "fencing token \(token) is stale: \(name) was acquired again (token \(holding.fencingToken))")
+            }
+            return LockHold(fencingToken: holding.fencingToken)
+        }
+    }
+
+    // MARK: Events
+
+    private func joined(_ event: ChannelJoined) async {
+        guard case .running(_, let ended) = state, !ended.contains(event.caller.session) else { return }
+        let session = event.caller.session, channel = event.channel
+        guard event.features.contains(.lock) else {
+            members.remove(session, from: channel)
+            return
+        }
+        try? await inTurn { store, context in
+            // Joined inside the turn: the snapshot shows what happened before, events what follows.
+            members.add(session, to: channel)
+            let snapshot = LockEventDelivery(
+                channel: channel.address, eventType: .snapshot, locks: await store.locks(in: channel),
+                timestamp: context.clock.wallMilliseconds)
+            context.outbox.deliver(.lock(.event(snapshot)), to: [session])
+        }
+    }
+
+    private func left(_ event: ChannelLeft) async {
+        let session = event.caller.session, channel = event.channel
+        members.remove(session, from: channel)
+        let expired = event.reason == .sessionClosed(.timedOut)
+        try? await inTurn { store, context in
+            publish(await store.sessionLeft(session, channel: channel, expired: expired, now: context.clock.now), context)
+        }
+    }
+
+    private func suspended(_ session: SessionID) async {
+        try? await inTurn { store, context in await store.sessionSuspended(session, now: context.clock.now) }
+    }
+
+    private func resumed(_ session: SessionID) async {
+        try? await inTurn { store, _ in await store.sessionResumed(session) }
+    }
+
+    private func sessionClosed(_ event: SessionClosed) async {
+        members.removeAll(event.session)
+        let expired = event.reason == .timedOut
+        try? await inTurn { store, context in
+            publish(await store.sessionEnded(event.session, expired: expired, now: context.clock.now), context)
+        }
+    }
+
+    // MARK: Effects
+
+    /// Tells the people concerned what the store did, in the order it did it.
+    private func publish(_ effects: [LockEffect], _ context: ModuleContext) {
+        for effect in effects {
+            switch effect {
+            case .event(let channel, let type, let detail):
+                let receivers = members.receivers(of: channel)
+                guard !receivers.isEmpty else { continue }
+                let event = LockEventDelivery(
+                    channel: channel.address, eventType: type, locks: [detail], timestamp: context.clock.wallMilliseconds)
+                context.outbox.deliver(.lock(.event(event)), to: receivers)
+            case .granted(let session, let channel, let lockName, let token):
+                let lock = LockAddress(channel.address, lockName)
+                context.outbox.deliver(.lock(.granted(lock, fencingToken: token)), to: [session])
+            case .waitEnded(let session, let channel, let lockName, let why):
+                let lock = LockAddress(channel.address, lockName)
+                let code: RtmErrorCode = why == .lockRemoved ? .lockNotExist : .lockAcquireFailed
+                context.outbox.deliver(.lock(.waitFailed(lock, code: code, reason: Self.reason(why, lockName))), to: [session])
+            }
+        }
+    }
+
+    private static func reason(_ why: LockWaitEnd, _ lockName: String) -> String {
+        switch why {
+        case .lockRemoved: "\(lockName) was removed while waiting for it"
+        case .leftChannel: "left the channel while waiting for \(lockName)"
+        case .withdrawn: "stopped waiting for \(lockName) with releaseLock"
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs a store operation that changes locks in its turn, publishes its effects, and answers
+    /// its refusal with the reference's code.
+    private func change(
+        _ operation: String, _ lock: LockAddress,
+        _ body: (any LockStore, ModuleContext) async throws(LockRefusal) -> [LockEffect]
+    ) async throws(RtmError) -> Done {
+        try await inTurn { store, context throws(RtmError) in
+            do throws(LockRefusal) {
+                publish(try await body(store, context), context)
+                return Done()
+            } catch {
+                throw refusal(error, operation, lock.name)
+            }
+        }
+    }
+
+    /// Runs `body` with the store once every operation that came before has finished, so effects
+    /// are published in the order the store applied them.
+    private func inTurn<T>(
+        _ body: (any LockStore, ModuleContext) async throws(RtmError) -> T
+    ) async throws(RtmError) -> T {
+        guard case .running(let context, _) = state else {
+            throw RtmError(.notInitialized, operation: "", reason: "the lock module has not been started")
+        }
+        return try await turns.run { () async throws(RtmError) in try await body(store, context) }
+    }
+
+    private func refusal(_ refusal: LockRefusal, _ operation: String, _ lockName: String) -> RtmError {
+        switch refusal {
+        case .notExist: RtmError(.lockNotExist, operation: operation, reason: "there is no lock \(lockName)")
+        case .alreadyExists: RtmError(.lockAlreadyExist, operation: operation, reason: "\(lockName) exists already")
+        case .tooManyLocks(let limit):
+            RtmError(.lockOperationFailed, operation: operation, reason: "the channel already has \(limit) locks")
+        case .heldByOther(let owner):
+            RtmError(.lockAcquireFailed, operation: operation, reason: "\(owner) holds \(lockName)")
+        case .notOwner(let owner):
+            RtmError(
+                .lockNotAcquired, operation: operation,
+                reason: owner.isEmpty ? "nobody holds \(lockName)" : "\(owner) holds \(lockName)")
+        case .alreadyWaiting:
+            RtmError(.lockOperationPerforming, operation: operation, reason: "already waiting for \(lockName)")
+        }
+    }
+
+    /// The key of a channel where locks may live, after checking its type and name.
+    private func checkedChannel(_ caller: Caller, _ channel: ChannelAddress, _ operation: String) throws(RtmError) -> ChannelKey {
+        let context = try running(operation).context
+        guard channel.type == .message || channel.type == .stream else {
+            throw RtmError(.invalidChannelType, operation: operation, reason: "locks live in message or stream channels")
+        }
+        try Validation.checkChannelName(channel.name, limits: context.limits, operation: operation)
+        return ChannelKey(app: caller.app, channel)
+    }
+
+    /// The key of the lock's channel, after checking the channel and the lock's name.
+    private func checkedLock(_ caller: Caller, _ lock: LockAddress, _ operation: String) throws(RtmError) -> ChannelKey {
+        let channel = try checkedChannel(caller, lock.channel, operation)
+        try Validation.checkLockName(lock.name, limits: try running(operation).context.limits, operation: operation)
+        return channel
+    }
+
+    private func running(_ operation: String) throws(RtmError) -> (context: ModuleContext, ended: EndedSessions) {
+        guard case .running(let context, let ended) = state else {
+            throw RtmError(.notInitialized, operation: operation, reason: "the lock module has not been started")
+        }
+        return (context, ended)
+    }
+}

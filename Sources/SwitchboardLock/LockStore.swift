@@ -1,0 +1,92 @@
+import SwitchboardCore
+
+/// Where the lock module keeps its locks, owners, lines of waiters and ttl countdowns.
+///
+/// The module calls one operation at a time, in order, and publishes the effects each returns in
+/// that order, so the store need not think about events or receivers. Every operation is atomic.
+/// `InMemoryLockStore` is the built-in one; a shared store (Redis with one script per
+/// operation, say) implements the same calls for a cluster. Times are the module clock's `now`.
+public protocol LockStore: Sendable {
+    /// Creates the free lock `name` in `channel`; refuses a name in use or a channel with `maxLocks` locks.
+    func setLock(_ name: String, in channel: ChannelKey, ttl: Int, maxLocks: Int) async throws(LockRefusal) -> [LockEffect]
+    /// Deletes a lock; its owner loses it and its waiters stop waiting.
+    func removeLock(_ name: String, in channel: ChannelKey) async throws(LockRefusal) -> [LockEffect]
+    /// Gives the lock to `caller` when it is free (or already the caller's); otherwise puts the
+    /// caller at the end of its line when `wait`, or refuses.
+    func acquireLock(_ name: String, in channel: ChannelKey, by caller: Caller, wait: Bool, now: Duration)
+        async throws(LockRefusal) -> (LockAcquisition, [LockEffect])
+    /// The caller's session gives the lock back (the next in line gets it), or leaves its line.
+    func releaseLock(_ name: String, in channel: ChannelKey, by caller: Caller, now: Duration)
+        async throws(LockRefusal) -> [LockEffect]
+    /// Takes the lock from its owner when that owner is the user `owner`.
+    func revokeLock(_ name: String, in channel: ChannelKey, from owner: UserID, now: Duration)
+        async throws(LockRefusal) -> [LockEffect]
+    /// Every lock of `channel`, sorted by name.
+    func locks(in channel: ChannelKey) async -> [LockDetail]
+    /// Who holds the lock now (nil when free); refuses a lock that does not exist.
+    func holder(of name: String, in channel: ChannelKey) async throws(LockRefusal) -> LockHolding?
+    /// The session lost its connection: each lock it owns, and each it is given while away,
+    /// stays its own for the lock's ttl from now.
+    func sessionSuspended(_ session: SessionID, now: Duration) async
+    /// The session is back: its locks stop counting down.
+    func sessionResumed(_ session: SessionID) async
+    /// The session ended: it leaves every line, and its locks go to the next in line, with
+    /// `lockExpired` when `expired` (it never came back), `lockReleased` otherwise.
+    func sessionEnded(_ session: SessionID, expired: Bool, now: Duration) async -> [LockEffect]
+    /// The session left `channel`: it leaves the lines there and releases the locks it owns there.
+    func sessionLeft(_ session: SessionID, channel: ChannelKey, expired: Bool, now: Duration) async -> [LockEffect]
+    /// Locks whose lost owner's ttl ran out by `now` go to the next in line, with `lockExpired`.
+    func expire(now: Duration) async -> [LockEffect]
+}
+
+/// Why a lock operation was refused; the module answers each with the reference's error code.
+public enum LockRefusal: Error, Sendable, Hashable {
+    /// No lock of that name in that channel (`lockNotExist`).
+    case notExist
+    /// A lock of that name exists already (`lockAlreadyExist`).
+    case alreadyExists
+    /// The channel has its maximum of locks (`lockOperationFailed`).
+    case tooManyLocks(limit: Int)
+    /// Another user holds it and the caller would not wait (`lockAcquireFailed`).
+    case heldByOther(owner: UserID)
+    /// The caller (or the named user) does not hold it (`lockNotAcquired`); `owner` is empty when free.
+    case notOwner(owner: UserID)
+    /// The caller already waits for it (`lockOperationPerforming`).
+    case alreadyWaiting
+}
+
+/// Who holds a lock now.
+public struct LockHolding: Sendable, Hashable {
+    /// The owner's session.
+    public var session: SessionID
+    /// The owner's user id.
+    public var userId: UserID
+    /// The current acquisition's fencing token.
+    public var fencingToken: UInt64
+    /// Creates a holding.
+    public init(session: SessionID, userId: UserID, fencingToken: UInt64) {
+        self.session = session
+        self.userId = userId
+        self.fencingToken = fencingToken
+    }
+}
+
+/// Something a store operation caused that people must hear about, in the order it happened.
+public enum LockEffect: Sendable, Hashable {
+    /// Members of the channel with the lock feature get an event about `detail`.
+    case event(ChannelKey, RtmLockEventType, LockDetail)
+    /// A waiter was given the lock.
+    case granted(SessionID, ChannelKey, lockName: String, fencingToken: UInt64)
+    /// A waiter stopped waiting without the lock.
+    case waitEnded(SessionID, ChannelKey, lockName: String, LockWaitEnd)
+}
+
+/// Why a waiter stopped waiting.
+public enum LockWaitEnd: Sendable, Hashable {
+    /// The lock was removed.
+    case lockRemoved
+    /// The waiter left the channel.
+    case leftChannel
+    /// The waiter called `releaseLock` while waiting.
+    case withdrawn
+}

@@ -1,0 +1,23 @@
+import Foundation
+import Testing
+import SwitchboardServer
+import SwitchboardTesting
+import SwitchboardTestKit
+
+/// An independent lock client, written in Python from docs/PROTOCOL.md §14 alone, against a live
+/// server, including an owner's cut connection and its real 10 s ttl.
+@Suite struct PythonLockPeerTests {
+    @Test func thePythonLockPeerPassesItsSelfCheck() async throws {
+        let server = try await TestServer.start()
+        let output = try await ProcessRunner.python("peer_lock.py", ["--url", server.url, "--ttl-check"], timeout: .seconds(90))
+        await server.shutdown()
+        #expect(output.status == 0, "\(output.text)")
+        #expect(output.text.contains(" 0 failed"), "\(output.text)")
+    }
+
+    @Test func thePythonLockPeerEncodesTheDocumentedExamples() async throws {
+        let output = try await ProcessRunner.python("peer_lock.py", ["--selftest-encoding"])
+        #expect(output.status == 0, "\(output.text)")
+        #expect(output.text.contains("24 passed, 0 failed"), "\(output.text)")
+    }
+}
