@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the module scenarios (presence, storage, stream-channel topics) against a release build of
-# the server on 127.0.0.1 and rewrites their generated blocks in docs/BENCHMARKS.md.
+# Runs the module scenarios (presence, storage, stream-channel topics, locks) against a release
+# build of the server on 127.0.0.1 and rewrites their generated blocks in docs/BENCHMARKS.md.
 #
 #   tools/bench-modules.sh                          # every module, about 15 minutes
 #   MODULES="storage topics" tools/bench-modules.sh  # some modules; the others' blocks stay
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 PORT="${BENCH_PORT:-19450}"
 RUNS="${BENCH_RUNS:-3}"
-MODULES="${MODULES:-presence storage topics}"
+MODULES="${MODULES:-presence storage topics locks}"
 # shellcheck source=tools/bench-server.sh
 source tools/bench-server.sh
 bench_setup switchboard-bench-modules
@@ -44,6 +44,11 @@ if wanted topics; then
     done
     bench fanout-200 "$RUNS" --scenario fanout --subscribers 100 --payload 100 --rate 200 --duration 10
     bench topic-200 "$RUNS" --scenario topic-fanout --subscribers 100 --payload 100 --rate 200 --duration 10
+fi
+
+if wanted locks; then
+    bench lock-10 "$RUNS" --scenario lock --publishers 10 --duration 5
+    bench lock-100 "$RUNS" --scenario lock --publishers 100 --duration 5
 fi
 
 if [[ -n "${BENCH_NO_DOC:-}" ]]; then exit 0; fi

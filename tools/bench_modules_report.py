@@ -158,10 +158,30 @@ def topics(by_name):
     return out
 
 
+LOCKS = [
+    ("lock-10", "10 contenders"),
+    ("lock-100", "100 contenders"),
+]
+
+
+def locks(by_name):
+    def cells(runs):
+        return [fmt(median(runs, "pairs_per_s")), fmt(median(runs, "handover_p50_ms"), 3),
+                fmt(median(runs, "handover_p99_ms"), 3), fmt(median(runs, "wait_p50_ms"), 2),
+                fmt(median(runs, "wait_p99_ms"), 2), str(max(run["double_holds"] for run in runs)),
+                str(max(run["token_regressions"] for run in runs)), str(worst_lost(runs)),
+                fmt(median(runs, "server_cpu_cores"), 2), fmt(median(runs, "server_cpu_us_per_pair"), 1), loads(runs)]
+    return scenario_table(
+        ["acquire/release pairs/s", "hand-over p50 ms", "hand-over p99 ms", "acquire → held p50 ms",
+         "acquire → held p99 ms", "double holds", "token regressions", "lost", "server CPU (cores)",
+         "server CPU µs per pair", "load"], LOCKS, by_name, cells)
+
+
 MODULES = [
     ("presence", ["presence-10k"], presence),
     ("storage", [name for name, _ in STORAGE], storage),
     ("topics", [name for name, _ in TOPICS], topics),
+    ("locks", [name for name, _ in LOCKS], locks),
 ]
 
 

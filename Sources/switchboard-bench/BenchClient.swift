@@ -16,6 +16,9 @@ final class BenchClient: WebSocketHandler {
     let run: RunContext
     /// Publishes through this client, if it is a publisher.
     let publisher: Publisher?
+    /// Takes the answers to the requests sent from the loop thread: the publisher's, or another
+    /// driver's.
+    let answers: (any AnswerSink)?
     /// Sees every push the client does not count itself (anything but stamped messages), on the
     /// loop thread that received it.
     let onPush: (@Sendable (_ bytes: [UInt8], _ loop: EventLoop) -> Void)?
@@ -24,12 +27,13 @@ final class BenchClient: WebSocketHandler {
     private let nextRequestId = Atomic<UInt32>(1)
 
     init(
-        userId: String, run: RunContext, publisher: Publisher? = nil,
+        userId: String, run: RunContext, publisher: Publisher? = nil, answers: (any AnswerSink)? = nil,
         onPush: (@Sendable (_ bytes: [UInt8], _ loop: EventLoop) -> Void)? = nil
     ) {
         self.userId = userId
         self.run = run
         self.publisher = publisher
+        self.answers = answers ?? publisher
         self.onPush = onPush
     }
 
@@ -46,7 +50,7 @@ final class BenchClient: WebSocketHandler {
             to: url, subprotocols: [Wire.subprotocol], timeout: .seconds(30),
             maxOutboundBytes: 64 * 1024 * 1024, group: run.group, handler: self)
         connection.withLock { $0 = socket }
-        publisher?.attach(socket)
+        answers?.attach(socket)
     }
 
     /// Logs in.
@@ -119,9 +123,9 @@ final class BenchClient: WebSocketHandler {
             run.recorder(for: connection.eventLoop).delivered(
                 sentAt: timestamp, now: MonotonicClock.now(), measuring: run.measuring)
         case .ok(let id) where id >= Publisher.firstId:
-            publisher?.answered(id, accepted: true, bytes: bytes, measuring: run.measuring)
+            answers?.answered(id, accepted: true, bytes: bytes, measuring: run.measuring)
         case .error(let id) where id >= Publisher.firstId:
-            publisher?.answered(id, accepted: false, bytes: bytes, measuring: run.measuring)
+            answers?.answered(id, accepted: false, bytes: bytes, measuring: run.measuring)
         case .ok(let id), .error(let id):
             let waiter = waiting.withLock { $0.removeValue(forKey: id) }
             guard let waiter else { return }
@@ -142,4 +146,13 @@ final class BenchClient: WebSocketHandler {
         }
         for waiter in waiters { waiter.resume(throwing: Failure(description: "closed: \(reason)")) }
     }
+}
+
+/// Takes the answers to the requests a client sends from its loop thread (ids from
+/// `Publisher.firstId` up), on that thread.
+protocol AnswerSink: AnyObject, Sendable {
+    /// The client's connection is open.
+    func attach(_ socket: WebSocketConnection)
+    /// The answer to request `id` arrived: `ok` (`accepted`) or an error, as `bytes`.
+    func answered(_ id: UInt32, accepted: Bool, bytes: [UInt8], measuring: Bool)
 }

@@ -4,6 +4,7 @@ struct BenchOptions {
         case fanout, manyToMany = "many-to-many", pointToPoint = "point-to-point", idle, churn
         case topicFanout = "topic-fanout", presence
         case storageWrite = "storage-write", storageRead = "storage-read", storageFanout = "storage-fanout"
+        case lock
 
         /// Whether the scenario checks what each answer says (not only that it is `ok`).
         var answersChecked: Bool { self == .storageRead }
@@ -14,7 +15,7 @@ struct BenchOptions {
     /// Fan-out and churn: subscribers of the one channel; many-to-many: subscribers per channel.
     var subscribers = 100
     /// Publishers (many-to-many: channels; point-to-point: pairs; storage: writers or readers;
-    /// presence: `whoNow` pagers).
+    /// presence: `whoNow` pagers; lock: contenders).
     var publishers = 1
     /// Message body size in bytes (at least 8, the timestamp).
     var payload = 100
@@ -49,11 +50,12 @@ struct BenchOptions {
         switchboard-bench [options]   prints one JSON line per run
           --url URL                 server (default ws://127.0.0.1:9100)
           --scenario NAME           fanout | many-to-many | point-to-point | idle | churn | topic-fanout |
-                                    presence | storage-write | storage-read | storage-fanout
+                                    presence | storage-write | storage-read | storage-fanout | lock
           --subscribers N           fanout/churn/topic-fanout/storage-fanout: subscribers;
                                     many-to-many: per channel (100)
           --publishers N            publishers; many-to-many: channels; point-to-point: pairs;
-                                    storage-write/-read: writers/readers; presence: whoNow pagers (1)
+                                    storage-write/-read: writers/readers; presence: whoNow pagers;
+                                    lock: contenders (1)
           --payload BYTES           message size, at least 8; storage: value size (100)
           --rate N                  publishes per second over all publishers; 0 = as fast as possible (0)
           --window N                unanswered publishes per publisher (64)

@@ -31,6 +31,8 @@ struct BenchRun {
             try await idle(context, fdLimit: fdLimit, into: &line)
         case .presence:
             try await presence(context, into: &line)
+        case .lock:
+            try await lockContention(context, into: &line)
         case .fanout, .churn, .manyToMany, .pointToPoint, .topicFanout, .storageWrite, .storageRead, .storageFanout:
             try await traffic(context, into: &line)
         }
@@ -81,7 +83,7 @@ struct BenchRun {
         case .storageWrite: topology = storageWrites(context)
         case .storageRead: topology = storageReads(context)
         case .storageFanout: topology = storageFanout(context)
-        case .presence: break
+        case .presence, .lock: break
         }
         return topology
     }
@@ -114,18 +116,11 @@ struct BenchRun {
         pacer?.start()
         churn?.start()
 
-        try await Task.sleep(for: .seconds(options.warmup))
-        let acceptedBefore = publishers.reduce(0) { $0 + $1.accepted }
-        let deliveriesBefore = context.deliveries
-        let churnBefore = churn?.completed ?? 0
-        let start = usage.snapshot()
-        context.measuring = true
-        try await Task.sleep(for: .seconds(options.duration))
-        context.measuring = false
-        let end = usage.snapshot()
-        let deliveriesAfter = context.deliveries
-        let acceptedAfter = publishers.reduce(0) { $0 + $1.accepted }
-        let churnAfter = churn?.completed ?? 0
+        let window = try await measureWindow(context) {
+            (accepted: publishers.reduce(0) { $0 + $1.accepted }, deliveries: context.deliveries, churn: churn?.completed ?? 0)
+        }
+        let (acceptedBefore, deliveriesBefore, churnBefore) = window.before
+        let (acceptedAfter, deliveriesAfter, churnAfter) = window.after
 
         pacer?.stop()
         for publisher in publishers { publisher.stop() }
@@ -144,7 +139,7 @@ struct BenchRun {
         let serverEnd = usage.snapshot().server
         let verification = await topology.verify?() ?? Topology.Verification()
         let wrong = publishers.reduce(0) { $0 + $1.wrong }
-        let interval = ResourceUsage.Interval(from: start, to: end)
+        let interval = window.interval
         let histogram = context.histogram
 
         line.add("connections", topology.subscribers.count + topology.publishers.count)
@@ -239,6 +234,29 @@ struct BenchRun {
         line.add("bench_cpu_saturated", saturated)
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
         line.add("machine_cpu_saturated", benchCores + (interval.serverCPU ?? 0) / interval.seconds > 0.9 * cores)
+    }
+
+    /// One measured window: the resource snapshots at its ends, and what `read` counted there.
+    struct Window<Count> {
+        var start: ResourceUsage.Snapshot
+        var end: ResourceUsage.Snapshot
+        var before: Count
+        var after: Count
+
+        var interval: ResourceUsage.Interval { ResourceUsage.Interval(from: start, to: end) }
+    }
+
+    /// Waits out the warm-up, then measures for `--duration` seconds, recording latencies
+    /// meanwhile; `read` counts what the window is about at both ends.
+    func measureWindow<Count>(_ context: RunContext, reading read: () -> Count) async throws -> Window<Count> {
+        try await Task.sleep(for: .seconds(options.warmup))
+        let before = read()
+        let start = usage.snapshot()
+        context.measuring = true
+        try await Task.sleep(for: .seconds(options.duration))
+        context.measuring = false
+        let end = usage.snapshot()
+        return Window(start: start, end: end, before: before, after: read())
     }
 
     /// The request-to-answer latencies of the publishers that record them, merged.

@@ -176,21 +176,14 @@ extension BenchRun {
         }
         let publishers = clients.compactMap(\.publisher)
         for publisher in publishers { publisher.start() }
-        try await Task.sleep(for: .seconds(options.warmup))
-        let pagesBefore = publishers.reduce(0) { $0 + $1.accepted }
-        let start = usage.snapshot()
-        context.measuring = true
-        try await Task.sleep(for: .seconds(options.duration))
-        context.measuring = false
-        let end = usage.snapshot()
-        let pagesAfter = publishers.reduce(0) { $0 + $1.accepted }
+        let window = try await measureWindow(context) { publishers.reduce(0) { $0 + $1.accepted } }
         for publisher in publishers { publisher.stop() }
         while publishers.contains(where: { $0.inFlight > 0 }) { try await Task.sleep(for: .milliseconds(10)) }
-        let interval = ResourceUsage.Interval(from: start, to: end)
+        let interval = window.interval
         let latencies = publishers.compactMap(\.answerLatencies).reduce(into: LatencyHistogram()) { $0.merge($1) }
         let passes = pagers.reduce((completed: 0, bad: 0)) { ($0.completed + $1.passes.completed, $0.bad + $1.passes.bad) }
         let wrong = publishers.reduce(0) { $0 + $1.wrong + $1.refused }
-        line.add("whonow_\(suffix)_pages_per_s", Double(pagesAfter - pagesBefore) / interval.seconds, digits: 0)
+        line.add("whonow_\(suffix)_pages_per_s", Double(window.after - window.before) / interval.seconds, digits: 0)
         line.add("whonow_\(suffix)_p50_ms", Double(latencies.value(atQuantile: 0.5)) / 1e6)
         line.add("whonow_\(suffix)_p99_ms", Double(latencies.value(atQuantile: 0.99)) / 1e6)
         line.add("whonow_\(suffix)_passes", passes.completed)

@@ -8,7 +8,7 @@ import SwitchboardWire
 /// writes or reads) and counts their answers. Free-running, it keeps `window` requests
 /// unanswered, sending the next from the loop thread as each answer arrives; paced, a `Pacer`
 /// calls `send()` on schedule.
-final class Publisher: Sendable {
+final class Publisher: AnswerSink {
     /// Request ids start here, apart from set-up requests.
     static let firstId: UInt32 = 0x8000_0000
 

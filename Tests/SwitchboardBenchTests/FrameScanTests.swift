@@ -132,3 +132,27 @@ import SwitchboardWire
         }
     }
 }
+
+@Suite struct LockScanTests {
+    private let lock = LockAddress(ChannelAddress(.message, "room"), "bench")
+
+    @Test func acquireAnswersSayWhetherTheLockIsTheCallers() {
+        let acquired = ServerFrame.answer(id: 0x8000_0003, .lock(.acquire(.acquired(fencingToken: 41)))).encode()
+        #expect(LockScan.scan(acquired) == .acquireAnswer(id: 0x8000_0003, acquired: true, fencingToken: 41))
+        let queued = ServerFrame.answer(id: 9, .lock(.acquire(.queued))).encode()
+        #expect(LockScan.scan(queued) == .acquireAnswer(id: 9, acquired: false, fencingToken: nil))
+    }
+
+    @Test func grantsAndFailedWaitsArePushes() {
+        let granted = Wire.encodePush(.lock(.granted(lock, fencingToken: 42)))
+        #expect(LockScan.scan(granted) == .granted(fencingToken: 42))
+        let failed = Wire.encodePush(.lock(.waitFailed(lock, code: .lockNotExist, reason: "removed")))
+        #expect(LockScan.scan(failed) == .waitFailed)
+    }
+
+    @Test func otherFramesAreNotLockFrames() {
+        #expect(LockScan.scan(ServerFrame.ok(id: 5).encode()) == nil)
+        #expect(LockScan.scan(ServerFrame.answer(id: 6, .lock(.locks([]))).encode()) == nil)
+        #expect(LockScan.scan([0x91, 0x01]) == nil)
+    }
+}
