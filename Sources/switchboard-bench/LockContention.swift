@@ -21,6 +21,11 @@ extension BenchRun {
         guard connected.failed == 0 else {
             throw BenchClient.Failure(description: "\(connected.failed) contenders failed to log in: \(connected.firstError ?? "")")
         }
+        // Lock calls are for members of the channel; members without `.lock` hear no lock events.
+        let subscribed = await forEach(clients) { try await $0.subscribe(lock.channel.name, features: []) }
+        guard subscribed.failed == 0 else {
+            throw BenchClient.Failure(description: "\(subscribed.failed) contenders failed to subscribe: \(subscribed.firstError ?? "")")
+        }
         try await clients[0].expectOK(.lock(.setLock(lock, ttl: nil)))
         let setupSeconds = Double(MonotonicClock.now() - setupStart) / 1e9
 
