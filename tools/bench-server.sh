@@ -1,8 +1,28 @@
-# Sourced by the benchmark scripts: start and stop one server under load tests, by its PID.
+# Sourced by the benchmark scripts: start and stop one server under load tests, by its PID, and
+# run the load generator against it.
 # Needs PORT and WORK set; `start_server BINARY` starts BINARY with --no-rate-limits on
 # 127.0.0.1:$PORT and waits for it to listen; `stop_server` kills it. The caller's EXIT trap
 # should call stop_server.
 SERVER_PID=""
+
+# bench_setup PREFIX: a work directory /tmp/PREFIX.XXXXXX (WORK, RESULTS), removed with the
+# server stopped on exit; the open-file limit as high as allowed (FD_LIMIT: the connection-count
+# scenarios need one descriptor per connection in the server and one in the load generator; root
+# may raise the hard limit, otherwise it is taken as it is); a release build and its binaries
+# (SERVER, BENCH) and commit (COMMIT).
+bench_setup() {
+    WORK="$(mktemp -d "/tmp/$1.XXXXXX")"
+    RESULTS="$WORK/results.jsonl"
+    trap 'stop_server; rm -rf "$WORK"' EXIT
+    trap 'exit 130' INT TERM
+    ulimit -n 200000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+    FD_LIMIT="$(ulimit -n)"
+    swift build -c release >&2
+    # The commit the binaries were built from (sources may change while the scenarios run).
+    COMMIT="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' (with uncommitted changes)')"
+    SERVER=.build/release/switchboard
+    BENCH=.build/release/switchboard-bench
+}
 
 stop_server() {
     if [[ -n "$SERVER_PID" ]]; then
@@ -24,4 +44,35 @@ start_server() {
     echo "server $1 did not start:" >&2
     cat "$WORK/server.log" >&2
     exit 1
+}
+
+# bench NAME RUNS ARGS...: a fresh $SERVER, RUNS runs of $BENCH with ARGS, one JSON line each
+# appended to $RESULTS; the command is noted in $WORK/commands.tsv.
+bench() {
+    local name="$1" runs="$2"
+    shift 2
+    echo "$name	switchboard-bench --url ws://127.0.0.1:$PORT --server-pid \$SERVER_PID $*" >>"$WORK/commands.tsv"
+    start_server "$SERVER"
+    for run in $(seq "$runs"); do
+        echo "== $name, run $run of $runs" >&2
+        "$BENCH" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --label "$name" "$@" | tee -a "$RESULTS"
+    done
+    stop_server
+}
+
+# write_machine: the machine, the commit ($COMMIT), the open-file limit ($FD_LIMIT) and the runs
+# per scenario ($RUNS), in $WORK/machine.tsv.
+write_machine() {
+    {
+        echo "uname	$(uname -a)"
+        echo "nproc	$(nproc)"
+        echo "cpu	$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+        echo "memory	$(free -m | awk '/Mem:/ {print $2 " MB"}')"
+        echo "disk	$(df -T "$WORK" | awk 'NR == 2 {print $2 " on " $1}')"
+        echo "commit	$COMMIT"
+        echo "date	$(date -u '+%Y-%m-%d %H:%M UTC')"
+        echo "swift	$(swift --version 2>/dev/null | head -1)"
+        echo "fd_limit	$FD_LIMIT"
+        echo "runs	$RUNS"
+    } >"$WORK/machine.tsv"
 }

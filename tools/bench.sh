@@ -13,38 +13,9 @@ cd "$(dirname "$0")/.."
 
 PORT="${BENCH_PORT:-19400}"
 RUNS="${BENCH_RUNS:-3}"
-WORK="$(mktemp -d /tmp/switchboard-bench.XXXXXX)"
-RESULTS="$WORK/results.jsonl"
 # shellcheck source=tools/bench-server.sh
 source tools/bench-server.sh
-trap 'stop_server; rm -rf "$WORK"' EXIT
-trap 'exit 130' INT TERM
-
-# As many descriptors as we may have: the connection-count scenario needs one per connection in
-# the server and one in the load generator. Root may raise the hard limit; otherwise we take the
-# hard limit as it is and size the scenario to fit.
-ulimit -n 200000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-FD_LIMIT="$(ulimit -n)"
-
-swift build -c release >&2
-# The commit the binaries were built from (sources may change while the scenarios run).
-COMMIT="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' (with uncommitted changes)')"
-SERVER=.build/release/switchboard
-BENCH=.build/release/switchboard-bench
-
-
-# bench NAME RUNS ARGS...: a fresh server, RUNS runs of the load generator, one JSON line each.
-bench() {
-    local name="$1" runs="$2"
-    shift 2
-    echo "$name	switchboard-bench --url ws://127.0.0.1:$PORT --server-pid \$SERVER_PID $*" >>"$WORK/commands.tsv"
-    start_server "$SERVER"
-    for run in $(seq "$runs"); do
-        echo "== $name, run $run of $runs" >&2
-        "$BENCH" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --label "$name" "$@" | tee -a "$RESULTS"
-    done
-    stop_server
-}
+bench_setup switchboard-bench
 
 MAX_CONNECTIONS=$(( FD_LIMIT - 200 < 50000 ? FD_LIMIT - 200 : 50000 ))
 
@@ -58,17 +29,7 @@ bench connections-max 1 --scenario idle --connections "$MAX_CONNECTIONS"
 
 if [[ -n "${BENCH_NO_DOC:-}" ]]; then exit 0; fi
 
-{
-    echo "uname	$(uname -a)"
-    echo "nproc	$(nproc)"
-    echo "cpu	$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-    echo "memory	$(free -m | awk '/Mem:/ {print $2 " MB"}')"
-    echo "commit	$COMMIT"
-    echo "date	$(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "swift	$(swift --version 2>/dev/null | head -1)"
-    echo "fd_limit	$FD_LIMIT"
-    echo "runs	$RUNS"
-} >"$WORK/machine.tsv"
+write_machine
 
 python3 tools/bench_report.py "$WORK" docs/BENCHMARKS.md
 echo "docs/BENCHMARKS.md rewritten" >&2

@@ -34,27 +34,75 @@ def any_true(runs, key):
     return any(run.get(key) for run in runs)
 
 
-def render(work: Path) -> str:
+def load(work: Path):
+    """The machine, the commands (name, command) and the results of one benchmark run, and the
+    results grouped by label in run order."""
     machine = dict(line.split("\t", 1) for line in (work / "machine.tsv").read_text().splitlines())
     commands = [line.split("\t", 1) for line in (work / "commands.tsv").read_text().splitlines()]
     results = [json.loads(line) for line in (work / "results.jsonl").read_text().splitlines() if line.strip()]
     by_name = {}
     for result in results:
         by_name.setdefault(result["label"], []).append(result)
+    return machine, commands, results, by_name
 
-    out = [BEGIN, ""]
-    out.append(f"Measured {machine['date']} at commit `{machine['commit']}`, median of "
-               f"{machine['runs']} runs where a scenario ran more than once.")
-    out.append("")
-    out.append("| machine | |")
-    out.append("| --- | --- |")
-    for key in ("uname", "nproc", "cpu", "memory", "swift", "fd_limit"):
-        out.append(f"| {key} | `{machine[key]}` |")
+
+def measured_line(machine):
+    """When and at which commit the results were measured."""
+    return (f"Measured {machine['date']} at commit `{machine['commit']}`, median of "
+            f"{machine['runs']} runs where a scenario ran more than once.")
+
+
+def machine_table(machine, results):
+    """The machine, and the load it was under while the results were measured."""
+    out = ["| machine | |", "| --- | --- |"]
+    for key in ("uname", "nproc", "cpu", "memory", "disk", "swift", "fd_limit"):
+        if key in machine:
+            out.append(f"| {key} | `{machine[key]}` |")
     loads = [r.get("loadavg_1m") for r in results if r.get("loadavg_1m") is not None]
     if loads:
         out.append(f"| load average during runs | {min(loads):.1f} – {max(loads):.1f} "
                    "(other work shared the machine) |")
     out.append("")
+    return out
+
+
+def commands_section(intro, commands):
+    """The load generator's command line of each scenario, once each."""
+    out = [intro, "", "```"]
+    seen = set()
+    for name, command in commands:
+        if name in seen:
+            continue
+        seen.add(name)
+        out.append(f"# {name}")
+        out.append(command)
+    out.append("```")
+    out.append("")
+    return out
+
+
+def raw_section(results):
+    """Every JSON line, folded away."""
+    out = ["<details><summary>Raw output, one JSON line per run</summary>", "", "```json"]
+    out.extend(json.dumps(run, separators=(",", ":")) for run in results)
+    out += ["```", "", "</details>", ""]
+    return out
+
+
+def splice(document: Path, begin: str, end: str, generated: str):
+    """Replaces the text between `begin` and `end` in `document` (appending both when absent)."""
+    text = document.read_text() if document.exists() else f"# Benchmarks\n\n{begin}\n{end}\n"
+    if begin in text and end in text:
+        text = text[: text.index(begin)] + generated + text[text.index(end) + len(end):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + generated + "\n"
+    document.write_text(text)
+
+
+def render(work: Path) -> str:
+    machine, commands, results, by_name = load(work)
+    out = [BEGIN, ""]
+    out += [measured_line(machine), ""] + machine_table(machine, results)
 
     traffic = [(name, runs) for name, runs in by_name.items() if runs[0]["scenario"] != "idle"]
     out.append("### Traffic")
@@ -125,38 +173,17 @@ def render(work: Path) -> str:
 
     out.append("### Commands")
     out.append("")
-    out.append("`tools/bench.sh` starts `.build/release/switchboard serve --listen 127.0.0.1:PORT --no-rate-limits "
-               "--log-level warning` afresh for each scenario and runs:")
-    out.append("")
-    out.append("```")
-    for name, command in commands:
-        out.append(f"# {name}")
-        out.append(command)
-    out.append("```")
-    out.append("")
-    out.append("<details><summary>Raw output, one JSON line per run</summary>")
-    out.append("")
-    out.append("```json")
-    out.extend(json.dumps(run, separators=(",", ":")) for run in results)
-    out.append("```")
-    out.append("")
-    out.append("</details>")
-    out.append("")
+    out += commands_section(
+        "`tools/bench.sh` starts `.build/release/switchboard serve --listen 127.0.0.1:PORT --no-rate-limits "
+        "--log-level warning` afresh for each scenario and runs:", commands)
+    out += raw_section(results)
     out.append(END)
     return "\n".join(out)
 
 
 def main():
     work, document = Path(sys.argv[1]), Path(sys.argv[2])
-    generated = render(work)
-    text = document.read_text() if document.exists() else f"# Benchmarks\n\n{BEGIN}\n{END}\n"
-    if BEGIN in text and END in text:
-        head = text[: text.index(BEGIN)]
-        tail = text[text.index(END) + len(END):]
-        text = head + generated + tail
-    else:
-        text = text.rstrip("\n") + "\n\n" + generated + "\n"
-    document.write_text(text)
+    splice(document, BEGIN, END, render(work))
 
 
 if __name__ == "__main__":

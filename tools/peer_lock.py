@@ -16,7 +16,7 @@ import secrets
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer import Report, is_error, login, selftest_encoding  # noqa: E402
+from peer import Report, is_error, login, selftest_encoding, run_check  # noqa: E402
 
 # Error codes (PROTOCOL.md 14.6).
 INVALID_PARAMETER = -10014
@@ -248,15 +248,7 @@ def main():
         return selftest_encoding(EXAMPLES, "peer_lock selftest")
     if not args.url:
         parser.error("--url is required (or use --selftest-encoding)")
-    try:
-        return asyncio.run(asyncio.wait_for(self_check(args.url, args.app_id, args.token, args.ttl_check), args.timeout))
-    except asyncio.TimeoutError:
-        print(f"peer_lock: FAILED: the self-check did not finish within {args.timeout:g} s")
-    except OSError as error:
-        print(f"peer_lock: FAILED: cannot connect to {args.url}: {error}")
-    except Exception as error:  # noqa: BLE001 - any other failure is reported, not raised
-        print(f"peer_lock: FAILED: {type(error).__name__}: {error}")
-    return 2
+    return run_check("peer_lock", lambda url, app_id, token: self_check(url, app_id, token, args.ttl_check), args)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ public actor Lock: Module {
     }
     private var state = State.idle
     private var members = LockMembers()
-    private var turns = StoreTurns()
+    private let turns = OneAtATime()
 
     /// Creates the module over `store` (in memory by default).
     public init(store: any LockStore = InMemoryLockStore(), tickInterval: Duration = .milliseconds(100)) {
@@ -247,9 +247,7 @@ public actor Lock: Module {
         guard case .running(let context, _) = state else {
             throw RtmError(.notInitialized, operation: "", reason: "the lock module has not been started")
         }
-        if !turns.take() { await withCheckedContinuation { turns.wait($0) } }
-        defer { turns.pass()?.resume() }
-        return try await body(store, context)
+        return try await turns.run { () async throws(RtmError) in try await body(store, context) }
     }
 
     private func refusal(_ refusal: LockRefusal, _ operation: String, _ lockName: String) -> RtmError {

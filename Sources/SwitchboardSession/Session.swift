@@ -101,8 +101,10 @@ public actor Session: Module {
 
     private func heartbeat(_ request: Heartbeat) throws(RtmError) -> Done {
         let context = try running(Heartbeat.operation)
-        guard try mutateTable(Heartbeat.operation, { $0.heartbeat(request.caller.session, now: context.clock.now) }) else {
-            throw RtmError(.notLogin, operation: Heartbeat.operation, reason: "no such session")
+        switch try mutateTable(Heartbeat.operation, { $0.heartbeat(request.caller.session, now: context.clock.now) }) {
+        case .unknown: throw RtmError(.notLogin, operation: Heartbeat.operation, reason: "no such session")
+        case .alive: break
+        case .revived(let record): context.bus.publish(SessionResumed(caller: record.caller))
         }
         return Done()
     }

@@ -94,10 +94,25 @@ struct SessionTable: Sendable {
     }
 
     /// Notes a sign of life. Returns false when the session is unknown.
-    mutating func heartbeat(_ id: SessionID, now: Duration) -> Bool {
-        guard sessions[id] != nil else { return false }
-        sessions[id]?.lastSeen = now
-        return true
+    /// What a sign of life found.
+    enum SignOfLife: Equatable {
+        /// No such session.
+        case unknown
+        /// A live session.
+        case alive
+        /// A session marked suspended: its connection is evidently back (a lost-connection
+        /// notice arrived after the session had moved to a new connection), so it is live again.
+        case revived(SessionRecord)
+    }
+
+    /// Notes a sign of life.
+    mutating func heartbeat(_ id: SessionID, now: Duration) -> SignOfLife {
+        guard var record = sessions[id] else { return .unknown }
+        record.lastSeen = now
+        let wasSuspended = !record.isLive
+        record.suspendedAt = nil
+        sessions[id] = record
+        return wasSuspended ? .revived(record) : .alive
     }
 
     /// Replaces the token expiry of a session. Returns false when the session is unknown.

@@ -16,14 +16,25 @@ final class BenchClient: WebSocketHandler {
     let run: RunContext
     /// Publishes through this client, if it is a publisher.
     let publisher: Publisher?
+    /// Takes the answers to the requests sent from the loop thread: the publisher's, or another
+    /// driver's.
+    let answers: (any AnswerSink)?
+    /// Sees every push the client does not count itself (anything but stamped messages), on the
+    /// loop thread that received it.
+    let onPush: (@Sendable (_ bytes: [UInt8], _ loop: EventLoop) -> Void)?
     private let connection = Mutex<WebSocketConnection?>(nil)
     private let waiting = Mutex<[UInt32: CheckedContinuation<ServerFrame, any Error>]>([:])
     private let nextRequestId = Atomic<UInt32>(1)
 
-    init(userId: String, run: RunContext, publisher: Publisher? = nil) {
+    init(
+        userId: String, run: RunContext, publisher: Publisher? = nil, answers: (any AnswerSink)? = nil,
+        onPush: (@Sendable (_ bytes: [UInt8], _ loop: EventLoop) -> Void)? = nil
+    ) {
         self.userId = userId
         self.run = run
         self.publisher = publisher
+        self.answers = answers ?? publisher
+        self.onPush = onPush
     }
 
     /// Opens the connection and logs in (heartbeat interval at its maximum, so a run needs no
@@ -39,7 +50,7 @@ final class BenchClient: WebSocketHandler {
             to: url, subprotocols: [Wire.subprotocol], timeout: .seconds(30),
             maxOutboundBytes: 64 * 1024 * 1024, group: run.group, handler: self)
         connection.withLock { $0 = socket }
-        publisher?.attach(socket)
+        answers?.attach(socket)
     }
 
     /// Logs in.
@@ -49,9 +60,21 @@ final class BenchClient: WebSocketHandler {
             "login")
     }
 
-    /// Subscribes to message channel `channel` (messages only, no presence).
-    func subscribe(_ channel: String) async throws {
-        try await expectOK(request(.channel(.subscribe(channel: channel, features: .message))), "subscribe")
+    /// Subscribes to message channel `channel` (messages only, no presence, unless `features` says).
+    func subscribe(_ channel: String, features: RtmSubscribeChannelFeature = .message) async throws {
+        try await expectOK(request(.channel(.subscribe(channel: channel, features: features))), "subscribe")
+    }
+
+    /// Joins stream channel `channel` with no features, and joins `topic` in it as a publisher.
+    func joinStream(_ channel: String, publishingIn topic: String? = nil) async throws {
+        try await expectOK(request(.stream(.join(channel: channel, token: "", features: []))), "join")
+        guard let topic else { return }
+        try await expectOK(request(.stream(.joinTopic(channel: channel, topic: topic, options: TopicJoinOptions()))), "joinTopic")
+    }
+
+    /// Subscribes to `users` publishing in `topic` of stream channel `channel`.
+    func subscribeTopic(_ channel: String, topic: String, users: [String]) async throws {
+        try await expectOK(request(.stream(.subscribeTopic(channel: channel, topic: topic, users: users))), "subscribeTopic")
     }
 
     /// Logs out; the server then closes the connection.
@@ -62,6 +85,11 @@ final class BenchClient: WebSocketHandler {
     /// Closes the connection without logging out.
     func close() { connection.withLock { $0 }?.close() }
 
+    /// Sends `operation` and fails unless it is answered `ok`.
+    func expectOK(_ operation: ClientOperation) async throws {
+        try await expectOK(request(operation), operation.name)
+    }
+
     private func expectOK(_ answer: ServerFrame, _ operation: String) async throws {
         switch answer {
         case .answer: return
@@ -70,7 +98,8 @@ final class BenchClient: WebSocketHandler {
         }
     }
 
-    private func request(_ operation: ClientOperation) async throws -> ServerFrame {
+    /// Sends `operation` and returns its answer, decoded.
+    func request(_ operation: ClientOperation) async throws -> ServerFrame {
         let id = nextRequestId.wrappingAdd(1, ordering: .relaxed).oldValue
         let bytes = ClientFrame(id: id, operation).encode()
         guard let socket = connection.withLock({ $0 }) else { throw Failure(description: "not connected") }
@@ -94,9 +123,9 @@ final class BenchClient: WebSocketHandler {
             run.recorder(for: connection.eventLoop).delivered(
                 sentAt: timestamp, now: MonotonicClock.now(), measuring: run.measuring)
         case .ok(let id) where id >= Publisher.firstId:
-            publisher?.answered(accepted: true)
+            answers?.answered(id, accepted: true, bytes: bytes, measuring: run.measuring)
         case .error(let id) where id >= Publisher.firstId:
-            publisher?.answered(accepted: false)
+            answers?.answered(id, accepted: false, bytes: bytes, measuring: run.measuring)
         case .ok(let id), .error(let id):
             let waiter = waiting.withLock { $0.removeValue(forKey: id) }
             guard let waiter else { return }
@@ -106,7 +135,7 @@ final class BenchClient: WebSocketHandler {
                 waiter.resume(throwing: error)
             }
         case .other:
-            return
+            onPush?(bytes, connection.eventLoop)
         }
     }
 
@@ -117,4 +146,13 @@ final class BenchClient: WebSocketHandler {
         }
         for waiter in waiters { waiter.resume(throwing: Failure(description: "closed: \(reason)")) }
     }
+}
+
+/// Takes the answers to the requests a client sends from its loop thread (ids from
+/// `Publisher.firstId` up), on that thread.
+protocol AnswerSink: AnyObject, Sendable {
+    /// The client's connection is open.
+    func attach(_ socket: WebSocketConnection)
+    /// The answer to request `id` arrived: `ok` (`accepted`) or an error, as `bytes`.
+    func answered(_ id: UInt32, accepted: Bool, bytes: [UInt8], measuring: Bool)
 }

@@ -2,13 +2,20 @@
 struct BenchOptions {
     enum Scenario: String, CaseIterable {
         case fanout, manyToMany = "many-to-many", pointToPoint = "point-to-point", idle, churn
+        case topicFanout = "topic-fanout", presence
+        case storageWrite = "storage-write", storageRead = "storage-read", storageFanout = "storage-fanout"
+        case lock
+
+        /// Whether the scenario checks what each answer says (not only that it is `ok`).
+        var answersChecked: Bool { self == .storageRead }
     }
 
     var url = "ws://127.0.0.1:9100"
     var scenario = Scenario.fanout
     /// Fan-out and churn: subscribers of the one channel; many-to-many: subscribers per channel.
     var subscribers = 100
-    /// Publishers (many-to-many: channels; point-to-point: pairs).
+    /// Publishers (many-to-many: channels; point-to-point: pairs; storage: writers or readers;
+    /// presence: `whoNow` pagers; lock: contenders).
     var publishers = 1
     /// Message body size in bytes (at least 8, the timestamp).
     var payload = 100
@@ -22,8 +29,10 @@ struct BenchOptions {
     var warmup = 1.0
     /// Longest wait, in seconds, for deliveries still in flight after publishing stops.
     var drain = 5.0
-    /// Idle: connections to open.
+    /// Idle: connections to open; presence: users joining the channel.
     var connections = 10_000
+    /// Presence: the server's interval-mode period, in seconds (how long an interval event may take).
+    var presenceInterval = 30.0
     /// Idle: how far each connection goes: `connect` (WebSocket open), `login`, or `subscribe`.
     var idleStage = "subscribe"
     /// Churn: logins (each followed by a logout) per second.
@@ -40,14 +49,19 @@ struct BenchOptions {
     static let usage = """
         switchboard-bench [options]   prints one JSON line per run
           --url URL                 server (default ws://127.0.0.1:9100)
-          --scenario NAME           fanout | many-to-many | point-to-point | idle | churn
-          --subscribers N           fanout/churn: subscribers; many-to-many: per channel (100)
-          --publishers N            publishers; many-to-many: channels; point-to-point: pairs (1)
-          --payload BYTES           message size, at least 8 (100)
+          --scenario NAME           fanout | many-to-many | point-to-point | idle | churn | topic-fanout |
+                                    presence | storage-write | storage-read | storage-fanout | lock
+          --subscribers N           fanout/churn/topic-fanout/storage-fanout: subscribers;
+                                    many-to-many: per channel (100)
+          --publishers N            publishers; many-to-many: channels; point-to-point: pairs;
+                                    storage-write/-read: writers/readers; presence: whoNow pagers;
+                                    lock: contenders (1)
+          --payload BYTES           message size, at least 8; storage: value size (100)
           --rate N                  publishes per second over all publishers; 0 = as fast as possible (0)
           --window N                unanswered publishes per publisher (64)
           --duration S              measured seconds (10)   --warmup S (1)   --drain S (5)
-          --connections N           idle: logged-in connections (10000)
+          --connections N           idle: logged-in connections; presence: users joining (10000)
+          --presence-interval S     presence: the server's interval-mode period (30)
           --idle-stage STAGE        idle: connect | login | subscribe, how far each goes (subscribe)
           --churn-rate N            churn: logins and logouts per second (100)
           --server-pid PID          read the server's CPU time and RSS from /proc
@@ -86,6 +100,7 @@ struct BenchOptions {
             case "--warmup": warmup = try number(name)
             case "--drain": drain = try number(name)
             case "--connections": connections = try number(name)
+            case "--presence-interval": presenceInterval = try number(name)
             case "--idle-stage":
                 idleStage = try value(name)
                 guard ["connect", "login", "subscribe"].contains(idleStage) else {

@@ -18,7 +18,7 @@ struct BenchRun {
     }
 
     func run() async throws -> String {
-        let wanted = options.scenario == .idle ? options.connections + 1024 : 65_536
+        let wanted = options.scenario == .idle || options.scenario == .presence ? options.connections + 1024 : 65_536
         let fdLimit = ResourceUsage.raiseOpenFileLimit(wanted: wanted)
         let group = try EventLoopGroup(threads: options.threads)
         defer { group.shutdown() }
@@ -29,7 +29,11 @@ struct BenchRun {
         switch options.scenario {
         case .idle:
             try await idle(context, fdLimit: fdLimit, into: &line)
-        case .fanout, .churn, .manyToMany, .pointToPoint:
+        case .presence:
+            try await presence(context, into: &line)
+        case .lock:
+            try await lockContention(context, into: &line)
+        case .fanout, .churn, .manyToMany, .pointToPoint, .topicFanout, .storageWrite, .storageRead, .storageFanout:
             try await traffic(context, into: &line)
         }
         line.add("bench_threads", options.threads)
@@ -39,12 +43,6 @@ struct BenchRun {
     }
 
     // MARK: Topologies
-
-    private struct Topology {
-        var publishers: [BenchClient] = []
-        var subscribers: [(client: BenchClient, channel: String?)] = []
-        var receiversPerPublish = 0
-    }
 
     private func topology(_ context: RunContext) -> Topology {
         var topology = Topology()
@@ -61,7 +59,7 @@ struct BenchRun {
             let channel = "fanout-\(tag)"
             topology.publishers = (0..<options.publishers).map { publisher("p\($0)-\(tag)", .message, channel) }
             topology.subscribers = (0..<options.subscribers).map {
-                (BenchClient(userId: "s\($0)-\(tag)", run: context), channel)
+                (BenchClient(userId: "s\($0)-\(tag)", run: context), Topology.subscribing(to: channel))
             }
             topology.receiversPerPublish = options.subscribers
         case .manyToMany:
@@ -69,7 +67,8 @@ struct BenchRun {
                 let channel = "m2m\(index)-\(tag)"
                 topology.publishers.append(publisher("p\(index)-\(tag)", .message, channel))
                 for subscriber in 0..<options.subscribers {
-                    topology.subscribers.append((BenchClient(userId: "s\(index).\(subscriber)-\(tag)", run: context), channel))
+                    topology.subscribers.append(
+                        (BenchClient(userId: "s\(index).\(subscriber)-\(tag)", run: context), Topology.subscribing(to: channel)))
                 }
             }
             topology.receiversPerPublish = options.subscribers
@@ -80,6 +79,11 @@ struct BenchRun {
                 topology.publishers.append(publisher(b, .user, a))
             }
             topology.receiversPerPublish = 1
+        case .topicFanout: topology = topicFanout(context)
+        case .storageWrite: topology = storageWrites(context)
+        case .storageRead: topology = storageReads(context)
+        case .storageFanout: topology = storageFanout(context)
+        case .presence, .lock: break
         }
         return topology
     }
@@ -91,9 +95,13 @@ struct BenchRun {
         let setupStart = MonotonicClock.now()
         let subscribed = await forEach(topology.subscribers) { entry in
             try await entry.client.connectAndLogIn(url: options.url)
-            if let channel = entry.channel { try await entry.client.subscribe(channel) }
+            try await entry.setUp?(entry.client)
         }
-        let connected = await forEach(topology.publishers) { try await $0.connectAndLogIn(url: options.url) }
+        let publisherSetUp = topology.publisherSetUp
+        let connected = await forEach(topology.publishers) { publisher in
+            try await publisher.connectAndLogIn(url: options.url)
+            try await publisherSetUp?(publisher)
+        }
         let failures = subscribed.failed + connected.failed
         guard failures == 0 else {
             throw BenchClient.Failure(
@@ -108,18 +116,11 @@ struct BenchRun {
         pacer?.start()
         churn?.start()
 
-        try await Task.sleep(for: .seconds(options.warmup))
-        let acceptedBefore = publishers.reduce(0) { $0 + $1.accepted }
-        let deliveriesBefore = context.deliveries
-        let churnBefore = churn?.completed ?? 0
-        let start = usage.snapshot()
-        context.measuring = true
-        try await Task.sleep(for: .seconds(options.duration))
-        context.measuring = false
-        let end = usage.snapshot()
-        let deliveriesAfter = context.deliveries
-        let acceptedAfter = publishers.reduce(0) { $0 + $1.accepted }
-        let churnAfter = churn?.completed ?? 0
+        let window = try await measureWindow(context) {
+            (accepted: publishers.reduce(0) { $0 + $1.accepted }, deliveries: context.deliveries, churn: churn?.completed ?? 0)
+        }
+        let (acceptedBefore, deliveriesBefore, churnBefore) = window.before
+        let (acceptedAfter, deliveriesAfter, churnAfter) = window.after
 
         pacer?.stop()
         for publisher in publishers { publisher.stop() }
@@ -136,7 +137,9 @@ struct BenchRun {
         }
         let received = context.deliveries
         let serverEnd = usage.snapshot().server
-        let interval = ResourceUsage.Interval(from: start, to: end)
+        let verification = await topology.verify?() ?? Topology.Verification()
+        let wrong = publishers.reduce(0) { $0 + $1.wrong }
+        let interval = window.interval
         let histogram = context.histogram
 
         line.add("connections", topology.subscribers.count + topology.publishers.count)
@@ -156,9 +159,13 @@ struct BenchRun {
         line.add("published", publishers.reduce(0) { $0 + $1.accepted })
         line.add("refused", publishers.reduce(0) { $0 + $1.refused })
         line.add("unanswered", publishers.reduce(0) { $0 + $1.inFlight })
+        expected -= verification.notDue
         line.add("expected", expected)
         line.add("received", received)
-        line.add("lost", expected - received)
+        line.add("lost", expected - received + wrong + verification.lost)
+        if options.scenario.answersChecked { line.add("wrong", wrong) }
+        line.append(verification.fields)
+        addAnswerLatencies(publishers.compactMap(\.answerLatencies), into: &line)
         if let pacer { line.add("behind_schedule", pacer.skipped) }
         if let churnResult {
             line.add("churn_rate_target", options.churnRate)
@@ -217,7 +224,7 @@ struct BenchRun {
 
     // MARK: Helpers
 
-    private func addCPU(_ interval: ResourceUsage.Interval, serverRSS: Int?, into line: inout JSONLine) {
+    func addCPU(_ interval: ResourceUsage.Interval, serverRSS: Int?, into line: inout JSONLine) {
         line.add("server_cpu_s", interval.serverCPU)
         line.add("server_cpu_cores", interval.serverCPU.map { $0 / interval.seconds })
         line.add("server_rss_mb", serverRSS.map { Double($0) / 1_048_576 }, digits: 1)
@@ -230,8 +237,40 @@ struct BenchRun {
         line.add("machine_cpu_saturated", benchCores + (interval.serverCPU ?? 0) / interval.seconds > 0.9 * cores)
     }
 
+    /// One measured window: the resource snapshots at its ends, and what `read` counted there.
+    struct Window<Count> {
+        var start: ResourceUsage.Snapshot
+        var end: ResourceUsage.Snapshot
+        var before: Count
+        var after: Count
+
+        var interval: ResourceUsage.Interval { ResourceUsage.Interval(from: start, to: end) }
+    }
+
+    /// Waits out the warm-up, then measures for `--duration` seconds, recording latencies
+    /// meanwhile; `read` counts what the window is about at both ends.
+    func measureWindow<Count>(_ context: RunContext, reading read: () -> Count) async throws -> Window<Count> {
+        try await Task.sleep(for: .seconds(options.warmup))
+        let before = read()
+        let start = usage.snapshot()
+        context.measuring = true
+        try await Task.sleep(for: .seconds(options.duration))
+        context.measuring = false
+        let end = usage.snapshot()
+        return Window(start: start, end: end, before: before, after: read())
+    }
+
+    /// The request-to-answer latencies of the publishers that record them, merged.
+    private func addAnswerLatencies(_ histograms: [LatencyHistogram], into line: inout JSONLine) {
+        guard !histograms.isEmpty else { return }
+        let merged = histograms.reduce(into: LatencyHistogram()) { $0.merge($1) }
+        line.add("answer_p50_ms", Double(merged.value(atQuantile: 0.5)) / 1e6)
+        line.add("answer_p99_ms", Double(merged.value(atQuantile: 0.99)) / 1e6)
+        line.add("answer_max_ms", Double(merged.max) / 1e6)
+    }
+
     /// Runs `body` for every element, `connectConcurrency` at a time; counts failures.
-    private func forEach<T: Sendable>(
+    func forEach<T: Sendable>(
         _ items: [T], _ body: @escaping @Sendable (T) async throws -> Void
     ) async -> (failed: Int, firstError: String?) {
         var failed = 0

@@ -21,6 +21,9 @@ struct JSONLine {
         if let value { add(key, value, digits: digits) } else { fields.append("\(quote(key)):null") }
     }
 
+    /// Adds the fields of `other` after these.
+    mutating func append(_ other: JSONLine) { fields += other.fields }
+
     var text: String { "{" + fields.joined(separator: ",") + "}" }
 
     private func quote(_ text: String) -> String {

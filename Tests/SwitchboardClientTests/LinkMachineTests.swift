@@ -173,4 +173,17 @@ import SwitchboardCore
         #expect(commands.contains(.closeConnection))
         #expect(machine.handle(.retryDue(now: .seconds(1))).isEmpty)
     }
+
+    @Test func aRestoreCutShortByAFailedConnectionDoesNotReportConnected() {
+        var machine = connected()
+        _ = machine.handle(.connectionLost(.networkChange, .connectionError, now: .seconds(10)))
+        _ = machine.handle(.retryDue(now: .seconds(11)))
+        #expect(machine.handle(.loggedIn(resumed: false, presenceTimeout: 30, now: .seconds(11))) == [.restoreSession])
+        let failed = machine.handle(.attemptFailed(RtmErrorInfo(.notConnected, operation: "login", reason: ""), now: .seconds(12)))
+        #expect(failed.contains { if case .retry = $0 { true } else { false } })
+        // The restore of the connection that failed finishes late: nothing changes.
+        #expect(machine.handle(.restored(unrestored: ["a"])).isEmpty)
+        #expect(machine.state == .disconnected)
+        #expect(machine.handle(.retryDue(now: .seconds(13))) == [.connect])
+    }
 }

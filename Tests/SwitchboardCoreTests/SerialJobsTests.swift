@@ -34,3 +34,32 @@ import SwitchboardCore
         #expect(ran.withLock { $0 } == 10)
     }
 }
+
+@Suite struct OneAtATimeTests {
+    actor Recorder {
+        var log: [String] = []
+        let turns = OneAtATime()
+
+        func operation(_ name: String) async throws(RtmError) {
+            try await turns.run { () async throws(RtmError) in
+                log.append("\(name) begins")
+                await Task.yield()
+                try? await Task.sleep(for: .milliseconds(2))  // a store call that suspends
+                log.append("\(name) ends")
+            }
+        }
+    }
+
+    @Test func operationsThatSuspendAreNeverInterleaved() async throws {
+        let recorder = Recorder()
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<8 { group.addTask { try? await recorder.operation("op\(index)") } }
+        }
+        let log = await recorder.log
+        #expect(log.count == 16)
+        for pair in stride(from: 0, to: log.count, by: 2) {
+            #expect(log[pair].hasSuffix("begins") && log[pair + 1].hasSuffix("ends"))
+            #expect(log[pair].dropLast(7) == log[pair + 1].dropLast(5))
+        }
+    }
+}

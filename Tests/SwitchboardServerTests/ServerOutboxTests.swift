@@ -133,3 +133,53 @@ import SwitchboardCore
         #expect(resolutions == 5)
     }
 }
+
+@Suite struct PushHistoryMemoryTests {
+    final class Frame: Sendable {}
+
+    @Test func forgottenPushesAreFreedAndAShrunkBoundGivesTheRingBack() {
+        var history = PushHistory<Frame>(bounds: .init(frames: 1_000, bytes: 1_000_000))
+        var early: [Frame] = []
+        for _ in 0..<1_000 {
+            let frame = Frame()
+            early.append(frame)
+            history.record(frame, size: 16, channel: nil)
+        }
+        let watched = early.map { WeakFrame($0) }
+        early.removeAll()
+        history.rebound(.init(frames: 128, bytes: 64 * 1024))
+        #expect(history.keptCount == 128)
+        // Only the 128 kept frames are alive: the forgotten ones are not held by the ring.
+        #expect(watched.filter { $0.frame != nil }.count == 128)
+        for _ in 0..<2_000 { history.record(Frame(), size: 32 * 1024, channel: nil) }
+        #expect(history.keptCount == 2)
+        #expect(watched.allSatisfy { $0.frame == nil })
+        #expect(history.unreceived(after: history.sent - 2).frames.count == 2)
+    }
+
+    struct WeakFrame {
+        weak var frame: Frame?
+        init(_ frame: Frame) { self.frame = frame }
+    }
+}
+
+@Suite struct DetachedBudgetQueueTests {
+    @Test func sessionsThatComeAndGoLeaveNothingBehind() {
+        var budget = DetachedBudget(limit: 1_000_000)
+        for id in 1...100_000 {
+            budget.detached(SessionID(UInt64(id)), holding: 10)
+            budget.left(SessionID(UInt64(id)), holding: 10)
+        }
+        #expect(budget.queueLength == 0)
+        #expect(budget.bytes == 0)
+        // A session that stays detached keeps its place; those after it that leave are dropped
+        // as soon as they reach the front.
+        budget.detached(SessionID(1_000_001), holding: 5)
+        for id in 1...1_000 {
+            budget.detached(SessionID(UInt64(id)), holding: 1)
+            budget.left(SessionID(UInt64(id)), holding: 1)
+        }
+        budget.left(SessionID(1_000_001), holding: 5)
+        #expect(budget.queueLength == 0)
+    }
+}

@@ -101,8 +101,8 @@ import SwitchboardCore
         var table = SessionTable(limits: limits)
         let record = try #require(opened(try table.login(login("alice"), secret: "s", tokenExpiresAt: nil, now: .zero)))
         for second in stride(from: 5, through: 100, by: 5) {
-            let known = table.heartbeat(record.id, now: .seconds(second))
-            #expect(known)
+            let found = table.heartbeat(record.id, now: .seconds(second))
+            #expect(found == .alive)
             let expiries = table.sweep(now: .seconds(second + 1), unixSeconds: 0)
             #expect(expiries.isEmpty)
         }
@@ -168,5 +168,22 @@ import SwitchboardCore
         let ended = table.sweep(now: .zero, unixSeconds: 1_000)
         if case .tokenExpired = ended.first {} else { Issue.record("\(ended)") }
         #expect(table.sessions.isEmpty)
+    }
+
+    @Test func aSignOfLifeRevivesASessionMarkedLostAfterItMovedOn() throws {
+        var table = SessionTable(limits: limits)
+        let record = try #require(opened(try table.login(login("alice"), secret: "s", tokenExpiresAt: nil, now: .zero)))
+        // A lost-connection notice that arrived after the resume on a new connection.
+        _ = table.disconnected(record.id, now: .seconds(1))
+        let found = table.heartbeat(record.id, now: .seconds(2))
+        guard case .revived(let revived) = found else {
+            Issue.record("expected the session revived, got \(found)")
+            return
+        }
+        #expect(revived.isLive)
+        let timedOut = table.sweep(now: .seconds(400), unixSeconds: 0).contains { if case .timedOut = $0 { true } else { false } }
+        #expect(!timedOut, "a revived session does not time out")
+        let unknown = table.heartbeat(SessionID(999), now: .seconds(3))
+        #expect(unknown == .unknown)
     }
 }

@@ -139,6 +139,7 @@ extension ClientEngine {
 
     private func restoreSession() {
         let states = states
+        let current = generation
         Task { [weak self] in
             guard let self else { return }
             var unrestored: [(String, RtmServiceType)] = []
@@ -146,11 +147,13 @@ extension ClientEngine {
                 let lost = await state.restore { operation in await self.sendWhileRestoring(operation) }
                 unrestored += lost.map { ($0, state.serviceType) }
             }
-            await self.restored(unrestored)
+            await self.restored(unrestored, generation: current)
         }
     }
 
-    private func restored(_ unrestored: [(String, RtmServiceType)]) {
+    /// A restore is done; one that belonged to a connection since closed changes nothing.
+    private func restored(_ unrestored: [(String, RtmServiceType)], generation restoredOn: Int) {
+        guard restoredOn == generation else { return }
         unrestoredServices = Dictionary(unrestored, uniquingKeysWith: { first, _ in first })
         apply(machine.handle(.restored(unrestored: unrestored.map(\.0))))
     }

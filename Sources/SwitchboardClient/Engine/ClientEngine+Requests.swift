@@ -9,7 +9,7 @@ extension ClientEngine {
     @discardableResult
     func send(_ operation: ClientOperation, _ waiter: Waiter) -> Bool {
         guard let socket = connection?.socket else { return false }
-        let id = pending.add(operation.name, deadline: clock.now + requestTimeout, waiter: waiter)
+        let id = pending.add(operation, deadline: clock.now + requestTimeout, waiter: waiter)
         guard socket.send(OutboundFrame.binary(ClientFrame(id: id, operation).encode())) else {
             _ = pending.take(id)
             return false
@@ -81,8 +81,7 @@ extension ClientEngine {
 
     private func sweepDeadlines() {
         timers.deadline = nil
-        for (operation, waiter) in pending.takeExpired(now: clock.now) {
-            let code = PendingRequests<Waiter>.timeoutCode(for: operation)
+        for (operation, code, waiter) in pending.takeExpired(now: clock.now) {
             resolve(waiter, .failure(RtmErrorInfo(code, operation: operation, reason: "no answer from the server in time")))
         }
         armDeadlineTimer()

@@ -64,7 +64,8 @@ struct LinkMachine: Sendable {
         case destroyed
         /// The pause before the next attempt is over.
         case retryDue(now: Duration)
-        /// Time passed (for `suspended` and the reconnect timeout).
+        /// Time passed (for `suspended` and the reconnect timeout). `retryDue` applies it too, and
+        /// while the link is down a retry is always due within 5 s, so the engine sends no other.
         case tick(now: Duration)
     }
 
@@ -167,6 +168,8 @@ struct LinkMachine: Sendable {
 
     private mutating func attemptFailed(_ error: RtmErrorInfo, now: Duration) -> [Command] {
         guard state == .connecting || state == .disconnected || state == .suspended, !loggingOut else { return [] }
+        // A restore under way belonged to the connection that just failed.
+        restoring = false
         let operation: RtmLinkOperation = state == .connecting ? .login : .autoReconnect
         if let fatal = Self.fatalReason(forLoginError: error.errorCode) {
             return fail(operation, fatal, loginError: error)

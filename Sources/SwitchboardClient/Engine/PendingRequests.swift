@@ -6,6 +6,7 @@ import SwitchboardWire
 struct PendingRequests<Waiter: Sendable>: Sendable {
     private struct Entry: Sendable {
         let operation: String
+        let timeoutCode: RtmErrorCode
         let deadline: Duration
         let waiter: Waiter
     }
@@ -21,9 +22,10 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
 
     /// Registers a request and returns its id (never 0, which the server uses for frames it could
     /// not read, and never one still waiting).
-    mutating func add(_ operation: String, deadline: Duration, waiter: Waiter) -> UInt32 {
+    mutating func add(_ operation: ClientOperation, deadline: Duration, waiter: Waiter) -> UInt32 {
         repeat { lastId &+= 1 } while lastId == 0 || entries[lastId] != nil
-        entries[lastId] = Entry(operation: operation, deadline: deadline, waiter: waiter)
+        entries[lastId] = Entry(
+            operation: operation.name, timeoutCode: Self.timeoutCode(for: operation), deadline: deadline, waiter: waiter)
         return lastId
     }
 
@@ -33,10 +35,10 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
     }
 
     /// Takes every request whose deadline is at or before `now`, oldest first.
-    mutating func takeExpired(now: Duration) -> [(operation: String, waiter: Waiter)] {
+    mutating func takeExpired(now: Duration) -> [(operation: String, timeoutCode: RtmErrorCode, waiter: Waiter)] {
         let expired = entries.filter { $0.value.deadline <= now }
         for id in expired.keys { entries[id] = nil }
-        return expired.sorted { $0.key < $1.key }.map { ($0.value.operation, $0.value.waiter) }
+        return expired.sorted { $0.key < $1.key }.map { ($0.value.operation, $0.value.timeoutCode, $0.value.waiter) }
     }
 
     /// Takes every request, oldest first.
@@ -45,14 +47,23 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
         return entries.sorted { $0.key < $1.key }.map { ($0.value.operation, $0.value.waiter) }
     }
 
-    /// The reference's timeout code for each operation.
-    static func timeoutCode(for operation: String) -> RtmErrorCode {
+    /// The reference's timeout code for an operation: by feature, and within the session and
+    /// channel features by operation.
+    static func timeoutCode(for operation: ClientOperation) -> RtmErrorCode {
         switch operation {
-        case "login": .loginTimeout
-        case "subscribe": .channelSubscribeTimeout
-        case "publish": .channelPublishMessageTimeout
-        case "renewToken": .renewTokenTimeout
-        default: .notConnected
+        case .session(.login): .loginTimeout
+        case .session(.renewToken): .renewTokenTimeout
+        case .session: .notConnected
+        case .channel(.subscribe): .channelSubscribeTimeout
+        case .channel(.publish): .channelPublishMessageTimeout
+        case .channel, .extension: .notConnected
+        case .stream(.publishTopicMessage): .channelPublishMessageTimeout
+        case .stream(.subscribeTopic): .channelSubscribeTimeout
+        case .stream(.renewChannelToken): .renewTokenTimeout
+        case .stream: .notConnected
+        case .presence: .presenceOperationTimeout
+        case .storage: .storageOperationTimeout
+        case .lock: .lockOperationTimeout
         }
     }
 }

@@ -26,6 +26,8 @@ final class ClientLink: Sendable {
 
     private struct Inbox {
         var frames: [Inbound] = []
+        /// The wire size of `frames`.
+        var bytes = 0
         var looping = false
         /// The socket closed: no frame will come after those queued.
         var closed = false
@@ -71,11 +73,15 @@ final class ClientLink: Sendable {
 
     // MARK: Inbox
 
-    /// Queues a frame from the client; true when no request loop is running, and the caller must
-    /// start one.
-    func received(_ item: Inbound) -> Bool {
+    /// The wire size of the frames waiting to be taken by the request loop.
+    var waitingBytes: Int { inbox.withLock { $0.bytes } }
+
+    /// Queues a frame from the client (`bytes` long on the wire); true when no request loop is
+    /// running, and the caller must start one.
+    func received(_ item: Inbound, bytes: Int) -> Bool {
         inbox.withLock { inbox in
             inbox.frames.append(item)
+            inbox.bytes += bytes
             defer { inbox.looping = true }
             return !inbox.looping
         }
@@ -97,7 +103,10 @@ final class ClientLink: Sendable {
     func takeReceived() -> Next {
         inbox.withLock { inbox in
             guard inbox.frames.isEmpty else {
-                defer { inbox.frames = [] }
+                defer {
+                    inbox.frames = []
+                    inbox.bytes = 0
+                }
                 return .frames(inbox.frames)
             }
             inbox.looping = false

@@ -27,8 +27,26 @@ final class ConnectionHub: WebSocketHandler {
         loginDeadline.start(for: link)
     }
 
+    /// Bytes of requests one connection may have waiting to be carried out; past it the client
+    /// sends faster than its requests are carried out (or one of them is slow), and it is closed
+    /// with 1008 rather than queued for without bound. (16 MiB: a pipelining client at full speed
+    /// stays well below it; with the default frame-rate cap a client reaches it only when its
+    /// requests have waited for seconds.)
+    static let maxWaitingBytes = 16 * 1024 * 1024
+
     func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
         guard let link = links[connection.id] else { return }
+        let size: Int
+        switch message {
+        case .binary(let bytes): size = bytes.count
+        case .text(let text): size = text.utf8.count
+        }
+        guard link.waitingBytes + size <= Self.maxWaitingBytes else {
+            let reason = "more than \(Self.maxWaitingBytes) bytes of requests waiting"
+            loginDeadline.refusals.refused(connection.remoteAddress, reason)
+            connection.close(code: .policyViolation, reason: reason)
+            return
+        }
         let item: ClientLink.Inbound
         switch message {
         case .binary(let bytes):
@@ -43,7 +61,7 @@ final class ConnectionHub: WebSocketHandler {
             return
         }
         if case .frame(let frame) = item, dispatcher.answerAtOnce(frame, on: link) { return }
-        if link.received(item) {
+        if link.received(item, bytes: size) {
             let dispatcher = dispatcher
             Task { await dispatcher.serve(link) }
         }

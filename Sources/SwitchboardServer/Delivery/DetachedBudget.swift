@@ -41,19 +41,25 @@ struct DetachedBudget: Sendable {
 
     /// The session detached longest ago.
     mutating func oldest() -> SessionID? {
-        while head < order.count {
-            let entry = order[head]
-            if detachedAs[entry.session] == entry.number { return entry.session }
-            head += 1
-        }
-        return nil
+        dropStaleFront()
+        return head < order.count ? order[head].session : nil
     }
 
-    /// Drops the queue's front entries that no longer count, now and then.
+    /// How many entries the queue holds (for tests): it never outgrows the sessions detached
+    /// since the longest-detached one that still counts.
+    var queueLength: Int { order.count - head }
+
+    /// Skips the front entries that no longer count, and gives their room back now and then, so
+    /// the queue holds only entries from the oldest detached session still counting onwards.
     private mutating func compact() {
-        if head > 1024 && head * 2 > order.count {
+        dropStaleFront()
+        if head > 64 && head * 2 > order.count {
             order.removeFirst(head)
             head = 0
         }
+    }
+
+    private mutating func dropStaleFront() {
+        while head < order.count, detachedAs[order[head].session] != order[head].number { head += 1 }
     }
 }

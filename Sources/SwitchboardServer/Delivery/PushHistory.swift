@@ -33,7 +33,9 @@ struct PushHistory<Frame> {
     private let maxChannelSlots = 256
     private let noSlot = UInt16.max
 
-    private var ring: [Entry] = []
+    /// Kept pushes in a ring; a slot holds nil once its push is forgotten, so a forgotten frame is
+    /// freed at once and never held by the ring.
+    private var ring: [Entry?] = []
     /// Index in `ring` of the oldest kept push.
     private var head = 0
     private(set) var keptCount = 0
@@ -69,6 +71,8 @@ struct PushHistory<Frame> {
     mutating func rebound(_ newBounds: Bounds) {
         bounds = newBounds
         trim()
+        // A ring grown under larger bounds gives its room back.
+        if ring.count > 2 * max(4, bounds.frames) { compact() }
     }
 
     /// The kept pushes numbered after `received` (the client's count), in order, and what it
@@ -81,7 +85,9 @@ struct PushHistory<Frame> {
         if from < sent {
             let skip = Int(from - firstKept)
             frames.reserveCapacity(keptCount - skip)
-            for offset in skip..<keptCount { frames.append(ring[(head + offset) % ring.count].frame) }
+            for offset in skip..<keptCount {
+                if let entry = ring[(head + offset) % ring.count] { frames.append(entry.frame) }
+            }
         }
         guard received < firstKept else { return (frames, .none) }
         let lost = forgottenOrder.filter { forgottenNumber[Int($0)] > received }.map { channels[Int($0)] }
@@ -104,15 +110,24 @@ struct PushHistory<Frame> {
 
     private mutating func grow(with entry: Entry) {
         // Unroll the ring into order, then double it (at least 4, at most the frame bound).
-        var grown: [Entry] = []
-        grown.reserveCapacity(max(4, min(ring.count * 2, max(bounds.frames, 1))))
-        for offset in 0..<keptCount { grown.append(ring[(head + offset) % ring.count]) }
-        grown.append(entry)
-        ring = grown
+        rebuild(capacity: max(4, min(ring.count * 2, max(bounds.frames, 1))))
+        ring[keptCount] = entry
+    }
+
+    /// Rebuilds the ring in order, just large enough for what is kept (at least 4 slots).
+    private mutating func compact() {
+        rebuild(capacity: max(4, keptCount))
+    }
+
+    /// Unrolls the kept pushes into a new ring of at least `capacity` slots, the rest empty.
+    private mutating func rebuild(capacity: Int) {
+        var rebuilt: [Entry?] = []
+        rebuilt.reserveCapacity(max(capacity, keptCount + 1))
+        for offset in 0..<keptCount { rebuilt.append(ring[(head + offset) % ring.count]) }
+        // Spare room as nil slots, so the next pushes fill the ring without another copy.
+        while rebuilt.count < rebuilt.capacity { rebuilt.append(nil) }
+        ring = rebuilt
         head = 0
-        keptCount = grown.count - 1
-        // Keep spare room so the next pushes fill the ring without another copy.
-        while ring.count < ring.capacity { ring.append(entry) }
     }
 
     private mutating func trim() {
@@ -122,14 +137,14 @@ struct PushHistory<Frame> {
     /// Forgets the oldest kept push (reported lost to a resume, like one past the bounds) and
     /// returns its size; 0 when nothing is kept.
     mutating func forgetOldestPush() -> Int {
-        guard keptCount > 0 else { return 0 }
-        let size = Int(ring[head].size)
+        guard keptCount > 0, let oldest = ring[head] else { return 0 }
         forgetOldest()
-        return size
+        return Int(oldest.size)
     }
 
     private mutating func forgetOldest() {
-        let oldest = ring[head]
+        guard let oldest = ring[head] else { return }
+        ring[head] = nil
         // The oldest kept push is the one after the `sent - keptCount` pushes before it.
         let number = sent - UInt64(keptCount) + 1
         keptBytes -= Int(oldest.size)

@@ -196,6 +196,11 @@ final class SessionRegistry: Outbox {
     /// The session `link` carries, if it is logged in.
     func caller(on link: ClientLink) -> Caller? { link.caller }
 
+    /// Whether `session` is carried by an open link now.
+    func isBound(_ session: SessionID) -> Bool {
+        state.withLock { $0.outlets[session]?.link != nil }
+    }
+
     /// Binds the session of `grant` to `link`: writes the login answer (`answer`, given what a
     /// resume lost), then the pushes numbered after `received`, and from then on the session's
     /// pushes go to `link`. A link that carried the session before is unbound and returned, for

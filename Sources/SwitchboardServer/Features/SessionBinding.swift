@@ -45,8 +45,9 @@ extension RequestDispatcher {
             link.markLoggedIn()
             stale?.closeAfterTelling(reason: .relogin, detail: "the session resumed on a new connection")
         } catch .linkClosed {
-            // The client is gone: its session waits for a resume like any that lost its connection.
-            bus.publish(SessionDisconnected(session: grant.session))
+            // The client is gone: its session waits for a resume like any that lost its connection
+            // (unless it is still carried by another link, as after a failed resume attempt).
+            if !registry.isBound(grant.session) { bus.publish(SessionDisconnected(session: grant.session)) }
         } catch {
             // `.sessionEnded`: another login replaced the session meanwhile.
             link.reply(

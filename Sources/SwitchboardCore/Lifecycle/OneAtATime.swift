@@ -1,10 +1,10 @@
 import Synchronization
-import SwitchboardCore
 
 /// Runs one operation at a time, the others waiting in arrival order, even when an operation
 /// suspends (a store call): what an operation reads and what it then announces are never
-/// interleaved with another operation's.
-final class OneAtATime: Sendable {
+/// interleaved with another operation's. An actor's own isolation does not give this: an actor
+/// runs other calls while one is suspended.
+public final class OneAtATime: Sendable {
     private struct State {
         var busy = false
         var waiting: [CheckedContinuation<Void, Never>] = []
@@ -19,8 +19,11 @@ final class OneAtATime: Sendable {
 
     private let state = Mutex(State())
 
+    /// Nobody has the turn yet.
+    public init() {}
+
     /// Runs `body` once every operation that came before has finished, on the caller's actor.
-    func run<T>(
+    public func run<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: () async throws(RtmError) -> T
     ) async throws(RtmError) -> T {
         if !state.withLock({ $0.take() }) {
