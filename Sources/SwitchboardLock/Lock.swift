@@ -68,7 +68,8 @@ public actor Lock: Module {
                 reason: "ttl is \(ttl) s; it must be within \(limits.lockTTLRange.lowerBound)–\(limits.lockTTLRange.upperBound) s")
         }
         return try await change(operation, request.lock) { store, _ throws(LockRefusal) in
-            try await store.setLock(request.lock.name, in: channel, ttl: ttl, maxLocks: limits.locksPerChannel)
+            try await store.setLock(
+                request.lock.name, in: channel, ttl: ttl, maxLocks: limits.locksPerChannel, maxLocksInApp: limits.locksPerApp)
         }
     }
 
@@ -256,6 +257,8 @@ public actor Lock: Module {
         case .alreadyExists: RtmError(.lockAlreadyExist, operation: operation, reason: "\(lockName) exists already")
         case .tooManyLocks(let limit):
             RtmError(.lockOperationFailed, operation: operation, reason: "the channel already has \(limit) locks")
+        case .tooManyLocksInApp(let limit):
+            RtmError(.lockOperationFailed, operation: operation, reason: "the app already has \(limit) locks in its channels")
         case .heldByOther(let owner):
             RtmError(.lockAcquireFailed, operation: operation, reason: "\(owner) holds \(lockName)")
         case .notOwner(let owner):

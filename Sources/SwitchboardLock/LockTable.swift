@@ -31,6 +31,8 @@ struct LockTable: Sendable {
 
     private var entries: [Key: Entry] = [:]
     private var names: [ChannelKey: Set<String>] = [:]
+    /// How many locks each app has.
+    private var counts: [AppID: Int] = [:]
     private var owned: [SessionID: Set<Key>] = [:]
     private var waiting: [SessionID: Set<Key>] = [:]
     private var suspended: Set<SessionID> = []
@@ -40,12 +42,16 @@ struct LockTable: Sendable {
 
     // MARK: Operations
 
-    mutating func set(_ name: String, in channel: ChannelKey, ttl: Int, maxLocks: Int) throws(LockRefusal) -> [LockEffect] {
+    mutating func set(
+        _ name: String, in channel: ChannelKey, ttl: Int, maxLocks: Int, maxLocksInApp: Int = .max
+    ) throws(LockRefusal) -> [LockEffect] {
         let key = Key(channel: channel, name: name)
         guard entries[key] == nil else { throw .alreadyExists }
         guard (names[channel]?.count ?? 0) < maxLocks else { throw .tooManyLocks(limit: maxLocks) }
+        guard counts[channel.app, default: 0] < maxLocksInApp else { throw .tooManyLocksInApp(limit: maxLocksInApp) }
         entries[key] = Entry(ttl: ttl)
         names[channel, default: []].insert(name)
+        counts[channel.app, default: 0] += 1
         return [.event(channel, .lockSet, detail(key))]
     }
 
@@ -55,6 +61,8 @@ struct LockTable: Sendable {
         var effects: [LockEffect] = [.event(channel, .lockRemoved, detail(key))]
         entries[key] = nil
         Self.drop(name, from: &names, channel)
+        counts[channel.app, default: 0] -= 1
+        if counts[channel.app] == 0 { counts[channel.app] = nil }
         countdowns[key] = nil
         if let owner = entry.owner { Self.drop(key, from: &owned, owner.caller.session) }
         for waiter in entry.line {
@@ -143,6 +151,9 @@ struct LockTable: Sendable {
         let due = countdowns.filter { $0.value <= now }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
         return due.flatMap { handOver($0.key, .lockExpired, now: now) }
     }
+
+    /// How many locks the channels of `app` have (for tests and diagnostics).
+    func count(in app: AppID) -> Int { counts[app] ?? 0 }
 
     /// How many sessions wait for the lock (for tests and diagnostics).
     func lineLength(of name: String, in channel: ChannelKey) -> Int {

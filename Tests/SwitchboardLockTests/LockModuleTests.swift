@@ -94,6 +94,28 @@ import SwitchboardTestKit
         await world.harness.stop()
     }
 
+    @Test func anAppHasAtMostItsLimitOfLocksAndOtherAppsAreNotCounted() async throws {
+        var limits = Limits()
+        limits.locksPerApp = 3
+        let world = await LockWorld.start(limits: limits)
+        let otherAlice = Caller(app: "other", userId: "alice", session: SessionID(11))
+        for channel in ["room", "hall"] { await world.join(alice, channel, features: [.message]) }
+        await world.join(otherAlice, features: [.message])
+        try await world.set("L", by: alice)
+        try await world.set("M", by: alice)
+        try await world.set("L", "hall", by: alice)
+        await expectError(.lockOperationFailed) { try await world.set("N", "hall", by: alice) }
+        await expectError(.lockOperationFailed) { try await world.set("N", by: alice) }
+        for name in ["L", "M", "N"] { try await world.set(name, by: otherAlice) }
+        // A removed lock makes room for another.
+        try await world.remove("M", by: alice)
+        try await world.set("N", "hall", by: alice)
+        #expect(try await world.locks("hall", seenBy: alice).map(\.lockName) == ["L", "N"])
+        #expect(world.store.count(in: "app") == 3)
+        #expect(world.store.count(in: "other") == 3)
+        await world.harness.stop()
+    }
+
     @Test func waitersAreGrantedInTheOrderTheyCame() async throws {
         let world = await LockWorld.start()
         try await world.set("L", by: alice)

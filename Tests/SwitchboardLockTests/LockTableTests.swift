@@ -40,6 +40,24 @@ import SwitchboardCore
         #expect(table.locks(in: room).map(\.lockName) == ["L", "M"])
     }
 
+    @Test func setRefusesAnAppWithItsMaximumOfLocksOverAllItsChannels() throws {
+        var table = LockTable()
+        let hall = ChannelKey(app: "app", .stream, "hall")
+        _ = try table.set("L", in: room, ttl: 10, maxLocks: 32, maxLocksInApp: 3)
+        _ = try table.set("M", in: room, ttl: 10, maxLocks: 32, maxLocksInApp: 3)
+        _ = try table.set("L", in: hall, ttl: 10, maxLocks: 32, maxLocksInApp: 3)
+        #expect(refusal { _ = try table.set("N", in: hall, ttl: 10, maxLocks: 32, maxLocksInApp: 3) } == .tooManyLocksInApp(limit: 3))
+        #expect(table.count(in: "app") == 3)
+        // Another app counts its own.
+        _ = try table.set("N", in: ChannelKey(app: "other", .stream, "hall"), ttl: 10, maxLocks: 32, maxLocksInApp: 3)
+        #expect(table.count(in: "other") == 1)
+        // A removed lock makes room.
+        _ = try table.remove("M", in: room)
+        #expect(table.count(in: "app") == 2)
+        _ = try table.set("N", in: hall, ttl: 10, maxLocks: 32, maxLocksInApp: 3)
+        #expect(table.locks(in: hall).map(\.lockName) == ["L", "N"])
+    }
+
     @Test func everyAcquisitionGetsALargerFencingToken() throws {
         var table = try table()
         let (first, effects) = try table.acquire("L", in: room, by: alice, wait: false, now: .zero)
