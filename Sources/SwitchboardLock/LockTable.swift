@@ -60,13 +60,13 @@ struct LockTable: Sendable {
         guard let entry = entries[key] else { throw .notExist }
         var effects: [LockEffect] = [.event(channel, .lockRemoved, detail(key))]
         entries[key] = nil
-        Self.drop(name, from: &names, channel)
+        names.remove(name, fromSetAt: channel)
         counts[channel.app, default: 0] -= 1
         if counts[channel.app] == 0 { counts[channel.app] = nil }
         countdowns[key] = nil
-        if let owner = entry.owner { Self.drop(key, from: &owned, owner.caller.session) }
+        if let owner = entry.owner { owned.remove(key, fromSetAt: owner.caller.session) }
         for waiter in entry.line {
-            Self.drop(key, from: &waiting, waiter.session)
+            waiting.remove(key, fromSetAt: waiter.session)
             effects.append(.waitEnded(waiter.session, channel, lockName: name, .lockRemoved))
         }
         return effects
@@ -192,10 +192,10 @@ struct LockTable: Sendable {
         var effects: [LockEffect] = [.event(key.channel, type, detail(key))]
         entries[key]?.owner = nil
         countdowns[key] = nil
-        Self.drop(key, from: &owned, owner.caller.session)
+        owned.remove(key, fromSetAt: owner.caller.session)
         guard let next = entries[key]?.line.first else { return effects }
         entries[key]?.line.removeFirst()
-        Self.drop(key, from: &waiting, next.session)
+        waiting.remove(key, fromSetAt: next.session)
         let token = give(key, to: next, now: now)
         effects.append(.event(key.channel, .lockAcquired, detail(key)))
         effects.append(.granted(next.session, key.channel, lockName: key.name, fencingToken: token))
@@ -206,12 +206,7 @@ struct LockTable: Sendable {
     private mutating func leaveLine(_ key: Key, _ session: SessionID) -> Bool {
         guard let index = entries[key]?.line.firstIndex(where: { $0.session == session }) else { return false }
         entries[key]?.line.remove(at: index)
-        Self.drop(key, from: &waiting, session)
+        waiting.remove(key, fromSetAt: session)
         return true
-    }
-
-    private static func drop<K: Hashable, V: Hashable>(_ value: V, from index: inout [K: Set<V>], _ key: K) {
-        index[key]?.remove(value)
-        if index[key]?.isEmpty == true { index[key] = nil }
     }
 }
