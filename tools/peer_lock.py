@@ -208,6 +208,19 @@ async def self_check(url, app_id, token, ttl_check):
                      sum(1 for x in answers if acquired(x)) == 10
                      and sum(1 for x in answers if is_error(x, RATE_EXCEEDED)) == 1, repr(answers))
 
+        # A channel's locks go with its last member.
+        frank = await login(report, url, "frank", app_id, token)
+        peers.append(frank)
+        alone = f"{channel}-alone"
+        f = Locks(frank, alone)
+        await frank.request("subscribe", channel=alone, features=1)
+        answer = await f.request("setLock", lockName="L")
+        report.check("frank sets a lock in a channel of his own", answer.get("t") == "ok", repr(answer))
+        await frank.request("unsubscribe", channel=alone)
+        await frank.request("subscribe", channel=alone, features=1)
+        answer = await f.request("getLocks")
+        report.check("after the last member left, the channel has no locks", answer.get("locks") == [], repr(answer))
+
         if ttl_check:
             await ttl_expiry(report, url, app_id, token, channel, watcher, w)
 

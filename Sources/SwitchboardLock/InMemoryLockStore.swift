@@ -63,6 +63,10 @@ public final class InMemoryLockStore: LockStore {
         table.withLock { $0.expire(now: now) }
     }
 
+    public func channelEmptied(_ channel: ChannelKey) -> [LockEffect] {
+        table.withLock { $0.removeAll(in: channel) }
+    }
+
     /// How many locks the channels of `app` have.
     public func count(in app: AppID) -> Int {
         table.withLock { $0.count(in: app) }

@@ -6,7 +6,7 @@ import SwitchboardCore
 /// It answers `SetLock`, `RemoveLock`, `AcquireLock`, `ReleaseLock`, `RevokeLock`, `GetLocks`
 /// (for members of the channel only) and Storage's `CheckLockHolder`; it listens to
 /// `ChannelJoined`/`ChannelLeft` (who is in which channel, who hears lock events, who leaves lines
-/// and gives locks back) and to the session events
+/// and gives locks back; a channel's locks go with its last member) and to the session events
 /// (`SessionSuspended` starts the ttl of the locks a session owns, `SessionResumed` stops it,
 /// `SessionClosed` gives them back). Lock pushes go to sessions through the outbox. The state
 /// lives in a `LockStore`.
@@ -177,6 +177,7 @@ public actor Lock: Module {
         let expired = event.reason == .sessionClosed(.timedOut)
         try? await inTurn { store, context in
             publish(await store.sessionLeft(session, channel: channel, expired: expired, now: context.clock.now), context)
+            await removeLocksIfEmpty([channel], store, context)
         }
     }
 
@@ -189,10 +190,19 @@ public actor Lock: Module {
     }
 
     private func sessionClosed(_ event: SessionClosed) async {
-        members.leaveAll(event.session)
+        let channels = members.leaveAll(event.session)
         let expired = event.reason == .timedOut
         try? await inTurn { store, context in
             publish(await store.sessionEnded(event.session, expired: expired, now: context.clock.now), context)
+            await removeLocksIfEmpty(channels, store, context)
+        }
+    }
+
+    /// Removes the locks of each of `channels` that nobody is in (decided in the store's turn, so
+    /// a member who came meanwhile keeps them): a lock lives while its channel is in use.
+    private func removeLocksIfEmpty(_ channels: some Sequence<ChannelKey>, _ store: any LockStore, _ context: ModuleContext) async {
+        for channel in channels where members.isEmpty(channel) {
+            publish(await store.channelEmptied(channel), context)
         }
     }
 
@@ -247,8 +257,8 @@ public actor Lock: Module {
 
     /// Runs `body` in its turn (`inTurn`) when `caller`'s session is in `channel` then; refuses
     /// otherwise, as the reference does a call on a channel not subscribed (message) or not joined
-    /// (stream). Checked in the turn, so a leave handled before it refuses it, and one handled after
-    /// it sees what it did.
+    /// (stream). Checked in the turn, so a leave handled before it is seen, and a leave handled
+    /// after it finds the locks it made and removes them with the channel's last member.
     private func inChannelTurn<T>(
         _ caller: Caller, _ channel: ChannelKey, _ operation: String,
         _ body: (any LockStore, ModuleContext) async throws(RtmError) -> T

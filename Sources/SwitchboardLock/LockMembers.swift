@@ -29,15 +29,20 @@ struct LockMembers: Sendable {
         bySession.remove(channel, fromSetAt: session)
     }
 
-    /// `session` ended: it is in no channel any more.
-    mutating func leaveAll(_ session: SessionID) {
-        for channel in bySession[session] ?? [] { leave(session, channel) }
+    /// `session` ended: it is in no channel any more. Returns the channels it was in.
+    mutating func leaveAll(_ session: SessionID) -> Set<ChannelKey> {
+        let channels = bySession[session] ?? []
+        for channel in channels { leave(session, channel) }
+        return channels
     }
 
     /// Whether `session` is in `channel`.
     func contains(_ session: SessionID, in channel: ChannelKey) -> Bool {
         members[channel]?.contains(session) ?? false
     }
+
+    /// Whether nobody is in `channel`.
+    func isEmpty(_ channel: ChannelKey) -> Bool { members[channel] == nil }
 
     /// The sessions that hear lock events of `channel`, in session order.
     func receivers(of channel: ChannelKey) -> [SessionID] {

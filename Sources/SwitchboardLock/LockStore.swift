@@ -39,6 +39,8 @@ public protocol LockStore: Sendable {
     func sessionLeft(_ session: SessionID, channel: ChannelKey, expired: Bool, now: Duration) async -> [LockEffect]
     /// Locks whose lost owner's ttl ran out by `now` go to the next in line, with `lockExpired`.
     func expire(now: Duration) async -> [LockEffect]
+    /// The last member left `channel`: its locks are removed, as by `removeLock`.
+    func channelEmptied(_ channel: ChannelKey) async -> [LockEffect]
 }
 
 /// Why a lock operation was refused; the module answers each with the reference's error code.

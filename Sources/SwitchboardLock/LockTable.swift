@@ -72,6 +72,11 @@ struct LockTable: Sendable {
         return effects
     }
 
+    /// Removes every lock of `channel`, in name order.
+    mutating func removeAll(in channel: ChannelKey) -> [LockEffect] {
+        (names[channel] ?? []).sorted().flatMap { name in (try? remove(name, in: channel)) ?? [] }
+    }
+
     mutating func acquire(
         _ name: String, in channel: ChannelKey, by caller: Caller, wait: Bool, now: Duration
     ) throws(LockRefusal) -> (LockAcquisition, [LockEffect]) {

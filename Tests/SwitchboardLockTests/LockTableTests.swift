@@ -58,6 +58,32 @@ import SwitchboardCore
         #expect(table.locks(in: hall).map(\.lockName) == ["L", "N"])
     }
 
+    @Test func removeAllRemovesEveryLockOfTheChannelAndEndsItsWaits() throws {
+        var table = try table(locks: ["M", "L"])
+        let hall = ChannelKey(app: "app", .message, "hall")
+        _ = try table.set("L", in: hall, ttl: 10, maxLocks: 32)
+        _ = try table.acquire("L", in: room, by: alice, wait: false, now: .zero)
+        _ = try table.acquire("L", in: room, by: bob, wait: true, now: .zero)
+        _ = try table.acquire("M", in: room, by: carol, wait: false, now: .zero)
+        #expect(table.count(in: "app") == 3)
+        #expect(table.removeAll(in: room) == [
+            .event(room, .lockRemoved, detail("alice", token: 1)),
+            .waitEnded(bob.session, room, lockName: "L", .lockRemoved),
+            .event(room, .lockRemoved, detail("carol", token: 2, name: "M")),
+        ])
+        #expect(table.locks(in: room).isEmpty)
+        #expect(table.count(in: "app") == 1)
+        #expect(table.removeAll(in: room).isEmpty)
+        // Nothing is left of the removed locks for their owners or waiters; other channels keep theirs.
+        #expect(table.end(alice.session, expired: false, now: .zero).isEmpty)
+        #expect(table.end(bob.session, expired: false, now: .zero).isEmpty)
+        #expect(table.end(carol.session, expired: false, now: .zero).isEmpty)
+        #expect(table.locks(in: hall) == [detail()])
+        // The set again starts free, and its tokens keep growing.
+        _ = try table.set("L", in: room, ttl: 10, maxLocks: 32)
+        #expect(try table.acquire("L", in: room, by: bob, wait: false, now: .zero).0 == .acquired(fencingToken: 3))
+    }
+
     @Test func everyAcquisitionGetsALargerFencingToken() throws {
         var table = try table()
         let (first, effects) = try table.acquire("L", in: room, by: alice, wait: false, now: .zero)

@@ -134,6 +134,36 @@ extension RawClient {
         group.shutdown()
     }
 
+    @Test func aChannelsLocksGoWithItsLastMember() async throws {
+        let (server, group) = try await start()
+        let alice = try await client("alice", server, group)
+        let bob = try await client("bob", server, group)
+        #expect(await alice.lock(.setLock(lockL, ttl: nil), id: 10) == .ok(id: 10))
+        #expect(await alice.lock(.acquireLock(lockL, retry: false), id: 11)?.lockAnswer == .acquire(.acquired(fencingToken: 1)))
+        // bob leaves; alice is still there and keeps the channel's lock.
+        bob.send(.unsubscribe(id: 12, channel: "room"))
+        #expect(await bob.answer(to: 12) == .ok(id: 12))
+        #expect(await alice.lock(.getLocks(lockL.channel), id: 13)?.lockAnswer == .locks([
+            LockDetail(lockName: "L", owner: "alice", ttl: 10, fencingToken: 1)
+        ]))
+        // alice, the last member, unsubscribes: the lock goes; subscribed again she finds none.
+        alice.send(.unsubscribe(id: 14, channel: "room"))
+        #expect(await alice.answer(to: 14) == .ok(id: 14))
+        await subscribe(alice, features: [.message, .lock])
+        #expect(alice.lockEvents.map(\.eventType) == [.snapshot] && alice.lockEvents.first?.locks == [])
+        #expect(await alice.lock(.getLocks(lockL.channel), id: 15)?.lockAnswer == .locks([]))
+        // alice sets one again and logs out, the channel's last member: it goes too.
+        #expect(await alice.lock(.setLock(lockL, ttl: nil), id: 16) == .ok(id: 16))
+        alice.send(.logout(id: 17))
+        _ = await alice.answer(to: 17)
+        let carol = try await client("carol", server, group, features: [.message, .lock])
+        #expect(carol.lockEvents.map(\.eventType) == [.snapshot] && carol.lockEvents.first?.locks == [])
+        #expect(await carol.lock(.getLocks(lockL.channel), id: 18)?.lockAnswer == .locks([]))
+        for client in [alice, bob, carol] { client.connection.close() }
+        await server.shutdown()
+        group.shutdown()
+    }
+
     @Test func aWaitingAcquireDoesNotHoldUpTheConnection() async throws {
         let (server, group) = try await start()
         let alice = try await client("alice", server, group)
