@@ -22,6 +22,8 @@ from peer import Report, is_error, login, selftest_encoding, run_check  # noqa: 
 INVALID_PARAMETER = -10014
 INVALID_CHANNEL_TYPE = -10019
 RATE_EXCEEDED = -10021
+CHANNEL_NOT_JOINED = -11001
+CHANNEL_NOT_SUBSCRIBED = -11002
 LOCK_OPERATION_PERFORMING = -14003
 LOCK_ALREADY_EXIST = -14004
 LOCK_INVALID_NAME = -14005
@@ -106,6 +108,16 @@ async def self_check(url, app_id, token, ttl_check):
                      repr(snapshot))
 
         answer = await a.request("setLock", lockName="L", ttl=10)
+        report.check(f"setLock in a message channel not subscribed gets {CHANNEL_NOT_SUBSCRIBED}",
+                     is_error(answer, CHANNEL_NOT_SUBSCRIBED), repr(answer))
+        answer = await alice.request("getLocks", channelType=2, channel=channel)
+        report.check(f"getLocks in a stream channel not joined gets {CHANNEL_NOT_JOINED}",
+                     is_error(answer, CHANNEL_NOT_JOINED), repr(answer))
+        for peer in (alice, bob):
+            answer = await peer.request("subscribe", channel=channel, features=1)
+            report.check(f"{peer.name} subscribed", answer.get("t") == "ok", repr(answer))
+
+        answer = await a.request("setLock", lockName="L", ttl=10)
         report.check("setLock answered ok", answer.get("t") == "ok" and "result" not in answer, repr(answer))
         answer = await a.request("setLock", lockName="L")
         report.check(f"setLock of an existing name gets {LOCK_ALREADY_EXIST}",
@@ -185,15 +197,29 @@ async def self_check(url, app_id, token, ttl_check):
         granted = await alice.wait_for_pushes(lambda p: p.get("t") == "lockGranted" and p.get("lockName") == "M", 1)
         report.check("bob unsubscribes: alice gets M", len(granted) == 1, repr(granted))
 
-        # Acquires have a budget of 10 per second of their own (a fresh client, so no other call counts).
+        # Acquires have a budget of 10 per second of their own (a fresh client, so no other acquire counts).
         erin = await login(report, url, "erin", app_id, token)
         peers.append(erin)
+        await erin.request("subscribe", channel=channel, features=1)
         await w.request("setLock", lockName="R")
         e = Locks(erin, channel)
         answers = await asyncio.gather(*[e.request("acquireLock", lockName="R") for _ in range(11)])
         report.check(f"the 11th acquire within a second gets {RATE_EXCEEDED}",
                      sum(1 for x in answers if acquired(x)) == 10
                      and sum(1 for x in answers if is_error(x, RATE_EXCEEDED)) == 1, repr(answers))
+
+        # A channel's locks go with its last member.
+        frank = await login(report, url, "frank", app_id, token)
+        peers.append(frank)
+        alone = f"{channel}-alone"
+        f = Locks(frank, alone)
+        await frank.request("subscribe", channel=alone, features=1)
+        answer = await f.request("setLock", lockName="L")
+        report.check("frank sets a lock in a channel of his own", answer.get("t") == "ok", repr(answer))
+        await frank.request("unsubscribe", channel=alone)
+        await frank.request("subscribe", channel=alone, features=1)
+        answer = await f.request("getLocks")
+        report.check("after the last member left, the channel has no locks", answer.get("locks") == [], repr(answer))
 
         if ttl_check:
             await ttl_expiry(report, url, app_id, token, channel, watcher, w)
@@ -213,6 +239,8 @@ async def ttl_expiry(report, url, app_id, token, channel, watcher, w):
     carol = await login(report, url, "carol", app_id, token)
     dave = await login(report, url, "dave", app_id, token)
     c, d = Locks(carol, channel), Locks(dave, channel)
+    for peer in (carol, dave):
+        await peer.request("subscribe", channel=channel, features=1)
     await c.request("setLock", lockName="T", ttl=10)
     await c.request("acquireLock", lockName="T")
     answer = await d.request("acquireLock", lockName="T", retry=True)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Stream channels and topics from Python, written from docs/PROTOCOL.md (sections 2 and 11) alone.
+"""Stream channels and topics from Python, written from docs/PROTOCOL.md (sections 1, 2 and 11) alone.
 
     python3 tools/peer_stream.py --url ws://127.0.0.1:PORT
 
@@ -51,6 +51,60 @@ def topic_events(peer, event_type):
     return [push for push in peer.pushes if push.get("t") == "topic" and push.get("eventType") == event_type]
 
 
+def joined_snapshots(pushes, channel):
+    """The snapshots of `channel` among `pushes`, each joined from its parts as section 11.3 says:
+    parts are concatenated, a topic cut between two parts is one topic; the part without `more` ends it."""
+    snapshots, current = [], None
+    for push in pushes:
+        if push.get("t") != "topic" or push.get("eventType") != SNAPSHOT or push.get("channel") != channel:
+            continue
+        if current is None:
+            current = {**push, "topicInfos": [], "parts": 0}
+        current["parts"] += 1
+        for info in push.get("topicInfos", []):
+            if current["topicInfos"] and current["topicInfos"][-1]["topic"] == info.get("topic"):
+                current["topicInfos"][-1]["publishers"] += info.get("publishers", [])
+            else:
+                current["topicInfos"].append({"topic": info.get("topic"), "publishers": list(info.get("publishers", []))})
+        if not push.get("more", False):
+            current.pop("more", None)
+            snapshots.append(current)
+            current = None
+    return snapshots
+
+
+async def large_snapshot_check(report, url, app_id, token, suffix):
+    """Publishers enough that the snapshot outgrows one frame: it comes in parts, each a frame
+    this client accepts (peer.py refuses frames over 66,560 bytes), and joins into the whole."""
+    channel = f"py-full-{suffix}"
+    topics = [f"topic-{index}" for index in range(8)]
+    members = []
+    try:
+        for index in range(26):
+            prefix = f"py-f{index}-{suffix}-"
+            member = await login(report, url, prefix + "u" * (64 - len(prefix)), app_id, token)
+            members.append(member)
+            meta = f"meta-{index}-" + "m" * (256 - len(f"meta-{index}-"))
+            answers = [await member.request("join", channel=channel, features=0)]
+            answers += [await member.request("joinTopic", channel=channel, topic=topic, meta=meta) for topic in topics]
+            report.check(f"member {index} joined and publishes in 8 topics", all(ok(a) for a in answers), repr(answers))
+        expected = [{"topic": topic, "publishers": [{"userId": m.name, "meta": f"meta-{i}-" + "m" * (256 - len(f"meta-{i}-"))}
+                                                      for i, m in enumerate(members)]} for topic in topics]
+        joiner = await login(report, url, f"py-j-{suffix}", app_id, token)
+        members.append(joiner)
+        answer = await joiner.request("join", channel=channel, features=0)
+        report.check("the joiner of the full channel joined", ok(answer), repr(answer))
+        await joiner.wait_for_pushes(lambda p: p.get("t") == "topic" and not p.get("more", False), 1, timeout=5.0)
+        snapshots = joined_snapshots(joiner.pushes, channel)
+        report.check("the large snapshot came in parts and joins into every topic with every publisher",
+                     len(snapshots) == 1 and snapshots[0]["parts"] > 1 and snapshots[0]["topicInfos"] == expected,
+                     repr([(s["parts"], len(s["topicInfos"])) for s in snapshots]))
+        report.check("no part closed the connection", joiner.failure is None, repr(joiner.failure))
+    finally:
+        for member in members:
+            await member.close()
+
+
 async def self_check(url, app_id, token):
     report = Report("peer_stream")
     for frame, expected in EXAMPLES:
@@ -74,8 +128,8 @@ async def self_check(url, app_id, token):
         answer = await bob.request("join", channel=channel, features=1)
         report.check("bob joined (no token key)", ok(answer), repr(answer))
         snapshots = await bob.wait_for_pushes(lambda p: p.get("t") == "topic" and p.get("eventType") == SNAPSHOT, 1)
-        report.check("bob got a snapshot with alice publishing video",
-                     len(snapshots) == 1 and snapshots[0].get("channel") == channel
+        report.check("bob got a snapshot with alice publishing video, in one part (no `more`)",
+                     len(snapshots) == 1 and snapshots[0].get("channel") == channel and "more" not in snapshots[0]
                      and snapshots[0].get("topicInfos") == [
                          {"topic": "video", "publishers": [{"userId": alice.name, "meta": "cam"}]}],
                      repr(snapshots))
@@ -147,6 +201,7 @@ async def self_check(url, app_id, token):
     finally:
         await alice.close()
         await bob.close()
+    await large_snapshot_check(report, url, app_id, token, suffix)
     return report.summary()
 
 

@@ -9,8 +9,12 @@ public final class InMemoryLockStore: LockStore {
     /// An empty store.
     public init() {}
 
-    public func setLock(_ name: String, in channel: ChannelKey, ttl: Int, maxLocks: Int) throws(LockRefusal) -> [LockEffect] {
-        try table.withLock { table throws(LockRefusal) in try table.set(name, in: channel, ttl: ttl, maxLocks: maxLocks) }
+    public func setLock(
+        _ name: String, in channel: ChannelKey, ttl: Int, maxLocks: Int, maxLocksInApp: Int
+    ) throws(LockRefusal) -> [LockEffect] {
+        try table.withLock { table throws(LockRefusal) in
+            try table.set(name, in: channel, ttl: ttl, maxLocks: maxLocks, maxLocksInApp: maxLocksInApp)
+        }
     }
 
     public func removeLock(_ name: String, in channel: ChannelKey) throws(LockRefusal) -> [LockEffect] {
@@ -57,6 +61,15 @@ public final class InMemoryLockStore: LockStore {
 
     public func expire(now: Duration) -> [LockEffect] {
         table.withLock { $0.expire(now: now) }
+    }
+
+    public func channelEmptied(_ channel: ChannelKey) -> [LockEffect] {
+        table.withLock { $0.removeAll(in: channel) }
+    }
+
+    /// How many locks the channels of `app` have.
+    public func count(in app: AppID) -> Int {
+        table.withLock { $0.count(in: app) }
     }
 
     /// How many sessions wait for a lock.

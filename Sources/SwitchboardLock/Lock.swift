@@ -4,10 +4,12 @@ import SwitchboardCore
 /// for owners whose connection is lost, and a fencing token for every acquisition.
 ///
 /// It answers `SetLock`, `RemoveLock`, `AcquireLock`, `ReleaseLock`, `RevokeLock`, `GetLocks`
-/// and Storage's `CheckLockHolder`; it listens to `ChannelJoined`/`ChannelLeft` (who hears lock
-/// events, who leaves lines and gives locks back) and to the session events (`SessionSuspended`
-/// starts the ttl of the locks a session owns, `SessionResumed` stops it, `SessionClosed` gives
-/// them back). Lock pushes go to sessions through the outbox. The state lives in a `LockStore`.
+/// (for members of the channel only) and Storage's `CheckLockHolder`; it listens to
+/// `ChannelJoined`/`ChannelLeft` (who is in which channel, who hears lock events, who leaves lines
+/// and gives locks back; a channel's locks go with its last member) and to the session events
+/// (`SessionSuspended` starts the ttl of the locks a session owns, `SessionResumed` stops it,
+/// `SessionClosed` gives them back). Lock pushes go to sessions through the outbox. The state
+/// lives in a `LockStore`.
 public actor Lock: Module {
     public nonisolated let name = "lock"
 
@@ -38,14 +40,15 @@ public actor Lock: Module {
             .on(SessionSuspended.self) { [self] event in await suspended(event.caller.session) }
             .on(SessionResumed.self) { [self] event in await resumed(event.caller.session) }
             .onSessionEnd(recordingIn: ended) { [self] event in await sessionClosed(event) }
-        let bus = context.bus
-        bus.handle(SetLock.self) { [self] request throws(RtmError) in try await setLock(request) }
-        bus.handle(RemoveLock.self) { [self] request throws(RtmError) in try await removeLock(request) }
-        bus.handle(AcquireLock.self) { [self] request throws(RtmError) in try await acquireLock(request) }
-        bus.handle(ReleaseLock.self) { [self] request throws(RtmError) in try await releaseLock(request) }
-        bus.handle(RevokeLock.self) { [self] request throws(RtmError) in try await revokeLock(request) }
-        bus.handle(GetLocks.self) { [self] request throws(RtmError) in try await getLocks(request) }
-        bus.handle(CheckLockHolder.self) { [self] request throws(RtmError) in try await checkHolder(request) }
+            // Answered once the events before each request are handled: a client that subscribed,
+            // got its answer and then calls a lock is found in the channel.
+            .answer(SetLock.self) { [self] request throws(RtmError) in try await setLock(request) }
+            .answer(RemoveLock.self) { [self] request throws(RtmError) in try await removeLock(request) }
+            .answer(AcquireLock.self) { [self] request throws(RtmError) in try await acquireLock(request) }
+            .answer(ReleaseLock.self) { [self] request throws(RtmError) in try await releaseLock(request) }
+            .answer(RevokeLock.self) { [self] request throws(RtmError) in try await revokeLock(request) }
+            .answer(GetLocks.self) { [self] request throws(RtmError) in try await getLocks(request) }
+        context.bus.handle(CheckLockHolder.self) { [self] request throws(RtmError) in try await checkHolder(request) }
     }
 
     public func run() async throws {
@@ -67,15 +70,16 @@ public actor Lock: Module {
                 .invalidParameter, operation: operation,
                 reason: "ttl is \(ttl) s; it must be within \(limits.lockTTLRange.lowerBound)–\(limits.lockTTLRange.upperBound) s")
         }
-        return try await change(operation, request.lock) { store, _ throws(LockRefusal) in
-            try await store.setLock(request.lock.name, in: channel, ttl: ttl, maxLocks: limits.locksPerChannel)
+        return try await change(operation, request.lock.name, in: channel, by: request.caller) { store, _ throws(LockRefusal) in
+            try await store.setLock(
+                request.lock.name, in: channel, ttl: ttl, maxLocks: limits.locksPerChannel, maxLocksInApp: limits.locksPerApp)
         }
     }
 
     private func removeLock(_ request: RemoveLock) async throws(RtmError) -> Done {
         let operation = RemoveLock.operation
         let channel = try checkedLock(request.caller, request.lock, operation)
-        return try await change(operation, request.lock) { store, _ throws(LockRefusal) in
+        return try await change(operation, request.lock.name, in: channel, by: request.caller) { store, _ throws(LockRefusal) in
             try await store.removeLock(request.lock.name, in: channel)
         }
     }
@@ -89,7 +93,7 @@ public actor Lock: Module {
         guard !ended.contains(request.caller.session) else {
             throw RtmError(.notLogin, operation: operation, reason: "the session has ended")
         }
-        return try await inTurn { store, context throws(RtmError) in
+        return try await inChannelTurn(request.caller, channel, operation) { store, context throws(RtmError) in
             do throws(LockRefusal) {
                 let (acquisition, effects) = try await store.acquireLock(
                     request.lock.name, in: channel, by: request.caller, wait: request.retry, now: context.clock.now)
@@ -104,7 +108,7 @@ public actor Lock: Module {
     private func releaseLock(_ request: ReleaseLock) async throws(RtmError) -> Done {
         let operation = ReleaseLock.operation
         let channel = try checkedLock(request.caller, request.lock, operation)
-        return try await change(operation, request.lock) { store, context throws(LockRefusal) in
+        return try await change(operation, request.lock.name, in: channel, by: request.caller) { store, context throws(LockRefusal) in
             try await store.releaseLock(request.lock.name, in: channel, by: request.caller, now: context.clock.now)
         }
     }
@@ -113,14 +117,15 @@ public actor Lock: Module {
         let operation = RevokeLock.operation
         let channel = try checkedLock(request.caller, request.lock, operation)
         try Validation.checkUserId(request.userId, limits: try running(operation).context.limits, operation: operation)
-        return try await change(operation, request.lock) { store, context throws(LockRefusal) in
+        return try await change(operation, request.lock.name, in: channel, by: request.caller) { store, context throws(LockRefusal) in
             try await store.revokeLock(request.lock.name, in: channel, from: request.userId, now: context.clock.now)
         }
     }
 
     private func getLocks(_ request: GetLocks) async throws(RtmError) -> [LockDetail] {
-        let channel = try checkedChannel(request.caller, request.channel, GetLocks.operation)
-        return try await inTurn { store, _ in await store.locks(in: channel) }
+        let operation = GetLocks.operation
+        let channel = try checkedChannel(request.caller, request.channel, operation)
+        return try await inChannelTurn(request.caller, channel, operation) { store, _ in await store.locks(in: channel) }
     }
 
     private func checkHolder(_ request: CheckLockHolder) async throws(RtmError) -> LockHold {
@@ -151,13 +156,14 @@ public actor Lock: Module {
     private func joined(_ event: ChannelJoined) async {
         guard case .running(_, let ended) = state, !ended.contains(event.caller.session) else { return }
         let session = event.caller.session, channel = event.channel
+        members.enter(session, channel)
         guard event.features.contains(.lock) else {
-            members.remove(session, from: channel)
+            members.listen(session, to: channel, false)
             return
         }
         try? await inTurn { store, context in
-            // Joined inside the turn: the snapshot shows what happened before, events what follows.
-            members.add(session, to: channel)
+            // Listening inside the turn: the snapshot shows what happened before, events what follows.
+            members.listen(session, to: channel, true)
             let snapshot = LockEventDelivery(
                 channel: channel.address, eventType: .snapshot, locks: await store.locks(in: channel),
                 timestamp: context.clock.wallMilliseconds)
@@ -167,10 +173,11 @@ public actor Lock: Module {
 
     private func left(_ event: ChannelLeft) async {
         let session = event.caller.session, channel = event.channel
-        members.remove(session, from: channel)
+        members.leave(session, channel)
         let expired = event.reason == .sessionClosed(.timedOut)
         try? await inTurn { store, context in
             publish(await store.sessionLeft(session, channel: channel, expired: expired, now: context.clock.now), context)
+            await removeLocksIfEmpty([channel], store, context)
         }
     }
 
@@ -183,10 +190,19 @@ public actor Lock: Module {
     }
 
     private func sessionClosed(_ event: SessionClosed) async {
-        members.removeAll(event.session)
+        let channels = members.leaveAll(event.session)
         let expired = event.reason == .timedOut
         try? await inTurn { store, context in
             publish(await store.sessionEnded(event.session, expired: expired, now: context.clock.now), context)
+            await removeLocksIfEmpty(channels, store, context)
+        }
+    }
+
+    /// Removes the locks of each of `channels` that nobody is in (decided in the store's turn, so
+    /// a member who came meanwhile keeps them): a lock lives while its channel is in use.
+    private func removeLocksIfEmpty(_ channels: some Sequence<ChannelKey>, _ store: any LockStore, _ context: ModuleContext) async {
+        for channel in channels where members.isEmpty(channel) {
+            publish(await store.channelEmptied(channel), context)
         }
     }
 
@@ -223,20 +239,45 @@ public actor Lock: Module {
 
     // MARK: Helpers
 
-    /// Runs a store operation that changes locks in its turn, publishes its effects, and answers
-    /// its refusal with the reference's code.
+    /// Runs a store operation of a member of the lock's channel that changes locks in its turn,
+    /// publishes its effects, and answers its refusal with the reference's code.
     private func change(
-        _ operation: String, _ lock: LockAddress,
+        _ operation: String, _ lockName: String, in channel: ChannelKey, by caller: Caller,
         _ body: (any LockStore, ModuleContext) async throws(LockRefusal) -> [LockEffect]
     ) async throws(RtmError) -> Done {
-        try await inTurn { store, context throws(RtmError) in
+        try await inChannelTurn(caller, channel, operation) { store, context throws(RtmError) in
             do throws(LockRefusal) {
                 publish(try await body(store, context), context)
                 return Done()
             } catch {
-                throw refusal(error, operation, lock.name)
+                throw refusal(error, operation, lockName)
             }
         }
+    }
+
+    /// Runs `body` in its turn (`inTurn`) when `caller`'s session is in `channel` then; refuses
+    /// otherwise, as the reference does a call on a channel not subscribed (message) or not joined
+    /// (stream). Checked in the turn, so a leave handled before it is seen, and a leave handled
+    /// after it finds the locks it made and removes them with the channel's last member.
+    private func inChannelTurn<T>(
+        _ caller: Caller, _ channel: ChannelKey, _ operation: String,
+        _ body: (any LockStore, ModuleContext) async throws(RtmError) -> T
+    ) async throws(RtmError) -> T {
+        try await inTurn { store, context throws(RtmError) in
+            guard members.contains(caller.session, in: channel) else { throw Self.notMember(channel, operation) }
+            return try await body(store, context)
+        }
+    }
+
+    /// The reference's refusal of a call on a channel the caller is not in.
+    private static func notMember(_ channel: ChannelKey, _ operation: String) -> RtmError {
+        channel.type == .stream
+            ? RtmError(
+                .channelNotJoined, operation: operation,
+                reason: "stream channel \(channel.name) is not joined; its locks are for its members")
+            : RtmError(
+                .channelNotSubscribed, operation: operation,
+                reason: "message channel \(channel.name) is not subscribed; its locks are for its members")
     }
 
     /// Runs `body` with the store once every operation that came before has finished, so effects
@@ -256,6 +297,8 @@ public actor Lock: Module {
         case .alreadyExists: RtmError(.lockAlreadyExist, operation: operation, reason: "\(lockName) exists already")
         case .tooManyLocks(let limit):
             RtmError(.lockOperationFailed, operation: operation, reason: "the channel already has \(limit) locks")
+        case .tooManyLocksInApp(let limit):
+            RtmError(.lockOperationFailed, operation: operation, reason: "the app already has \(limit) locks in its channels")
         case .heldByOther(let owner):
             RtmError(.lockAcquireFailed, operation: operation, reason: "\(owner) holds \(lockName)")
         case .notOwner(let owner):

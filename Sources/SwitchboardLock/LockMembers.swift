@@ -1,31 +1,51 @@
 import SwitchboardCore
 
-/// Which sessions of which channels asked for lock events (the `.lock` feature).
+/// Who is in which channel (subscribed to a message channel, joined to a stream channel), which
+/// lock requests need, and which of them asked for lock events (the `.lock` feature).
 struct LockMembers: Sendable {
-    private var byChannel: [ChannelKey: Set<SessionID>] = [:]
+    private var members: [ChannelKey: Set<SessionID>] = [:]
+    private var listeners: [ChannelKey: Set<SessionID>] = [:]
     private var bySession: [SessionID: Set<ChannelKey>] = [:]
 
-    /// `session` hears lock events of `channel` from now on.
-    mutating func add(_ session: SessionID, to channel: ChannelKey) {
-        byChannel[channel, default: []].insert(session)
+    /// `session` is in `channel` from now on.
+    mutating func enter(_ session: SessionID, _ channel: ChannelKey) {
+        members[channel, default: []].insert(session)
         bySession[session, default: []].insert(channel)
     }
 
-    /// `session` no longer hears lock events of `channel`.
-    mutating func remove(_ session: SessionID, from channel: ChannelKey) {
-        byChannel[channel]?.remove(session)
-        if byChannel[channel]?.isEmpty == true { byChannel[channel] = nil }
-        bySession[session]?.remove(channel)
-        if bySession[session]?.isEmpty == true { bySession[session] = nil }
+    /// `session`, in `channel`, hears its lock events from now on (`listening`) or no longer.
+    mutating func listen(_ session: SessionID, to channel: ChannelKey, _ listening: Bool) {
+        if listening {
+            listeners[channel, default: []].insert(session)
+        } else {
+            listeners.remove(session, fromSetAt: channel)
+        }
     }
 
-    /// `session` hears nothing any more.
-    mutating func removeAll(_ session: SessionID) {
-        for channel in bySession[session] ?? [] { remove(session, from: channel) }
+    /// `session` left `channel`.
+    mutating func leave(_ session: SessionID, _ channel: ChannelKey) {
+        members.remove(session, fromSetAt: channel)
+        listeners.remove(session, fromSetAt: channel)
+        bySession.remove(channel, fromSetAt: session)
     }
+
+    /// `session` ended: it is in no channel any more. Returns the channels it was in.
+    mutating func leaveAll(_ session: SessionID) -> Set<ChannelKey> {
+        let channels = bySession[session] ?? []
+        for channel in channels { leave(session, channel) }
+        return channels
+    }
+
+    /// Whether `session` is in `channel`.
+    func contains(_ session: SessionID, in channel: ChannelKey) -> Bool {
+        members[channel]?.contains(session) ?? false
+    }
+
+    /// Whether nobody is in `channel`.
+    func isEmpty(_ channel: ChannelKey) -> Bool { members[channel] == nil }
 
     /// The sessions that hear lock events of `channel`, in session order.
     func receivers(of channel: ChannelKey) -> [SessionID] {
-        (byChannel[channel] ?? []).sorted()
+        (listeners[channel] ?? []).sorted()
     }
 }

@@ -7,8 +7,10 @@ import SwitchboardCore
 /// `InMemoryLockStore` is the built-in one; a shared store (Redis with one script per
 /// operation, say) implements the same calls for a cluster. Times are the module clock's `now`.
 public protocol LockStore: Sendable {
-    /// Creates the free lock `name` in `channel`; refuses a name in use or a channel with `maxLocks` locks.
-    func setLock(_ name: String, in channel: ChannelKey, ttl: Int, maxLocks: Int) async throws(LockRefusal) -> [LockEffect]
+    /// Creates the free lock `name` in `channel`; refuses a name in use, a channel with `maxLocks`
+    /// locks or an app with `maxLocksInApp`.
+    func setLock(_ name: String, in channel: ChannelKey, ttl: Int, maxLocks: Int, maxLocksInApp: Int)
+        async throws(LockRefusal) -> [LockEffect]
     /// Deletes a lock; its owner loses it and its waiters stop waiting.
     func removeLock(_ name: String, in channel: ChannelKey) async throws(LockRefusal) -> [LockEffect]
     /// Gives the lock to `caller` when it is free (or already the caller's); otherwise puts the
@@ -37,6 +39,8 @@ public protocol LockStore: Sendable {
     func sessionLeft(_ session: SessionID, channel: ChannelKey, expired: Bool, now: Duration) async -> [LockEffect]
     /// Locks whose lost owner's ttl ran out by `now` go to the next in line, with `lockExpired`.
     func expire(now: Duration) async -> [LockEffect]
+    /// The last member left `channel`: its locks are removed, as by `removeLock`.
+    func channelEmptied(_ channel: ChannelKey) async -> [LockEffect]
 }
 
 /// Why a lock operation was refused; the module answers each with the reference's error code.
@@ -47,6 +51,8 @@ public enum LockRefusal: Error, Sendable, Hashable {
     case alreadyExists
     /// The channel has its maximum of locks (`lockOperationFailed`).
     case tooManyLocks(limit: Int)
+    /// The app has its maximum of locks, over all its channels (`lockOperationFailed`).
+    case tooManyLocksInApp(limit: Int)
     /// Another user holds it and the caller would not wait (`lockAcquireFailed`).
     case heldByOther(owner: UserID)
     /// The caller (or the named user) does not hold it (`lockNotAcquired`); `owner` is empty when free.

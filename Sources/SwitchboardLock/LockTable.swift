@@ -31,6 +31,8 @@ struct LockTable: Sendable {
 
     private var entries: [Key: Entry] = [:]
     private var names: [ChannelKey: Set<String>] = [:]
+    /// How many locks each app has.
+    private var counts: [AppID: Int] = [:]
     private var owned: [SessionID: Set<Key>] = [:]
     private var waiting: [SessionID: Set<Key>] = [:]
     private var suspended: Set<SessionID> = []
@@ -40,12 +42,16 @@ struct LockTable: Sendable {
 
     // MARK: Operations
 
-    mutating func set(_ name: String, in channel: ChannelKey, ttl: Int, maxLocks: Int) throws(LockRefusal) -> [LockEffect] {
+    mutating func set(
+        _ name: String, in channel: ChannelKey, ttl: Int, maxLocks: Int, maxLocksInApp: Int = .max
+    ) throws(LockRefusal) -> [LockEffect] {
         let key = Key(channel: channel, name: name)
         guard entries[key] == nil else { throw .alreadyExists }
         guard (names[channel]?.count ?? 0) < maxLocks else { throw .tooManyLocks(limit: maxLocks) }
+        guard counts[channel.app, default: 0] < maxLocksInApp else { throw .tooManyLocksInApp(limit: maxLocksInApp) }
         entries[key] = Entry(ttl: ttl)
         names[channel, default: []].insert(name)
+        counts[channel.app, default: 0] += 1
         return [.event(channel, .lockSet, detail(key))]
     }
 
@@ -54,14 +60,21 @@ struct LockTable: Sendable {
         guard let entry = entries[key] else { throw .notExist }
         var effects: [LockEffect] = [.event(channel, .lockRemoved, detail(key))]
         entries[key] = nil
-        Self.drop(name, from: &names, channel)
+        names.remove(name, fromSetAt: channel)
+        counts[channel.app, default: 0] -= 1
+        if counts[channel.app] == 0 { counts[channel.app] = nil }
         countdowns[key] = nil
-        if let owner = entry.owner { Self.drop(key, from: &owned, owner.caller.session) }
+        if let owner = entry.owner { owned.remove(key, fromSetAt: owner.caller.session) }
         for waiter in entry.line {
-            Self.drop(key, from: &waiting, waiter.session)
+            waiting.remove(key, fromSetAt: waiter.session)
             effects.append(.waitEnded(waiter.session, channel, lockName: name, .lockRemoved))
         }
         return effects
+    }
+
+    /// Removes every lock of `channel`, in name order.
+    mutating func removeAll(in channel: ChannelKey) -> [LockEffect] {
+        (names[channel] ?? []).sorted().flatMap { name in (try? remove(name, in: channel)) ?? [] }
     }
 
     mutating func acquire(
@@ -144,6 +157,9 @@ struct LockTable: Sendable {
         return due.flatMap { handOver($0.key, .lockExpired, now: now) }
     }
 
+    /// How many locks the channels of `app` have (for tests and diagnostics).
+    func count(in app: AppID) -> Int { counts[app] ?? 0 }
+
     /// How many sessions wait for the lock (for tests and diagnostics).
     func lineLength(of name: String, in channel: ChannelKey) -> Int {
         entries[Key(channel: channel, name: name)]?.line.count ?? 0
@@ -181,10 +197,10 @@ struct LockTable: Sendable {
         var effects: [LockEffect] = [.event(key.channel, type, detail(key))]
         entries[key]?.owner = nil
         countdowns[key] = nil
-        Self.drop(key, from: &owned, owner.caller.session)
+        owned.remove(key, fromSetAt: owner.caller.session)
         guard let next = entries[key]?.line.first else { return effects }
         entries[key]?.line.removeFirst()
-        Self.drop(key, from: &waiting, next.session)
+        waiting.remove(key, fromSetAt: next.session)
         let token = give(key, to: next, now: now)
         effects.append(.event(key.channel, .lockAcquired, detail(key)))
         effects.append(.granted(next.session, key.channel, lockName: key.name, fencingToken: token))
@@ -195,12 +211,7 @@ struct LockTable: Sendable {
     private mutating func leaveLine(_ key: Key, _ session: SessionID) -> Bool {
         guard let index = entries[key]?.line.firstIndex(where: { $0.session == session }) else { return false }
         entries[key]?.line.remove(at: index)
-        Self.drop(key, from: &waiting, session)
+        waiting.remove(key, fromSetAt: session)
         return true
-    }
-
-    private static func drop<K: Hashable, V: Hashable>(_ value: V, from index: inout [K: Set<V>], _ key: K) {
-        index[key]?.remove(value)
-        if index[key]?.isEmpty == true { index[key] = nil }
     }
 }

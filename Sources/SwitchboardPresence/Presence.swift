@@ -42,15 +42,15 @@ public actor Presence: Module {
             .on(SessionSuspended.self) { [self] event in await record(.suspended, of: event.caller) }
             .on(SessionResumed.self) { [self] event in await record(.resumed, of: event.caller) }
             .on(SessionTimedOut.self) { [self] event in await timedOut(event.caller) }
-            .on(Settle.self) { _ in }
             .onSessionEnd(recordingIn: ended) { [self] event in await closed(event.caller) }
-        let bus = context.bus
-        answer(WhoNow.self, on: bus) { module, request throws(RtmError) in try await module.whoNow(request) }
-        answer(WhereNow.self, on: bus) { module, request throws(RtmError) in try await module.whereNow(request) }
-        answer(SetPresenceState.self, on: bus) { module, request throws(RtmError) in try await module.setState(request) }
-        answer(GetPresenceState.self, on: bus) { module, request throws(RtmError) in try await module.getState(request) }
-        answer(RemovePresenceState.self, on: bus) { module, request throws(RtmError) in try await module.removeState(request) }
-        answer(GetUserPresence.self, on: bus) { module, request throws(RtmError) in try await module.userPresence(request) }
+            // Answered once the events before each request are handled: a client that subscribed,
+            // got its answer and then asks about presence finds its join applied.
+            .answer(WhoNow.self) { [self] request throws(RtmError) in try await whoNow(request) }
+            .answer(WhereNow.self) { [self] request throws(RtmError) in try await whereNow(request) }
+            .answer(SetPresenceState.self) { [self] request throws(RtmError) in try await setState(request) }
+            .answer(GetPresenceState.self) { [self] request throws(RtmError) in try await getState(request) }
+            .answer(RemovePresenceState.self) { [self] request throws(RtmError) in try await removeState(request) }
+            .answer(GetUserPresence.self) { [self] request throws(RtmError) in try await userPresence(request) }
     }
 
     public func run() async throws {
@@ -59,18 +59,6 @@ public actor Presence: Module {
     }
 
     // MARK: Helpers
-
-    /// Makes `handler` the answer to requests of type `R`, once every event published before the
-    /// request has been handled here: a client that subscribed and got its answer, then asks about
-    /// presence, finds its join applied.
-    private nonisolated func answer<R: BusRequest>(
-        _ type: R.Type, on bus: EventBus, _ handler: @escaping @Sendable (Presence, R) async throws(RtmError) -> R.Response
-    ) {
-        bus.handle(type) { [self] request throws(RtmError) in
-            await bus.publishAndWait(Settle())
-            return try await handler(self, request)
-        }
-    }
 
     func running(_ operation: String) throws(RtmError) -> (ModuleContext, EndedSessions) {
         guard case .running(let context, let ended) = state else {
@@ -92,6 +80,3 @@ public actor Presence: Module {
         context.log(.error, "\(what): \(error)")
     }
 }
-
-/// The marker each request sends through this module's own mailbox before it is answered.
-private struct Settle: BusEvent {}

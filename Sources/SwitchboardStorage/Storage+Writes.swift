@@ -11,14 +11,16 @@ extension Storage {
         try Validation.checkChannelName(request.channelName, limits: running.context.limits, operation: operation)
         let channel = request.caller.channel(request.channelType, request.channelName)
         try MetadataRequestCheck.check(request.data, kind: R.kind, operation: operation, limits: running.context.limits)
+        var fence: MetadataFence?
         if let lockName = request.lockName, !lockName.isEmpty {
-            try await checkLock(
+            let token = try await checkLock(
                 lockName, token: request.options.fencingToken, of: channel, for: request.caller, operation: operation,
                 bus: running.context.bus)
+            fence = MetadataFence(lockName: lockName, token: token)
         }
         try await write(
             request.data, kind: R.kind, options: request.options, to: .channel(channel), caller: request.caller,
-            operation: operation)
+            fence: fence, operation: operation)
         return Done()
     }
 
@@ -34,11 +36,12 @@ extension Storage {
         return Done()
     }
 
-    /// Seals the values if a storage key is in force, has the store apply the write, tells the
-    /// listeners, and removes the write's session-bound items again if the session ended meanwhile.
+    /// Seals the values if a storage key is in force, has the store apply the write (refused there
+    /// if `fence` is stale by then), tells the listeners, and removes the write's session-bound
+    /// items again if the session ended meanwhile.
     private func write(
         _ data: Metadata, kind: MetadataWriteKind, options: MetadataOptions, to target: MetadataTarget, caller: Caller,
-        operation: String
+        fence: MetadataFence? = nil, operation: String
     ) async throws(RtmError) {
         let running = try running(operation)
         let bindsSession = kind != .remove && data.items.contains { $0.lease == .session }
@@ -60,7 +63,7 @@ extension Storage {
         }
         let write = MetadataWrite(
             kind: kind, operation: operation, expectedMajorRevision: data.majorRevision, items: items,
-            updateTs: options.recordTs ? now : 0, author: options.recordUserId ? caller.userId : "")
+            updateTs: options.recordTs ? now : 0, author: options.recordUserId ? caller.userId : "", fence: fence)
         let commit = try await store.write(write, to: target, limits: running.context.limits)
         await publish(commit, author: caller.userId)
         if bindsSession && running.ended.contains(caller.session) { await removeItems(of: caller.session) }
@@ -81,12 +84,14 @@ extension Storage {
     }
 
     /// Asks the lock module whether `caller` holds `lockName` (in the acquisition of `token`, if
-    /// given); a refusal becomes the storage code the reference uses.
+    /// given) and returns the acquisition's token; a refusal becomes the storage code the reference uses.
     private func checkLock(
         _ lockName: String, token: UInt64?, of channel: ChannelKey, for caller: Caller, operation: String, bus: EventBus
-    ) async throws(RtmError) {
+    ) async throws(RtmError) -> UInt64 {
         do {
-            _ = try await bus.request(CheckLockHolder(caller: caller, channel: channel, lockName: lockName, fencingToken: token))
+            return try await bus.request(
+                CheckLockHolder(caller: caller, channel: channel, lockName: lockName, fencingToken: token)
+            ).fencingToken
         } catch {
             switch error.code {
             case .lockNotExist, .serviceNotSupport, .lockInvalidName:

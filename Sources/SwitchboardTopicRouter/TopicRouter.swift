@@ -65,9 +65,11 @@ public actor TopicRouter: Module {
         try store.join(StreamMember(caller: caller, features: request.features), to: channel, limits: context.limits)
         context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: ChannelFeatures(request.features)))
         let snapshot = TopicEvent(
-            type: .snapshot, channelName: channel.name, publisher: caller.userId, topicInfos: store.topics(of: channel),
+            type: .snapshot, channelName: channel.name, publisher: caller.userId, topicInfos: [],
             timestamp: context.clock.wallMilliseconds)
-        context.outbox.deliver(.topic(snapshot), to: [caller.session])
+        for part in TopicParts.snapshot(store.topics(of: channel), as: snapshot) {
+            context.outbox.deliver(.topic(part), to: [caller.session])
+        }
         return Done()
     }
 

@@ -50,4 +50,58 @@ import SwitchboardTestKit
         for member in [aliceA, bobA, aliceB, bobB, carolA] { member.destroy() }
         await server.shutdown()
     }
+
+    @Test func presenceMetadataAndLocksStayInTheirApp() async throws {
+        let server = try await TestServer.start(limits: .withoutRateLimits, configure: { $0.appIds = ["appA", "appB"] })
+        let (aliceA, _) = try makeClient("alice", server: server) { $0.appId = "appA" }
+        let (aliceB, _) = try makeClient("alice", server: server) { $0.appId = "appB" }
+        let (bobB, bobBLog) = try makeClient("bob", server: server) { $0.appId = "appB" }
+        for member in [aliceA, aliceB, bobB] { expectOK(await member.login("")) }
+        let everything = RtmSubscribeOptions()
+        everything.features = [.message, .presence, .metadata, .lock]
+        expectOK(await bobB.subscribe(channelName: "room", option: everything))
+        #expect(await bobBLog.wait { $0.storageEvents.count == 1 && $0.lockEvents.count == 1 })
+        for member in [aliceA, aliceB] { expectOK(await member.subscribe(channelName: "room", option: everything)) }
+        expectOK(await aliceA.subscribe(channelName: "lobby", option: everything))
+        #expect(await bobBLog.wait { log in log.presence.contains { $0.type == .remoteJoinChannel && $0.publisher == "alice" } })
+
+        // appA's alice sets a state, metadata and a lock on its own "room".
+        let presenceA = try #require(aliceA.getPresence()), storageA = try #require(aliceA.getStorage())
+        let lockA = try #require(aliceA.getLock())
+        expectOK(await presenceA.setState(channelName: "room", channelType: .message, items: ["app": "A"]))
+        let dataA = RtmMetadata()
+        dataA.items = [RtmMetadataItem(key: "owner", value: "A", revision: -1)]
+        expectOK(await storageA.setChannelMetadata(channelName: "room", channelType: .message, data: dataA, options: nil, lock: nil))
+        expectOK(await lockA.setLock(channelName: "room", channelType: .message, lockName: "L", ttl: 30))
+        let (heldA, heldAError) = await lockA.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: false)
+        #expect(heldAError == nil && heldA != nil)
+
+        // appB's "room" has none of it: its own lock of the same name is free, its metadata its own.
+        let lockB = try #require(aliceB.getLock())
+        expectOK(await lockB.setLock(channelName: "room", channelType: .message, lockName: "L", ttl: 30))
+        let (heldB, heldError) = await lockB.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: false)
+        #expect(heldError == nil && heldB != nil)
+        let (locksB, _) = await try #require(bobB.getLock()).getLocks(channelName: "room", channelType: .message)
+        #expect(locksB?.lockDetailList.map { "\($0.lockName)@\($0.owner)" } == ["L@alice"])
+        let storageB = try #require(aliceB.getStorage())
+        let dataB = RtmMetadata()
+        dataB.items = [RtmMetadataItem(key: "owner", value: "B", revision: -1)]
+        expectOK(await storageB.setChannelMetadata(channelName: "room", channelType: .message, data: dataB, options: nil, lock: nil))
+        let (readB, _) = await storageB.getChannelMetadata(channelName: "room", channelType: .message)
+        #expect(readB?.data?.items?.map { "\($0.key)=\($0.value)" } == ["owner=B"])
+        let (usersB, _) = await try #require(bobB.getPresence()).whoNow(channelName: "room", channelType: .message, options: nil)
+        #expect(usersB?.userStateList.sorted { $0.userId < $1.userId }
+            == [RtmUserState(userId: "alice", states: [:]), RtmUserState(userId: "bob", states: [:])])
+        let (whereA, _) = await try #require(bobB.getPresence()).getUserChannels(userId: "alice")
+        #expect(whereA?.channels.map(\.channelName) == ["room"])
+
+        // And bob of appB heard nothing of appA: no state, no metadata update, no lock event.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!bobBLog.presence.contains { $0.states["app"] != nil })
+        #expect(bobBLog.storageEvents.map(\.eventType) == [.snapshot, .update])
+        #expect(bobBLog.storageEvents.last?.data.items?.map(\.value) == ["B"])
+        #expect(bobBLog.lockEvents.map(\.eventType) == [.snapshot, .lockSet, .lockAcquired])
+        for member in [aliceA, aliceB, bobB] { member.destroy() }
+        await server.shutdown()
+    }
 }

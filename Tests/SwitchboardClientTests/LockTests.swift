@@ -47,6 +47,7 @@ final class LockDelegate: RtmClientDelegate, Sendable {
         let delegate = LockDelegate()
         carol.addDelegate(delegate)
         for client in [alice, bob, carol] { expectOK(await client.login("")) }
+        for client in [alice, bob] { expectOK(await client.subscribe(channelName: "room", option: nil)) }
         let options = RtmSubscribeOptions()
         options.features = [.message, .lock]
         expectOK(await carol.subscribe(channelName: "room", option: options))
@@ -127,6 +128,12 @@ final class LockDelegate: RtmClientDelegate, Sendable {
         expectOK(await hall.join(option))
         #expect(await carolLog.wait { $0.lockEvents.count == 1 })
         let lock = try locked(alice)
+        // Lock calls are for members: alice joins the stream channel and subscribes to the message channel.
+        expectError(.channelNotJoined, await lock.setLock(channelName: "hall", channelType: .stream, lockName: "L"))
+        let aliceHall = try alice.createStreamChannel("hall")
+        expectOK(await aliceHall.join(RtmJoinChannelOption()))
+        expectError(.channelNotSubscribed, await lock.setLock(channelName: "hall", channelType: .message, lockName: "L"))
+        expectOK(await alice.subscribe(channelName: "hall", option: nil))
         expectOK(await lock.setLock(channelName: "hall", channelType: .stream, lockName: "L"))
         // A message channel of the same name is another channel.
         expectOK(await lock.setLock(channelName: "hall", channelType: .message, lockName: "L"))
@@ -164,6 +171,7 @@ final class LockDelegate: RtmClientDelegate, Sendable {
             (self.bob, self.carolLog) = (bob, carolLog)
             clients = [alice, bob, carol]
             for client in clients { expectOK(await client.login("")) }
+            for client in [alice, bob] { expectOK(await client.subscribe(channelName: "room", option: nil)) }
             let options = RtmSubscribeOptions()
             options.features = [.lock]
             expectOK(await carol.subscribe(channelName: "room", option: options))
@@ -244,6 +252,8 @@ final class LockDelegate: RtmClientDelegate, Sendable {
         let (bob, bobLog) = try makeClient("bob", server: server, clock: bobClock) { $0.presenceTimeout = 5 }
         expectOK(await alice.login(""))
         expectOK(await bob.login(""))
+        // bob's subscription goes with his session and comes back before his wait; alice's keeps the lock.
+        for client in [alice, bob] { expectOK(await client.subscribe(channelName: "room", option: nil)) }
         let aliceLock = try locked(alice)
         expectOK(await aliceLock.setLock(channelName: "room", channelType: .message, lockName: "L"))
         _ = await aliceLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: false)

@@ -75,6 +75,28 @@ private struct Doubler: BusRequest {
         #expect(bus.subscriberCount(of: Tick.self) == 0)
     }
 
+    @Test func aSubscriptionsAnswerComesAfterEveryEventPublishedBeforeTheRequest() async throws {
+        let bus = EventBus()
+        let total = Mutex(0)
+        bus.subscription()
+            .on(Tick.self) { event in
+                // Slow handlers: without waiting for them, the answer would be 0.
+                try? await Task.sleep(for: .milliseconds(2))
+                total.withLock { $0 += event.value }
+            }
+            .answer(Doubler.self) { request in total.withLock { $0 } * request.value }
+        for value in 1...5 { bus.publish(Tick(value: value)) }
+        #expect(try await bus.request(Doubler(value: 2)) == 30)
+        // Another subscription's backlog does not hold the answer up.
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        bus.subscribe(Other.self) { _ in for await _ in gate {} }
+        bus.publish(Other())
+        bus.publish(Tick(value: 10))
+        #expect(try await bus.request(Doubler(value: 1)) == 25)
+        open.finish()
+        bus.close()
+    }
+
     @Test func requestsGoToTheOneHandlerAndCanBeSwapped() async throws {
         let bus = EventBus()
         await #expect(throws: RtmError.self) { try await bus.request(Doubler(value: 2)) }

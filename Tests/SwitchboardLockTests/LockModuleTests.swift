@@ -12,6 +12,8 @@ import SwitchboardTestKit
 
     /// Lock L (ttl 10 s) is alice's, bob waits for it, and alice's connection is lost.
     func aliceOwnsAndLosesHerConnectionWhileBobWaits(_ world: LockWorld) async throws {
+        await world.join(alice, features: [.message])
+        await world.join(bob, features: [.message])
         try await world.set("L", by: alice, ttl: 10)
         _ = try await world.acquire("L", by: alice)
         _ = try await world.acquire("L", by: bob, retry: true)
@@ -20,6 +22,7 @@ import SwitchboardTestKit
 
     @Test func lockMembersGetASnapshotThenEveryEvent() async throws {
         let world = await LockWorld.start()
+        await world.join(alice, features: [.message])
         try await world.set("M", by: alice, ttl: 60)
         try await world.set("L", by: alice)
         await world.join(carol)
@@ -41,7 +44,7 @@ import SwitchboardTestKit
         #expect(events[4].locks == [LockDetail(lockName: "N", owner: "", ttl: 30, fencingToken: 0)])
         #expect(events.allSatisfy { $0.channel == ChannelAddress(.message, "room") })
         #expect(events.map(\.timestamp).allSatisfy { $0 == world.harness.clock.wallMilliseconds })
-        // Without the lock feature, or not in the channel: nothing.
+        // Without the lock feature: nothing.
         #expect(world.pushes(to: bob).isEmpty)
         #expect(world.pushes(to: alice).isEmpty)
         // Joining again without the lock feature stops the events.
@@ -53,6 +56,8 @@ import SwitchboardTestKit
 
     @Test func refusalsCarryTheReferenceCodes() async throws {
         let world = await LockWorld.start()
+        for caller in [alice, bob, carol] { await world.join(caller, features: [.message]) }
+        await world.join(alice, "hall", features: [.message])
         await expectError(.invalidChannelType) {
             try await world.set("L", "bob", by: alice, type: .user)
         }
@@ -94,10 +99,33 @@ import SwitchboardTestKit
         await world.harness.stop()
     }
 
+    @Test func anAppHasAtMostItsLimitOfLocksAndOtherAppsAreNotCounted() async throws {
+        var limits = Limits()
+        limits.locksPerApp = 3
+        let world = await LockWorld.start(limits: limits)
+        let otherAlice = Caller(app: "other", userId: "alice", session: SessionID(11))
+        for channel in ["room", "hall"] { await world.join(alice, channel, features: [.message]) }
+        await world.join(otherAlice, features: [.message])
+        try await world.set("L", by: alice)
+        try await world.set("M", by: alice)
+        try await world.set("L", "hall", by: alice)
+        await expectError(.lockOperationFailed) { try await world.set("N", "hall", by: alice) }
+        await expectError(.lockOperationFailed) { try await world.set("N", by: alice) }
+        for name in ["L", "M", "N"] { try await world.set(name, by: otherAlice) }
+        // A removed lock makes room for another.
+        try await world.remove("M", by: alice)
+        try await world.set("N", "hall", by: alice)
+        #expect(try await world.locks("hall", seenBy: alice).map(\.lockName) == ["L", "N"])
+        #expect(world.store.count(in: "app") == 3)
+        #expect(world.store.count(in: "other") == 3)
+        await world.harness.stop()
+    }
+
     @Test func waitersAreGrantedInTheOrderTheyCame() async throws {
         let world = await LockWorld.start()
-        try await world.set("L", by: alice)
         await world.join(alice)
+        for caller in [bob, carol] { await world.join(caller, features: [.message]) }
+        try await world.set("L", by: alice)
         _ = try await world.acquire("L", by: alice)
         #expect(try await world.acquire("L", by: carol, retry: true) == .queued)
         #expect(try await world.acquire("L", by: bob, retry: true) == .queued)
@@ -110,7 +138,7 @@ import SwitchboardTestKit
         try await world.revoke("L", from: "carol", by: alice)
         #expect(world.grants(to: bob) == [3])
         #expect(world.events(to: alice).map(\.eventType) == [
-            .snapshot, .lockAcquired, .lockReleased, .lockAcquired, .lockReleased, .lockAcquired,
+            .snapshot, .lockSet, .lockAcquired, .lockReleased, .lockAcquired, .lockReleased, .lockAcquired,
         ])
         #expect(world.events(to: alice).last?.locks.first?.owner == "bob")
         await world.harness.stop()
@@ -118,6 +146,7 @@ import SwitchboardTestKit
 
     @Test func aWaiterCanWithdrawAndARemovedLockEndsTheWait() async throws {
         let world = await LockWorld.start()
+        for caller in [alice, bob, carol] { await world.join(caller, features: [.message]) }
         try await world.set("L", by: alice)
         _ = try await world.acquire("L", by: alice)
         _ = try await world.acquire("L", by: bob, retry: true)
@@ -165,6 +194,7 @@ import SwitchboardTestKit
 
     @Test func aWaiterAwayWhenItsTurnComesHasItsTTLToComeBack() async throws {
         let world = await LockWorld.start()
+        for caller in [alice, bob, carol] { await world.join(caller, features: [.message]) }
         try await world.set("L", by: alice, ttl: 10)
         _ = try await world.acquire("L", by: alice)
         _ = try await world.acquire("L", by: bob, retry: true)
@@ -180,6 +210,7 @@ import SwitchboardTestKit
 
     @Test func logoutOrLeavingReleasesAtOnceAndEndsWaits() async throws {
         let world = await LockWorld.start()
+        for caller in [alice, bob] { await world.join(caller, features: [.message]) }
         try await world.set("L", by: alice)
         try await world.set("M", by: alice)
         await world.join(carol, "room")
@@ -198,6 +229,7 @@ import SwitchboardTestKit
         #expect(try await world.locks(seenBy: carol).map(\.owner) == ["", ""])
         #expect(world.events(to: carol).suffix(2).map(\.eventType) == [.lockReleased, .lockReleased])
         // A session that timed out lost its lock by expiry.
+        await world.join(bob, features: [.message])
         _ = try await world.acquire("L", by: bob)
         await world.bus.publishAndWait(SessionSuspended(caller: bob))
         await world.bus.publishAndWait(SessionClosed(caller: bob, reason: .timedOut))
@@ -207,6 +239,7 @@ import SwitchboardTestKit
 
     @Test func checkLockHolderAnswersStorageWithFencingTokens() async throws {
         let world = await LockWorld.start()
+        for caller in [alice, bob] { await world.join(caller, features: [.message]) }
         await expectError(.lockNotExist) { _ = try await world.check("L", by: alice) }
         try await world.set("L", by: alice)
         await expectError(.lockNotAcquired) { _ = try await world.check("L", by: alice) }
@@ -225,8 +258,10 @@ import SwitchboardTestKit
     @Test func anAcquireRacingItsSessionsEndNeverLeavesALockToADeadSession() async throws {
         let world = await LockWorld.start()
         let owner = Caller(app: "app", userId: "owner", session: SessionID(1_000))
+        await world.join(owner, features: [.message])
         for round in 0..<200 {
             let doomed = Caller(app: "app", userId: "u\(round)", session: SessionID(UInt64(10 + round)))
+            await world.join(doomed, features: [.message])
             let name = "L\(round % 30)"
             if round < 30 { try await world.set(name, by: owner) }
             // Every other round the lock is held, so the doomed session would wait in line.
@@ -258,6 +293,7 @@ import SwitchboardTestKit
         let otherCarol = Caller(app: "other", userId: "carol", session: SessionID(13))
         await world.join(carol)
         await world.join(otherCarol)
+        for caller in [alice, otherAlice] { await world.join(caller, features: [.message]) }
         try await world.set("L", by: alice)
         await expectError(.lockNotExist) { _ = try await world.acquire("L", by: otherAlice) }
         try await world.set("L", by: otherAlice, ttl: 20)

@@ -108,10 +108,10 @@ import SwitchboardTestKit
             client.waiting = false
         }
 
-        /// The same user logs in again, as a new session, and subscribes.
+        /// The same user logs in again, as a new session, not in the channel yet.
         mutating func fresh(_ client: Client) -> Client {
             nextSession += 1
-            return Client(caller: Caller(app: "app", userId: client.caller.userId, session: SessionID(nextSession)))
+            return Client(caller: Caller(app: "app", userId: client.caller.userId, session: SessionID(nextSession)), inChannel: false)
         }
 
         /// Reads what every session was pushed since the last look and checks the invariants.
@@ -219,12 +219,14 @@ import SwitchboardTestKit
     @Test func concurrentClientsAreNeverInsideTogether() async throws {
         let world = await LockWorld.start()
         let admin = Caller(app: "app", userId: "admin", session: SessionID(1))
+        await world.join(admin, features: [.message])
         try await world.set("L", by: admin)
         let inside = InsideCounter()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<20 {
                 let caller = Caller(app: "app", userId: "c\(index)", session: SessionID(UInt64(10 + index)))
                 group.addTask {
+                    await world.join(caller, features: [.message])
                     var granted = 0
                     for _ in 0..<10 {
                         if try await world.acquire("L", by: caller, retry: true) == .queued {

@@ -27,8 +27,8 @@ struct LockWorld {
         _ = try await bus.request(ReleaseLock(caller: caller, lock: LockAddress(.message, channel, lock)))
     }
 
-    func locks(_ channel: String = "room", seenBy caller: Caller) async throws -> [LockDetail] {
-        try await bus.request(GetLocks(caller: caller, channel: ChannelAddress(.message, channel)))
+    func locks(_ channel: String = "room", seenBy caller: Caller, type: RtmChannelType = .message) async throws -> [LockDetail] {
+        try await bus.request(GetLocks(caller: caller, channel: ChannelAddress(type, channel)))
     }
 
     func check(_ lock: String, _ channel: String = "room", by caller: Caller, token: UInt64? = nil) async throws -> LockHold {
@@ -36,12 +36,12 @@ struct LockWorld {
             CheckLockHolder(caller: caller, channel: caller.channel(.message, channel), lockName: lock, fencingToken: token))
     }
 
-    func join(_ caller: Caller, _ channel: String = "room", features: ChannelFeatures = [.lock]) async {
-        await bus.publishAndWait(ChannelJoined(caller: caller, channel: caller.channel(.message, channel), features: features))
+    func join(_ caller: Caller, _ channel: String = "room", type: RtmChannelType = .message, features: ChannelFeatures = [.lock]) async {
+        await bus.publishAndWait(ChannelJoined(caller: caller, channel: caller.channel(type, channel), features: features))
     }
 
-    func leave(_ caller: Caller, _ channel: String = "room") async {
-        await bus.publishAndWait(ChannelLeft(caller: caller, channel: caller.channel(.message, channel), reason: .left))
+    func leave(_ caller: Caller, _ channel: String = "room", type: RtmChannelType = .message) async {
+        await bus.publishAndWait(ChannelLeft(caller: caller, channel: caller.channel(type, channel), reason: .left))
     }
 
     /// Every lock push `caller`'s session received, in order.

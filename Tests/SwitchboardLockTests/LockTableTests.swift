@@ -40,6 +40,50 @@ import SwitchboardCore
         #expect(table.locks(in: room).map(\.lockName) == ["L", "M"])
     }
 
+    @Test func setRefusesAnAppWithItsMaximumOfLocksOverAllItsChannels() throws {
+        var table = LockTable()
+        let hall = ChannelKey(app: "app", .stream, "hall")
+        _ = try table.set("L", in: room, ttl: 10, maxLocks: 32, maxLocksInApp: 3)
+        _ = try table.set("M", in: room, ttl: 10, maxLocks: 32, maxLocksInApp: 3)
+        _ = try table.set("L", in: hall, ttl: 10, maxLocks: 32, maxLocksInApp: 3)
+        #expect(refusal { _ = try table.set("N", in: hall, ttl: 10, maxLocks: 32, maxLocksInApp: 3) } == .tooManyLocksInApp(limit: 3))
+        #expect(table.count(in: "app") == 3)
+        // Another app counts its own.
+        _ = try table.set("N", in: ChannelKey(app: "other", .stream, "hall"), ttl: 10, maxLocks: 32, maxLocksInApp: 3)
+        #expect(table.count(in: "other") == 1)
+        // A removed lock makes room.
+        _ = try table.remove("M", in: room)
+        #expect(table.count(in: "app") == 2)
+        _ = try table.set("N", in: hall, ttl: 10, maxLocks: 32, maxLocksInApp: 3)
+        #expect(table.locks(in: hall).map(\.lockName) == ["L", "N"])
+    }
+
+    @Test func removeAllRemovesEveryLockOfTheChannelAndEndsItsWaits() throws {
+        var table = try table(locks: ["M", "L"])
+        let hall = ChannelKey(app: "app", .message, "hall")
+        _ = try table.set("L", in: hall, ttl: 10, maxLocks: 32)
+        _ = try table.acquire("L", in: room, by: alice, wait: false, now: .zero)
+        _ = try table.acquire("L", in: room, by: bob, wait: true, now: .zero)
+        _ = try table.acquire("M", in: room, by: carol, wait: false, now: .zero)
+        #expect(table.count(in: "app") == 3)
+        #expect(table.removeAll(in: room) == [
+            .event(room, .lockRemoved, detail("alice", token: 1)),
+            .waitEnded(bob.session, room, lockName: "L", .lockRemoved),
+            .event(room, .lockRemoved, detail("carol", token: 2, name: "M")),
+        ])
+        #expect(table.locks(in: room).isEmpty)
+        #expect(table.count(in: "app") == 1)
+        #expect(table.removeAll(in: room).isEmpty)
+        // Nothing is left of the removed locks for their owners or waiters; other channels keep theirs.
+        #expect(table.end(alice.session, expired: false, now: .zero).isEmpty)
+        #expect(table.end(bob.session, expired: false, now: .zero).isEmpty)
+        #expect(table.end(carol.session, expired: false, now: .zero).isEmpty)
+        #expect(table.locks(in: hall) == [detail()])
+        // The set again starts free, and its tokens keep growing.
+        _ = try table.set("L", in: room, ttl: 10, maxLocks: 32)
+        #expect(try table.acquire("L", in: room, by: bob, wait: false, now: .zero).0 == .acquired(fencingToken: 3))
+    }
+
     @Test func everyAcquisitionGetsALargerFencingToken() throws {
         var table = try table()
         let (first, effects) = try table.acquire("L", in: room, by: alice, wait: false, now: .zero)

@@ -18,10 +18,13 @@ extension RawClient {
     /// The lock pushes received so far, in order.
     var lockPushes: [LockPush] { received.compactMap(\.lockPush) }
 
-    /// The lock event types received so far, in order.
-    var lockEventTypes: [RtmLockEventType] {
-        lockPushes.compactMap { if case .event(let event) = $0 { event.eventType } else { nil } }
+    /// The lock events received so far, in order.
+    var lockEvents: [LockEventDelivery] {
+        lockPushes.compactMap { if case .event(let event) = $0 { event } else { nil } }
     }
+
+    /// The lock event types received so far, in order.
+    var lockEventTypes: [RtmLockEventType] { lockEvents.map(\.eventType) }
 
     /// Waits (bounded, real time) until a lock push matches.
     func waitForLockPush(_ matches: @escaping (LockPush) -> Bool) async -> LockPush? {
@@ -43,18 +46,22 @@ extension RawClient {
         return (server, try EventLoopGroup(threads: 1))
     }
 
+    /// A client of `app` logged in as `userId` and subscribed to room with `features` (request 2),
+    /// or not subscribed at all (`nil`).
     func client(_ userId: String, _ server: SwitchboardServer, _ group: EventLoopGroup, app: String = "test-app",
-                features: RtmSubscribeChannelFeature? = nil) async throws -> RawClient {
+                features: RtmSubscribeChannelFeature? = [.message]) async throws -> RawClient {
         let client = try await RawClient.connect(to: server.url, group: group)
         #expect(await client.login(userId, appId: app)?.loginAccepted != nil)
-        if let features {
-            client.send(.subscribe(id: 2, channel: "room", features: features))
-            #expect(await client.answer(to: 2) == .ok(id: 2))
-            if features.contains(.lock) {
-                #expect(await client.waitFor { $0.lockEventTypes.first } == .snapshot)
-            }
-        }
+        if let features { await subscribe(client, features: features) }
         return client
+    }
+
+    func subscribe(_ client: RawClient, features: RtmSubscribeChannelFeature = [.message]) async {
+        client.send(.subscribe(id: 2, channel: "room", features: features))
+        #expect(await client.answer(to: 2) == .ok(id: 2))
+        if features.contains(.lock) {
+            #expect(await client.waitFor { $0.lockEventTypes.first } == .snapshot)
+        }
     }
 
     @Test func everyLockCallAndEventWorksOverTheWire() async throws {
@@ -100,6 +107,63 @@ extension RawClient {
         group.shutdown()
     }
 
+    @Test func lockCallsNeedTheChannelSubscribedOrJoined() async throws {
+        let (server, group) = try await start()
+        let alice = try await client("alice", server, group, features: nil)
+        let stream = LockAddress(.stream, "room", "L")
+        #expect(await alice.lock(.setLock(lockL, ttl: nil), id: 10)?.errorCode == .channelNotSubscribed)
+        #expect(await alice.lock(.getLocks(lockL.channel), id: 11)?.errorCode == .channelNotSubscribed)
+        #expect(await alice.lock(.setLock(stream, ttl: nil), id: 12)?.errorCode == .channelNotJoined)
+        // Pipelined right behind the subscribe and the join: their answers came first, so these pass.
+        alice.send(.subscribe(id: 13, channel: "room", features: [.message]))
+        alice.send(.lock(id: 14, .setLock(lockL, ttl: nil)))
+        alice.send(.stream(id: 15, .join(channel: "room", token: "", features: [])))
+        alice.send(.lock(id: 16, .setLock(stream, ttl: nil)))
+        #expect(await alice.answer(to: 14) == .ok(id: 14))
+        #expect(await alice.answer(to: 16) == .ok(id: 16))
+        #expect(await alice.lock(.getLocks(stream.channel), id: 17)?.lockAnswer == .locks([
+            LockDetail(lockName: "L", owner: "", ttl: 10, fencingToken: 0)
+        ]))
+        // Unsubscribed, alice is a stranger to the message channel again; still joined to the stream one.
+        alice.send(.unsubscribe(id: 18, channel: "room"))
+        #expect(await alice.answer(to: 18) == .ok(id: 18))
+        #expect(await alice.lock(.acquireLock(lockL, retry: false), id: 19)?.errorCode == .channelNotSubscribed)
+        #expect(await alice.lock(.acquireLock(stream, retry: false), id: 20)?.lockAnswer == .acquire(.acquired(fencingToken: 1)))
+        alice.connection.close()
+        await server.shutdown()
+        group.shutdown()
+    }
+
+    @Test func aChannelsLocksGoWithItsLastMember() async throws {
+        let (server, group) = try await start()
+        let alice = try await client("alice", server, group)
+        let bob = try await client("bob", server, group)
+        #expect(await alice.lock(.setLock(lockL, ttl: nil), id: 10) == .ok(id: 10))
+        #expect(await alice.lock(.acquireLock(lockL, retry: false), id: 11)?.lockAnswer == .acquire(.acquired(fencingToken: 1)))
+        // bob leaves; alice is still there and keeps the channel's lock.
+        bob.send(.unsubscribe(id: 12, channel: "room"))
+        #expect(await bob.answer(to: 12) == .ok(id: 12))
+        #expect(await alice.lock(.getLocks(lockL.channel), id: 13)?.lockAnswer == .locks([
+            LockDetail(lockName: "L", owner: "alice", ttl: 10, fencingToken: 1)
+        ]))
+        // alice, the last member, unsubscribes: the lock goes; subscribed again she finds none.
+        alice.send(.unsubscribe(id: 14, channel: "room"))
+        #expect(await alice.answer(to: 14) == .ok(id: 14))
+        await subscribe(alice, features: [.message, .lock])
+        #expect(alice.lockEvents.map(\.eventType) == [.snapshot] && alice.lockEvents.first?.locks == [])
+        #expect(await alice.lock(.getLocks(lockL.channel), id: 15)?.lockAnswer == .locks([]))
+        // alice sets one again and logs out, the channel's last member: it goes too.
+        #expect(await alice.lock(.setLock(lockL, ttl: nil), id: 16) == .ok(id: 16))
+        alice.send(.logout(id: 17))
+        _ = await alice.answer(to: 17)
+        let carol = try await client("carol", server, group, features: [.message, .lock])
+        #expect(carol.lockEvents.map(\.eventType) == [.snapshot] && carol.lockEvents.first?.locks == [])
+        #expect(await carol.lock(.getLocks(lockL.channel), id: 18)?.lockAnswer == .locks([]))
+        for client in [alice, bob, carol] { client.connection.close() }
+        await server.shutdown()
+        group.shutdown()
+    }
+
     @Test func aWaitingAcquireDoesNotHoldUpTheConnection() async throws {
         let (server, group) = try await start()
         let alice = try await client("alice", server, group)
@@ -111,7 +175,7 @@ extension RawClient {
         bob.send(.heartbeat(id: 21))
         bob.send(.publish(id: 22, channelType: .message, channel: "room", message: .string("still here"), customType: ""))
         #expect(await bob.answer(to: 22) == .ok(id: 22))
-        #expect(bob.received.compactMap(\.requestId) == [1, 20, 21, 22])
+        #expect(bob.received.compactMap(\.requestId) == [1, 2, 20, 21, 22])
         #expect(bob.lockPushes.isEmpty)
         _ = await alice.lock(.releaseLock(lockL), id: 12)
         #expect(await bob.waitForLockPush { _ in true } == .granted(lockL, fencingToken: 2))
@@ -158,6 +222,7 @@ extension RawClient {
             Issue.record("alice logs in")
             return
         }
+        await subscribe(alice)
         let bob = try await client("bob", server, group)
         _ = await alice.lock(.setLock(lockL, ttl: 10), id: 10)
         _ = await alice.lock(.acquireLock(lockL, retry: false), id: 11)
@@ -183,8 +248,8 @@ extension RawClient {
 
     @Test func loggingOutOrUnsubscribingReleasesAtOnce() async throws {
         let (server, group) = try await start()
-        let alice = try await client("alice", server, group, features: [.message])
-        let bob = try await client("bob", server, group, features: [.message])
+        let alice = try await client("alice", server, group)
+        let bob = try await client("bob", server, group)
         let carol = try await client("carol", server, group)
         let lockM = LockAddress(.message, "room", "M")
         _ = await alice.lock(.setLock(lockL, ttl: nil), id: 10)
@@ -213,9 +278,9 @@ extension RawClient {
         let answers = (UInt32(20)..<31).compactMap { id in alice.received.first { $0.requestId == id } }
         #expect(answers.prefix(10).allSatisfy { $0 == .answer(id: $0.requestId!, .lock(.acquire(.acquired(fencingToken: 1)))) })
         #expect(answers.last?.errorCode == .operationRateExceedLimitation)
-        // Acquires count against the 20 other calls as well: setLock and 10 acquires leave 9.
-        for id in UInt32(40)..<49 { #expect(await alice.lock(.getLocks(lockL.channel), id: id)?.lockAnswer != nil) }
-        #expect(await alice.lock(.getLocks(lockL.channel), id: 49)?.errorCode == .operationRateExceedLimitation)
+        // Acquires count against the 20 other calls as well: subscribe, setLock and 10 acquires leave 8.
+        for id in UInt32(40)..<48 { #expect(await alice.lock(.getLocks(lockL.channel), id: id)?.lockAnswer != nil) }
+        #expect(await alice.lock(.getLocks(lockL.channel), id: 48)?.errorCode == .operationRateExceedLimitation)
         alice.connection.close()
         await server.shutdown()
         group.shutdown()
@@ -242,8 +307,8 @@ extension RawClient {
         ]))
         _ = await one.waitFor { $0.lockEventTypes.count >= 3 ? true : nil }
         _ = await two.waitFor { $0.lockEventTypes.count >= 3 ? true : nil }
-        let seenByOne = one.lockPushes.compactMap { if case .event(let event) = $0 { event } else { nil } }
-        let seenByTwo = two.lockPushes.compactMap { if case .event(let event) = $0 { event } else { nil } }
+        let seenByOne = one.lockEvents
+        let seenByTwo = two.lockEvents
         #expect(seenByOne.map(\.eventType) == [.snapshot, .lockSet, .lockAcquired])
         #expect(seenByTwo.map(\.eventType) == [.snapshot, .lockSet, .lockAcquired])
         #expect(seenByOne.flatMap(\.locks).allSatisfy { $0.ttl == 30 && $0.owner != "bob" })

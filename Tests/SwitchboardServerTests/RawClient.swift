@@ -7,12 +7,15 @@ import SwitchboardWire
 /// Collects what a raw client's socket delivers.
 final class RawInbox: WebSocketHandler {
     let frames = Mutex<[ServerFrame]>([])
+    let frameSizes = Mutex<[Int]>([])
     let closedWith = Mutex<WebSocketCloseCode??>(nil)
 
     func webSocketOpened(_ connection: WebSocketConnection) {}
 
     func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
-        guard case .binary(let bytes) = message, let frame = try? ServerFrame.decode(bytes) else { return }
+        guard case .binary(let bytes) = message else { return }
+        frameSizes.withLock { $0.append(bytes.count) }
+        guard let frame = try? ServerFrame.decode(bytes) else { return }
         frames.withLock { $0.append(frame) }
     }
 
@@ -32,16 +35,24 @@ final class RawClient: Sendable {
         self.inbox = inbox
     }
 
-    static func connect(to url: String, group: EventLoopGroup, subprotocols: [String] = [Wire.subprotocol]) async throws -> RawClient {
+    /// Connects; `maxMessageBytes` above the wire's limit lets a test measure frames the SDK would refuse.
+    static func connect(
+        to url: String, group: EventLoopGroup, subprotocols: [String] = [Wire.subprotocol],
+        maxMessageBytes: Int = Wire.maxFrameSize
+    ) async throws -> RawClient {
         let inbox = RawInbox()
         let connection = try await WebSocketClient.connect(
-            to: url, subprotocols: subprotocols, timeout: .seconds(5), group: group, handler: inbox)
+            to: url, subprotocols: subprotocols, timeout: .seconds(5), maxMessageBytes: maxMessageBytes, group: group,
+            handler: inbox)
         return RawClient(connection: connection, inbox: inbox)
     }
 
     func send(_ frame: ClientFrame) { connection.send(OutboundFrame.binary(frame.encode())) }
 
     var received: [ServerFrame] { inbox.frames.withLock { $0 } }
+
+    /// The size of every binary frame received so far, in bytes.
+    var receivedSizes: [Int] { inbox.frameSizes.withLock { $0 } }
 
     /// The close code once closed (`.some(nil)` when closed without one); nil while open.
     var closeCode: WebSocketCloseCode?? { inbox.closedWith.withLock { $0 } }

@@ -137,4 +137,30 @@ import SwitchboardCore
         }
         await store.close()
     }
+
+    @Test(arguments: StoreKind.allCases) func aWriteUnderALockIsRefusedOnceALaterTokenHasCommitted(kind: StoreKind) async throws {
+        let store = try await kind.makeStore()
+        let lobby = MetadataTarget.channel(ChannelKey(app: "app", .message, "lobby"))
+        func fenced(_ value: String, _ lock: String, _ token: UInt64, revisions: [String: Int64] = [:]) -> MetadataWrite {
+            var write = MetadataWrite.set([("owner", value)], revisions: revisions)
+            write.fence = MetadataFence(lockName: lock, token: token)
+            return write
+        }
+        _ = try await store.write(fenced("a", "L", 5), to: room, limits: limits)
+        let later = try await store.write(fenced("b", "L", 6), to: room, limits: limits)
+        // The owner of token 5 lost the lock after its check; its write arrives last.
+        #expect(await errorCode { _ = try await store.write(fenced("a, stale", "L", 5), to: room, limits: limits) } == .storageLockNotAcquired)
+        #expect(try await store.read(room)?.values == ["owner": "b"])
+        #expect(try await store.read(room)?.majorRevision == later.revision)
+        // The current owner writes again; another lock, set or a write under no lock is not held back.
+        _ = try await store.write(fenced("b again", "L", 6), to: room, limits: limits)
+        _ = try await store.write(fenced("m", "M", 1), to: room, limits: limits)
+        _ = try await store.write(fenced("a", "L", 5), to: lobby, limits: limits)
+        _ = try await store.write(.set([("free", "1")]), to: room, limits: limits)
+        // A refused write keeps no token: 9 failed its revision check, so 7 still writes.
+        #expect(await errorCode { _ = try await store.write(fenced("c", "L", 9, revisions: ["owner": 999]), to: room, limits: limits) } == .storageOutdatedRevision)
+        _ = try await store.write(fenced("c", "L", 7), to: room, limits: limits)
+        #expect(try await store.read(room)?.values == ["owner": "c", "free": "1"])
+        await store.close()
+    }
 }

@@ -3,14 +3,14 @@ import SwitchboardCore
 import SwitchboardStorage
 import SwitchboardTestKit
 
-/// A lock module stand-in: who holds which lock, set by the test.
+/// A lock module stand-in: who holds which lock, with which fencing token, set by the test.
 final class FakeLocks: Module {
     let name = "fake-locks"
-    /// (channel, lock name) → the session holding it.
-    let holders = Mutex<[String: SessionID]>([:])
+    /// (channel, lock name) → the session holding it and its token.
+    let holders = Mutex<[String: (session: SessionID, token: UInt64)]>([:])
 
-    func hold(_ lock: String, in channel: ChannelKey, by session: SessionID) {
-        holders.withLock { $0["\(channel)/\(lock)"] = session }
+    func hold(_ lock: String, in channel: ChannelKey, by session: SessionID, token: UInt64 = 1) {
+        holders.withLock { $0["\(channel)/\(lock)"] = (session, token) }
     }
 
     func start(_ context: ModuleContext) async {
@@ -18,12 +18,52 @@ final class FakeLocks: Module {
             guard let holder = holders.withLock({ $0["\(request.channel)/\(request.lockName)"] }) else {
                 throw RtmError(.lockNotExist, operation: CheckLockHolder.operation, reason: "no such lock")
             }
-            guard holder == request.caller.session else {
-                throw RtmError(.lockNotAcquired, operation: CheckLockHolder.operation, reason: "held by \(holder)")
+            guard holder.session == request.caller.session else {
+                throw RtmError(.lockNotAcquired, operation: CheckLockHolder.operation, reason: "held by \(holder.session)")
             }
-            return LockHold(fencingToken: 1)
+            return LockHold(fencingToken: holder.token)
         }
     }
+}
+
+/// An in-memory store whose next write, once `holdNextWrite()` is called, waits before its atomic
+/// step until `release()`: a write queued behind the database thread.
+final class GatedStore: MetadataStore {
+    private struct Gate {
+        var armed = false
+        var held: CheckedContinuation<Void, Never>?
+    }
+
+    private let base = InMemoryMetadataStore()
+    private let gate = Mutex(Gate())
+
+    func holdNextWrite() { gate.withLock { $0.armed = true } }
+
+    /// Waits (real time, bounded) until a write is held.
+    func waitUntilHeld() async -> Bool { await eventually { gate.withLock { $0.held != nil } } }
+
+    func release() { gate.withLock { gate in defer { gate.held = nil }; return gate.held }?.resume() }
+
+    var location: String { "gated memory" }
+    func open() async throws(StorageStartupError) { try await base.open() }
+    func read(_ target: MetadataTarget) async throws(RtmError) -> StoredSet? { try await base.read(target) }
+    func write(_ write: MetadataWrite, to target: MetadataTarget, limits: Limits) async throws(RtmError) -> MetadataCommit {
+        await withCheckedContinuation { continuation in
+            let wait = gate.withLock { gate in
+                defer { gate.armed = false }
+                if gate.armed { gate.held = continuation }
+                return gate.armed
+            }
+            if !wait { continuation.resume() }
+        }
+        return try await base.write(write, to: target, limits: limits)
+    }
+    func removeExpired(now: UInt64) async throws(RtmError) -> [MetadataCommit] { try await base.removeExpired(now: now) }
+    func removeItems(of session: SessionID) async throws(RtmError) -> [MetadataCommit] { try await base.removeItems(of: session) }
+    func hasItems() async throws(RtmError) -> Bool { try await base.hasItems() }
+    func sealingMarker() async throws(RtmError) -> [UInt8]? { try await base.sealingMarker() }
+    func setSealingMarker(_ marker: [UInt8]) async throws(RtmError) { try await base.setSealingMarker(marker) }
+    func close() async { await base.close() }
 }
 
 /// A stand-in for encryption at rest: XOR with the key byte and a trailing check byte that covers

@@ -61,6 +61,25 @@ import SwitchboardCore
         await reopened.close()
     }
 
+    @Test func fencingTokensDoNotOutliveTheServerWhoseLocksGaveThem() async throws {
+        let file = path()
+        let store = SQLiteMetadataStore(path: file)
+        try await store.open()
+        var write = MetadataWrite.set([("owner", "a")])
+        write.fence = MetadataFence(lockName: "L", token: 40)
+        _ = try await store.write(write, to: room, limits: limits)
+        write.fence?.token = 39
+        #expect(await errorCode { _ = try await store.write(write, to: room, limits: limits) } == .storageLockNotAcquired)
+        await store.close()
+        // The lock module of the next run counts from 1 again.
+        let reopened = SQLiteMetadataStore(path: file)
+        try await reopened.open()
+        write.fence?.token = 1
+        _ = try await reopened.write(write, to: room, limits: limits)
+        #expect(try await reopened.read(room)?.values == ["owner": "a"])
+        await reopened.close()
+    }
+
     @Test func manyConcurrentWritesAreAllKeptInGroupCommits() async throws {
         let file = path()
         let store = SQLiteMetadataStore(path: file)
@@ -103,6 +122,31 @@ import SwitchboardCore
         #expect(set.values == ["topic": "hello"])
         #expect(set.items[0].revision == 41 && set.items[0].author == "bob" && set.items[0].expiresAt == nil)
         #expect(try await store.write(.set([("x", "1")]), to: room, limits: limits).revision == 42)
+        await store.close()
+        let check = try SQLiteConnection(path: file)
+        #expect(try check.integer("PRAGMA user_version") == Int64(MetadataSchema.currentVersion))
+        check.close()
+    }
+
+    @Test func aVersionTwoDatabaseIsMigratedWithItsDataAndFencesWritesUnderALock() async throws {
+        let file = path()
+        let old = SQLiteMetadataStore(path: file)
+        try await old.open(schemaVersion: 2)
+        _ = try await old.write(.set([("topic", "hello")]), to: room, limits: limits)
+        await old.close()
+        let connection = try SQLiteConnection(path: file)
+        #expect(try connection.integer("PRAGMA user_version") == 2)
+        #expect(try connection.integer("SELECT COUNT(*) FROM sqlite_master WHERE name = 'lock_fences'") == 0)
+        connection.close()
+
+        let store = SQLiteMetadataStore(path: file)
+        try await store.open()
+        #expect(try await store.read(room)?.values == ["topic": "hello"])
+        var write = MetadataWrite.set([("topic", "new")])
+        write.fence = MetadataFence(lockName: "L", token: .max)
+        _ = try await store.write(write, to: room, limits: limits)
+        write.fence?.token = .max - 1
+        #expect(await errorCode { _ = try await store.write(write, to: room, limits: limits) } == .storageLockNotAcquired)
         await store.close()
         let check = try SQLiteConnection(path: file)
         #expect(try check.integer("PRAGMA user_version") == Int64(MetadataSchema.currentVersion))

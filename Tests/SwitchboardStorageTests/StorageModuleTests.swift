@@ -128,6 +128,23 @@ import SwitchboardTestKit
         #expect(try await harness.bus.request(GetChannelMetadata(caller: bob, channelType: .message, channelName: "room")).values == ["a": "3"])
     }
 
+    @Test func aStaleOwnersWriteThatWaitedWhileTheNextOwnerWroteIsRefused() async throws {
+        let store = GatedStore()
+        let locks = FakeLocks()
+        let (harness, _) = try await world(store: store, extra: [locks])
+        locks.hold("manage", in: room, by: alice.session, token: 5)
+        store.holdNextWrite()
+        // Alice's write passes the lock check with token 5, then waits for the store.
+        let stale = Task { await errorCode { _ = try await harness.bus.request(set([("a", "alice")], by: alice, lock: "manage")) } }
+        #expect(await store.waitUntilHeld())
+        // Meanwhile her lock is revoked and Bob acquires it (token 6), writes, and his write commits.
+        locks.hold("manage", in: room, by: bob.session, token: 6)
+        _ = try await harness.bus.request(set([("a", "bob")], by: bob, lock: "manage"))
+        store.release()
+        #expect(await stale.value == .storageLockNotAcquired)
+        #expect(try await harness.bus.request(GetChannelMetadata(caller: bob, channelType: .message, channelName: "room")).values == ["a": "bob"])
+    }
+
     @Test func withNoLockModuleALockedWriteIsRefused() async throws {
         let (harness, _) = try await world()
         #expect(await errorCode { _ = try await harness.bus.request(set([("a", "1")], by: alice, lock: "manage")) } == .storageInvalidLockName)

@@ -39,6 +39,7 @@ struct StreamWireTests {
             type: .remoteJoinTopic, channelName: "live", publisher: "alice",
             topicInfos: [TopicInfo(topic: "video", publishers: [TopicPublisher(userId: "alice", meta: "ü")])], timestamp: 2))),
         .push(.topic(TopicEvent(type: .remoteLeaveTopic, channelName: "l", publisher: "a", topicInfos: [], timestamp: .max))),
+        .push(.topic(TopicEvent(type: .snapshot, channelName: "live", publisher: "bob", topicInfos: [], timestamp: 3, more: true))),
         .message(MessageDelivery(
             channelType: .stream, channelName: "live", channelTopic: "video", payload: .binary([1, 2]), publisher: "alice",
             customType: "raw", timestamp: 42)),
@@ -113,5 +114,34 @@ struct StreamWireTests {
             + "6f706963496e666f739182a5746f706963a5766964656faa7075626c6973686572739182a6757365724964a5616c696365a46d"
             + "657461a363616da974696d657374616d70cf0000019ace6f6c7b")
         #expect(try ServerFrame.decode(bytes) == .push(.topic(event)))
+    }
+
+    @Test func aSnapshotInPartsIsJoinedIntoOneWithATopicCutBetweenTwoParts() throws {
+        func publisher(_ name: String) -> TopicPublisher { TopicPublisher(userId: name, meta: "m-" + name) }
+        func part(_ infos: [TopicInfo], more: Bool, at time: UInt64 = 5) -> TopicEvent {
+            TopicEvent(type: .snapshot, channelName: "live", publisher: "bob", topicInfos: infos, timestamp: time, more: more)
+        }
+        let parts = [
+            part([TopicInfo(topic: "audio", publishers: [publisher("a")]), TopicInfo(topic: "video", publishers: [publisher("b")])], more: true),
+            part([TopicInfo(topic: "video", publishers: [publisher("c"), publisher("d")])], more: true),
+            part([TopicInfo(topic: "video", publishers: [publisher("e")]), TopicInfo(topic: "zoom", publishers: [publisher("f")])], more: false),
+        ]
+        // An old single-part snapshot has no `more` and decodes as complete.
+        let whole = TopicEvent(type: .snapshot, channelName: "live", publisher: "bob", topicInfos: [], timestamp: 5)
+        #expect(!Array(Wire.encodePush(.topic(whole))).contains(Array("more".utf8)))
+        var assembler = PartAssembler<TopicEvent>()
+        // A snapshot whose parts stopped coming is dropped when the next one begins.
+        #expect(assembler.add(part([TopicInfo(topic: "stale", publishers: [publisher("x")])], more: true, at: 4)) == nil)
+        let decoded = try parts.map { try #require(try ServerFrame.decode(Wire.encodePush(.topic($0))).topicEvent) }
+        #expect(decoded == parts)
+        let joined = decoded.compactMap { assembler.add($0) }
+        #expect(joined == [
+            part([
+                TopicInfo(topic: "audio", publishers: [publisher("a")]),
+                TopicInfo(topic: "video", publishers: ["b", "c", "d", "e"].map(publisher)),
+                TopicInfo(topic: "zoom", publishers: [publisher("f")]),
+            ], more: false)
+        ])
+        #expect(assembler.add(whole) == whole)
     }
 }

@@ -10,8 +10,9 @@ struct PushRouter: Sendable {
     let log: LogFile?
     /// Messages dropped because they did not open under the client's key.
     private(set) var undecryptableMessages = 0
-    /// Joins the parts of large presence events.
-    private var presenceParts = PresenceAssembler()
+    /// Joins the parts of large presence events and topic snapshots.
+    private var presenceParts = PartAssembler<PresenceDelivery>()
+    private var topicParts = PartAssembler<TopicEvent>()
 
     /// The lock acquires waiting for a grant.
     let lockWaits: LockWaits
@@ -29,7 +30,7 @@ struct PushRouter: Sendable {
         case .message(let delivery): if let delivery = opened(delivery) { dispatcher.emit(.message(RtmMessageEvent(delivery))) }
         case .session(.tokenPrivilegeWillExpire): dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
         case .extension(let push): dispatcher.emit(.extension(RtmExtensionEvent(name: push.name, body: RtmMessage(push.body))))
-        case .topic(let event): dispatcher.emit(.topic(RtmTopicEvent(event)))
+        case .topic(let part): if let event = topicParts.add(part) { dispatcher.emit(.topic(RtmTopicEvent(event))) }
         case .presence(let part): if let event = presenceParts.add(part) { dispatcher.emit(.presence(RtmPresenceEvent(sealer?.open(event) ?? event))) }
         case .storage(let event): if let event = opened(event) { dispatcher.emit(.storage(RtmStorageEvent(event))) }
         case .lock(let push): return route(push)

@@ -185,7 +185,7 @@ public final class EventBus: Sendable {
 /// Events of every type registered with `on` arrive one at a time, in publish order, so a
 /// subscriber that listens to `ChannelJoined` and `ChannelLeft` never sees a leave before its join.
 public final class BusSubscription: Sendable {
-    private weak let bus: EventBus?
+    weak let bus: EventBus?
     let mailbox: EventMailbox
 
     init(bus: EventBus) {

@@ -41,7 +41,7 @@ public enum PresenceSize {
 
     /// The content one presence push (or whoNow page) carries at most, so the whole frame stays
     /// under the wire's 66,560-byte limit.
-    public static let partBudget = 48 * 1024
+    public static let partBudget = PushParts.budget
 }
 
 // MARK: Requests
@@ -264,5 +264,29 @@ public struct PresenceDelivery: Sendable, Hashable {
     public var approximateSize: Int {
         96 + channelName.utf8.count + publisher.utf8.count + PresenceSize.of(states)
             + snapshot.reduce(0) { $0 + $1.approximateSize } + (interval?.approximateSize ?? 0)
+    }
+}
+
+extension PresenceDelivery: PartedEvent {
+    /// A snapshot's or interval event's parts: the same type in the same channel.
+    public struct PartKey: Hashable, Sendable {
+        let type: RtmPresenceEventType
+        let channel: ChannelAddress
+    }
+
+    public var partKey: PartKey { PartKey(type: type, channel: ChannelAddress(channelType, channelName)) }
+
+    /// Adds the part's users and interval lists; the occupancy is the last part's.
+    public mutating func append(part: PresenceDelivery) {
+        snapshot += part.snapshot
+        totalOccupancy = part.totalOccupancy
+        guard let info = part.interval else { return }
+        var merged = interval ?? PresenceIntervalInfo(totalOccupancy: 0)
+        merged.joinUserList += info.joinUserList
+        merged.leaveUserList += info.leaveUserList
+        merged.timeoutUserList += info.timeoutUserList
+        merged.userStateList += info.userStateList
+        merged.totalOccupancy = info.totalOccupancy
+        interval = merged
     }
 }

@@ -235,13 +235,19 @@ public struct TopicEvent: Sendable, Hashable {
     public var topicInfos: [TopicInfo]
     /// Server time of the event, milliseconds since 1970.
     public var timestamp: UInt64
+    /// A large snapshot comes in parts (`PushParts`): true on every part but the last.
+    public var more: Bool
     /// Creates the event.
-    public init(type: RtmTopicEventType, channelName: String, publisher: UserID, topicInfos: [TopicInfo], timestamp: UInt64) {
+    public init(
+        type: RtmTopicEventType, channelName: String, publisher: UserID, topicInfos: [TopicInfo], timestamp: UInt64,
+        more: Bool = false
+    ) {
         self.type = type
         self.channelName = channelName
         self.publisher = publisher
         self.topicInfos = topicInfos
         self.timestamp = timestamp
+        self.more = more
     }
 
     /// Bytes counted against the resume buffer.
@@ -249,5 +255,25 @@ public struct TopicEvent: Sendable, Hashable {
         topicInfos.reduce(channelName.utf8.count + publisher.utf8.count + 32) { total, info in
             info.publishers.reduce(total + info.topic.utf8.count + 8) { $0 + $1.userId.utf8.count + $1.meta.utf8.count + 8 }
         }
+    }
+}
+
+extension TopicEvent: PartedEvent {
+    /// A snapshot's parts: the same type in the same stream channel.
+    public struct PartKey: Hashable, Sendable {
+        let type: RtmTopicEventType
+        let channelName: String
+    }
+
+    public var partKey: PartKey { PartKey(type: type, channelName: channelName) }
+
+    /// Adds the part's topics; a topic cut between two parts continues the previous part's last one.
+    public mutating func append(part: TopicEvent) {
+        var infos = part.topicInfos[...]
+        if let first = infos.first, let last = topicInfos.indices.last, topicInfos[last].topic == first.topic {
+            topicInfos[last].publishers += first.publishers
+            infos = infos.dropFirst()
+        }
+        topicInfos += infos
     }
 }

@@ -109,6 +109,9 @@ public struct Limits: Sendable, Hashable {
     public var presenceUserQueryMaxUsers = 100
     /// Locks one channel may have.
     public var locksPerChannel = 32
+    /// Locks all the channels of one app may have together (beyond the reference, which names no
+    /// figure): a bound on the lock table, whatever clients do.
+    public var locksPerApp = 100_000
     /// Allowed lock ttl, in seconds; values outside are refused.
     public var lockTTLRange: ClosedRange<Int> = 10...300
     /// Default lock ttl, in seconds.

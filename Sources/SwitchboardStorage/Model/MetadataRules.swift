@@ -86,6 +86,21 @@ public enum MetadataRules {
         return set
     }
 
+    /// The token to keep for the lock of `write` once it commits (nil for a write under no lock),
+    /// or the error that refuses the whole write: `committed`, the highest token a write under
+    /// that lock has committed with in this set, is above the write's. The lock check and the
+    /// write are two steps; a writer that lost the lock between them (revoked, expired) and whose
+    /// write waited while the next owner wrote must not overwrite that owner's data.
+    public static func fence(_ write: MetadataWrite, committed: UInt64?) throws(RtmError) -> UInt64? {
+        guard let fence = write.fence else { return nil }
+        if let committed, committed > fence.token {
+            throw RtmError(
+                .storageLockNotAcquired, operation: write.operation,
+                reason: "fencing token \(fence.token) of the lock '\(fence.lockName)' is stale: a write under token \(committed) came first")
+        }
+        return fence.token
+    }
+
     /// The set without the items `expired` picks, with revision `revision`; nil when none is
     /// left. Returns `current` unchanged (and `changed` false) when `expired` picks none.
     public static func removing(

@@ -100,11 +100,13 @@ public struct MetadataWrite: Sendable, Hashable {
     public var updateTs: UInt64
     /// What written items record as `authorUserId` (empty when not recorded).
     public var author: String
+    /// For a channel write made under a lock: the lock and the writer's fencing token.
+    public var fence: MetadataFence?
 
     /// Creates a write.
     public init(
         kind: MetadataWriteKind, operation: String, expectedMajorRevision: Int64 = -1, items: [Item],
-        updateTs: UInt64 = 0, author: String = ""
+        updateTs: UInt64 = 0, author: String = "", fence: MetadataFence? = nil
     ) {
         self.kind = kind
         self.operation = operation
@@ -112,6 +114,24 @@ public struct MetadataWrite: Sendable, Hashable {
         self.items = items
         self.updateTs = updateTs
         self.author = author
+        self.fence = fence
+    }
+}
+
+/// The lock a channel write is made under and the fencing token of the writer's acquisition,
+/// as the lock module confirmed it. A store keeps, per set and lock name, the highest token a
+/// write has committed with, and refuses a write with a lower one (`MetadataRules.fence`): its
+/// writer lost the lock after the check, and a later owner has written since.
+public struct MetadataFence: Sendable, Hashable {
+    /// The lock's name (in the written channel).
+    public var lockName: String
+    /// The writer's acquisition's fencing token.
+    public var token: UInt64
+
+    /// Creates a fence.
+    public init(lockName: String, token: UInt64) {
+        self.lockName = lockName
+        self.token = token
     }
 }
 

@@ -79,6 +79,21 @@ enum MetadataRows {
         }
     }
 
+    /// The highest fencing token a write under `lockName` has committed with in `target`'s set.
+    static func fence(_ target: MetadataTarget, lockName: String, _ connection: SQLiteConnection) throws -> UInt64? {
+        try connection.integer(
+            "SELECT token FROM lock_fences WHERE app = ? AND scope = ? AND name = ? AND lock_name = ?",
+            key(target) + [.text(lockName)]
+        ).map { UInt64(bitPattern: $0) }
+    }
+
+    /// Keeps `token` as the highest one of `lockName` in `target`'s set.
+    static func saveFence(_ target: MetadataTarget, lockName: String, token: UInt64, _ connection: SQLiteConnection) throws {
+        try connection.run(
+            "INSERT OR REPLACE INTO lock_fences (app, scope, name, lock_name, token) VALUES (?, ?, ?, ?, ?)",
+            key(target) + [.text(lockName), .integer(Int64(bitPattern: token))])
+    }
+
     /// The next revision of the store's one sequence, taken (the caller's transaction keeps it).
     static func nextRevision(_ connection: SQLiteConnection) throws -> Int64 {
         let next = (try connection.integer("SELECT value FROM store_info WHERE name = 'last_revision'") ?? 0) + 1

@@ -25,6 +25,14 @@ enum MetadataSchema {
         CREATE INDEX metadata_items_expiry ON metadata_items (expires_at) WHERE expires_at IS NOT NULL;
         CREATE INDEX metadata_items_session ON metadata_items (session) WHERE session IS NOT NULL;
         """,
+        // 3: per channel set and lock, the highest fencing token a write under the lock committed
+        // with (the token as a 64-bit pattern), so a stale owner's write is refused.
+        """
+        CREATE TABLE lock_fences (
+            app TEXT NOT NULL, scope INTEGER NOT NULL, name TEXT NOT NULL, lock_name TEXT NOT NULL,
+            token INTEGER NOT NULL,
+            PRIMARY KEY (app, scope, name, lock_name)) WITHOUT ROWID;
+        """,
     ]
 
     /// The version this code writes.

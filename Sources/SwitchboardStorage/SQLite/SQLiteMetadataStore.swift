@@ -43,9 +43,13 @@ public final class SQLiteMetadataStore: MetadataStore {
             do {
                 try connection.execute("BEGIN IMMEDIATE")
                 _ = try MetadataRows.remove(where: "session IS NOT NULL", [], picks: { $0.session != nil }, connection)
+                // Fencing tokens are the lock module's, whose locks end with the server: its next
+                // run counts them again, and every write of that run is checked against its locks.
+                if schemaVersion >= 3 { try connection.execute("DELETE FROM lock_fences") }
                 try connection.execute("COMMIT")
             } catch {
-                return .failure(StorageStartupError("metadata database \(path): cannot remove the items of ended sessions: \(error)"))
+                return .failure(
+                    StorageStartupError("metadata database \(path): cannot remove what ended with the last run: \(error)"))
             }
             return opened
         }
@@ -57,10 +61,15 @@ public final class SQLiteMetadataStore: MetadataStore {
 
     public func write(_ write: MetadataWrite, to target: MetadataTarget, limits: Limits) async throws(RtmError) -> MetadataCommit {
         try await thread.perform(writes: true, operation: write.operation) { connection in
+            let committed = try write.fence.flatMap { try MetadataRows.fence(target, lockName: $0.lockName, connection) }
+            let token = try MetadataRules.fence(write, committed: committed)
             let current = try MetadataRows.load(target, connection)
             let revision = try MetadataRows.nextRevision(connection)
             let set = try MetadataRules.apply(write, to: current, revision: revision, limits: limits)
             try MetadataRows.save(target, from: current, to: set, revision: revision, connection)
+            if let fence = write.fence, let token {
+                try MetadataRows.saveFence(target, lockName: fence.lockName, token: token, connection)
+            }
             return MetadataCommit(target: target, set: set, revision: revision)
         }
     }

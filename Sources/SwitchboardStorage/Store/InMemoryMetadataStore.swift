@@ -4,10 +4,18 @@ import SwitchboardCore
 /// A store in memory: everything is gone when the process ends. For tests, and for servers that
 /// want metadata only for their lifetime.
 public final class InMemoryMetadataStore: MetadataStore {
+    /// A lock of a set, whose fencing token writes are checked against.
+    private struct FenceKey: Hashable {
+        let target: MetadataTarget
+        let lockName: String
+    }
+
     private struct State {
         var sets: [MetadataTarget: StoredSet] = [:]
         var lastRevision: Int64 = 0
         var marker: [UInt8]?
+        /// The highest fencing token a write under each lock has committed with.
+        var fences: [FenceKey: UInt64] = [:]
     }
 
     private let state = Mutex(State())
@@ -19,6 +27,7 @@ public final class InMemoryMetadataStore: MetadataStore {
 
     public func open() async throws(StorageStartupError) {
         _ = removeMatching { $0.session != nil }
+        state.withLock { $0.fences = [:] }
     }
 
     public func read(_ target: MetadataTarget) async throws(RtmError) -> StoredSet? {
@@ -27,10 +36,13 @@ public final class InMemoryMetadataStore: MetadataStore {
 
     public func write(_ write: MetadataWrite, to target: MetadataTarget, limits: Limits) async throws(RtmError) -> MetadataCommit {
         try state.withLock { state throws(RtmError) -> MetadataCommit in
+            let fence = write.fence.map { FenceKey(target: target, lockName: $0.lockName) }
+            let token = try MetadataRules.fence(write, committed: fence.flatMap { state.fences[$0] })
             let revision = state.lastRevision + 1
             let set = try MetadataRules.apply(write, to: state.sets[target], revision: revision, limits: limits)
             state.lastRevision = revision
             state.sets[target] = set
+            if let fence { state.fences[fence] = token }
             return MetadataCommit(target: target, set: set, revision: revision)
         }
     }

@@ -9,11 +9,13 @@ public protocol MetadataStore: Sendable {
     /// Where the data lives, for errors and logs (a file path, or "memory").
     var location: String { get }
     /// Opens the store, migrating its schema, and removes session-bound items left by an earlier
-    /// run (no session outlives the server). Throws when the data cannot be used.
+    /// run (no session outlives the server) and the fencing tokens kept for its locks (no lock
+    /// outlives the server either). Throws when the data cannot be used.
     func open() async throws(StorageStartupError)
     /// The set of `target`, nil when it has none.
     func read(_ target: MetadataTarget) async throws(RtmError) -> StoredSet?
-    /// Applies `write` to the set of `target` atomically, durably.
+    /// Applies `write` to the set of `target` atomically, durably; a write under a lock also
+    /// passes `MetadataRules.fence` in the same step, and its token is kept with the set.
     func write(_ write: MetadataWrite, to target: MetadataTarget, limits: Limits) async throws(RtmError) -> MetadataCommit
     /// Removes every item whose time to live ran out at `now` (milliseconds since 1970).
     func removeExpired(now: UInt64) async throws(RtmError) -> [MetadataCommit]

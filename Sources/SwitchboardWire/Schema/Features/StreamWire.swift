@@ -183,6 +183,7 @@ extension TopicEvent: PushFamily {
             }
         }
         frame.field(.timestamp) { $0.writeUInt(timestamp) }
+        if more { frame.field(.more) { $0.writeBool(true) } }
         return frame.finish()
     }
 
@@ -193,6 +194,7 @@ extension TopicEvent: PushFamily {
         var publisher = ""
         var infos: [TopicInfo] = []
         var timestamp: UInt64?
+        var more = false
         try reader.readFields(head) { key, reader throws(WireError) in
             switch key {
             case .eventType: type = try reader.readEnum(RtmTopicEventType.self)
@@ -200,13 +202,14 @@ extension TopicEvent: PushFamily {
             case .publisher: publisher = try reader.readString()
             case .topicInfos: infos = try reader.readTopicInfos()
             case .timestamp: timestamp = try reader.readInteger(UInt64.self)
+            case .more: more = try reader.readBool()
             default: return false
             }
             return true
         }
         return TopicEvent(
             type: try head.required(type, .eventType), channelName: try head.required(channel, .channel),
-            publisher: publisher, topicInfos: infos, timestamp: try head.required(timestamp, .timestamp))
+            publisher: publisher, topicInfos: infos, timestamp: try head.required(timestamp, .timestamp), more: more)
     }
 }
 
