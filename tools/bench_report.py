@@ -108,15 +108,16 @@ def render(work: Path) -> str:
     out.append("### Traffic")
     out.append("")
     out.append("| scenario | connections | publishes/s | deliveries/s | p50 ms | p99 ms | p99.9 ms | lost "
-               "| server CPU (cores) | server RSS MB | bench CPU (cores) | bench saturated | machine saturated |")
-    out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+               "| server CPU (cores) | server CPU ns per delivery | server RSS MB | bench CPU (cores) | bench saturated | machine saturated |")
+    out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
     for name, runs in traffic:
         lost = max(run["lost"] for run in runs)
         out.append(
             f"| {name} | {fmt(runs[0]['connections'])} | {fmt(median(runs, 'publishes_per_s'))} "
             f"| {fmt(median(runs, 'deliveries_per_s'))} | {fmt(median(runs, 'latency_p50_ms'), 2)} "
             f"| {fmt(median(runs, 'latency_p99_ms'), 2)} | {fmt(median(runs, 'latency_p999_ms'), 2)} | {lost} "
-            f"| {fmt(median(runs, 'server_cpu_cores'), 2)} | {fmt(median(runs, 'server_rss_mb'), 1)} "
+            f"| {fmt(median(runs, 'server_cpu_cores'), 2)} | {fmt(median(runs, 'server_cpu_ns_per_delivery'))} "
+            f"| {fmt(median(runs, 'server_rss_mb'), 1)} "
             f"| {fmt(median(runs, 'bench_cpu_cores'), 2)} | {fmt(any_true(runs, 'bench_cpu_saturated'))} "
             f"| {fmt(any_true(runs, 'machine_cpu_saturated'))} |")
     churn = by_name.get("churn")

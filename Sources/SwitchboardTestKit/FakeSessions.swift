@@ -2,20 +2,25 @@ import Synchronization
 import SwitchboardCore
 
 /// An in-memory stand-in for the session module: answers `SessionsOfUser` from a table the test
-/// fills, and `Login`/`Logout`/`Heartbeat` by handing out sequential sessions with no checks.
+/// fills, and `Login`/`Logout`/`Heartbeat` by handing out sequential sessions with no checks. It
+/// publishes `SessionOpened` and `SessionClosed` as the session module does.
 public final class FakeSessions: Module {
     public let name = "fake-sessions"
     private let state = Mutex<(online: [UserKey: [SessionID]], last: UInt64)>(([:], 0))
+    private let bus = Mutex<EventBus?>(nil)
 
     /// Creates an empty table.
     public init() {}
 
-    /// Marks `session` as belonging to `user`.
+    /// Marks `session` as belonging to `user`, and announces it as opened once the module has
+    /// started (so add sessions after starting the modules that keep a view of them).
     public func add(_ session: SessionID, for user: UserKey) {
         state.withLock { $0.online[user, default: []].append(session) }
+        bus.withLock { $0 }?.publish(SessionOpened(caller: Caller(app: user.app, userId: user.userId, session: session)))
     }
 
     public func start(_ context: ModuleContext) async {
+        bus.withLock { $0 = context.bus }
         context.bus.handle(SessionsOfUser.self) { [self] request in
             state.withLock { $0.online[request.user] ?? [] }
         }
@@ -28,6 +33,7 @@ public final class FakeSessions: Module {
                 return session
             }
             context.outbox.open(session)
+            context.bus.publish(SessionOpened(caller: Caller(app: user.app, userId: user.userId, session: session)))
             return LoginGranted(
                 caller: Caller(app: user.app, userId: user.userId, session: session),
                 ticket: ResumeTicket(session: session, secret: "fake"), resumed: false,

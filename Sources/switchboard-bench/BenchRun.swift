@@ -175,6 +175,7 @@ struct BenchRun {
         }
         line.add("setup_s", setupSeconds)
         addCPU(interval, serverRSS: serverEnd?.residentBytes, into: &line)
+        line.add("server_cpu_ns_per_delivery", interval.serverCPU.map { $0 * 1e9 / Double(max(1, deliveriesAfter - deliveriesBefore)) }, digits: 0)
 
         _ = await forEach(topology.subscribers.map(\.client) + topology.publishers) { try await $0.logOut() }
     }

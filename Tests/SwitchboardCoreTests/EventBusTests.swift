@@ -112,6 +112,35 @@ private struct Doubler: BusRequest {
             #expect(error.operation == "double")
         }
     }
+
+    @Test func anImmediateHandlerAnswersBothWaysUntilAnAsynchronousOneReplacesIt() async throws {
+        let bus = EventBus()
+        #expect(bus.immediateHandler(for: Doubler.self) == nil)
+        bus.handleImmediately(Doubler.self) { $0.value * 2 }
+        #expect(try bus.immediateHandler(for: Doubler.self)?(Doubler(value: 4)) == 8)
+        #expect(try await bus.request(Doubler(value: 5)) == 10)
+        // A module swapped in with an ordinary handler is the one every caller reaches.
+        bus.handle(Doubler.self) { $0.value * 3 }
+        #expect(bus.immediateHandler(for: Doubler.self) == nil)
+        #expect(try await bus.request(Doubler(value: 5)) == 15)
+    }
+
+    @Test func observersSeeEachEventBeforePublishReturnsInPublishOrder() async {
+        let bus = EventBus()
+        let seen = Mutex<[Int]>([])
+        bus.observe(Tick.self) { event in seen.withLock { $0.append(event.value) } }
+        #expect(bus.subscriberCount(of: Tick.self) == 1)
+        for value in 0..<3 {
+            bus.publish(Tick(value: value))
+            #expect(seen.withLock { $0.last } == value)
+        }
+        await bus.publishAndWait(Tick(value: 3))
+        bus.publish(Other())
+        #expect(seen.withLock { $0 } == [0, 1, 2, 3])
+        bus.close()
+        bus.publish(Tick(value: 4))
+        #expect(seen.withLock { $0 } == [0, 1, 2, 3])
+    }
 }
 
 @Suite struct ManualClockTests {

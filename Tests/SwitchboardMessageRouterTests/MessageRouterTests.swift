@@ -10,8 +10,8 @@ import SwitchboardTestKit
 
     func world(limits: Limits = Limits()) async -> (ModuleHarness, FakeSessions) {
         let sessions = FakeSessions()
-        for caller in [alice, bob, carol] { sessions.add(caller.session, for: caller.user) }
         let harness = await ModuleHarness(limits: limits, modules: [sessions, MessageRouter()])
+        for caller in [alice, bob, carol] { sessions.add(caller.session, for: caller.user) }
         harness.recorder.record(ChannelJoined.self, on: harness.bus)
         harness.recorder.record(ChannelLeft.self, on: harness.bus)
         return (harness, sessions)
@@ -64,6 +64,18 @@ import SwitchboardTestKit
         await expectError(.channelReceiverOffline) {
             _ = try await harness.bus.request(Publish(caller: alice, channelType: .user, channelName: "dave", payload: .string("?")))
         }
+    }
+
+    @Test func userChannelsFollowTheSessionEventsAsTheyArePublished() async throws {
+        let (harness, _) = await world()
+        let dave = Caller(app: "app", userId: "dave", session: SessionID(9))
+        let publish = try #require(harness.bus.immediateHandler(for: Publish.self))
+        let toDave = Publish(caller: alice, channelType: .user, channelName: "dave", payload: .string("hi"))
+        harness.bus.publish(SessionOpened(caller: dave))
+        _ = try publish(toDave)
+        #expect(harness.outbox.messages(to: dave.session).count == 1)
+        harness.bus.publish(SessionClosed(caller: dave, reason: .logout))
+        await expectError(.channelReceiverOffline) { _ = try publish(toDave) }
     }
 
     @Test func limitsAreRefusedWithTheReferenceCodes() async throws {
@@ -161,8 +173,8 @@ import SwitchboardTestKit
         let aliceA = Caller(app: "a", userId: "alice", session: SessionID(1))
         let bobA = Caller(app: "a", userId: "bob", session: SessionID(2))
         let bobB = Caller(app: "b", userId: "bob", session: SessionID(3))
-        for caller in [aliceA, bobA, bobB] { sessions.add(caller.session, for: caller.user) }
         let harness = await ModuleHarness(modules: [sessions, MessageRouter()])
+        for caller in [aliceA, bobA, bobB] { sessions.add(caller.session, for: caller.user) }
         _ = try await harness.bus.request(Subscribe(caller: bobA, channelName: "room"))
         _ = try await harness.bus.request(Subscribe(caller: bobB, channelName: "room"))
         _ = try await harness.bus.request(

@@ -40,7 +40,7 @@ import SwitchboardWire
         let okIds = answers.dropFirst().compactMap { frame -> UInt32? in
             if case .answer(let id, .done) = frame { id } else { nil }
         }
-        #expect(Set(okIds) == Set((0..<count).map { UInt32(10 + $0) }))
+        #expect(okIds == (0..<count).map { UInt32(10 + $0) })
 
         let received = try await subscriberLog.wait { $0.count >= count + 2 }
         let bodies = received.dropFirst(2).compactMap { frame -> String? in
@@ -50,6 +50,36 @@ import SwitchboardWire
 
         subscriber.close()
         publisher.close()
+        await server.shutdown()
+        group.shutdown()
+    }
+
+    @Test func aPublishAnsweredAtOnceNeverOvertakesTheRequestBeforeIt() async throws {
+        let server = try await TestServer.start(limits: .withoutRateLimits, configure: { $0.maxFramesPerSecond = nil })
+        let group = try EventLoopGroup(threads: 1)
+        let log = FrameLog()
+        let client = try await WebSocketClient.connect(to: server.url, subprotocols: [Wire.subprotocol], group: group, handler: log)
+        client.sendBinary(Self.login(id: 1, userId: "echo").encode())
+        _ = try await log.wait { $0.count >= 1 }
+        // The subscribe goes to the router's actor; the publish behind it is one the server could
+        // answer on the spot, but it waits its turn, so the client hears its own message.
+        for round in 0..<20 {
+            let base = UInt32(10 + 2 * round)
+            client.sendBinary(ClientFrame(id: base, .channel(.subscribe(channel: "own\(round)", features: .message))).encode())
+            client.sendBinary(
+                ClientFrame(id: base + 1, .channel(.publish(channelType: .message, channel: "own\(round)", message: .string("r\(round)"), customType: "")))
+                    .encode())
+        }
+        let frames = try await log.wait { $0.count >= 1 + 20 * 3 }
+        let answered = frames.compactMap { frame -> UInt32? in
+            if case .answer(let id, _) = frame { id } else { nil }
+        }
+        #expect(answered == [1] + (0..<40).map { UInt32(10 + $0) })
+        let heard = frames.compactMap { frame -> String? in
+            if case .push(.message(let delivery)) = frame, case .string(let text) = delivery.payload { text } else { nil }
+        }
+        #expect(heard == (0..<20).map { "r\($0)" })
+        client.close()
         await server.shutdown()
         group.shutdown()
     }

@@ -108,6 +108,32 @@ import SwitchboardCore
     }
 }
 
+@Suite struct ResolvedReceiversTests {
+    @Test func aListIsResolvedOnceUntilItChangesOrIsCleared() {
+        var resolved = ResolvedReceivers<Int>()
+        var resolutions = 0
+        func resolve(_ list: [SessionID]) -> [Int] {
+            resolutions += 1
+            return list.map { Int($0.rawValue) * 10 }
+        }
+        var list = [SessionID(1), SessionID(2)]
+        #expect(resolved.targets(of: list, resolve: resolve) == [10, 20])
+        #expect(resolved.targets(of: list, resolve: resolve) == [10, 20])
+        #expect(resolutions == 1)
+        // A changed list has storage of its own (the kept one is shared), so it is resolved anew.
+        list.append(SessionID(3))
+        #expect(resolved.targets(of: list, resolve: resolve) == [10, 20, 30])
+        #expect(resolutions == 2)
+        resolved.clear()
+        #expect(resolved.targets(of: list, resolve: resolve) == [10, 20, 30])
+        #expect(resolutions == 3)
+        // One receiver is looked up directly every time.
+        _ = resolved.targets(of: [SessionID(4)], resolve: resolve)
+        _ = resolved.targets(of: [SessionID(4)], resolve: resolve)
+        #expect(resolutions == 5)
+    }
+}
+
 @Suite struct PushHistoryMemoryTests {
     final class Frame: Sendable {}
 

@@ -22,6 +22,22 @@ import Testing
         #expect(onLoop.load(ordering: .relaxed) == 1000)
     }
 
+    @Test func workQueuedFromAnotherLoopWakesItOnceThatLoopsPassEnds() async throws {
+        let group = try EventLoopGroup(threads: 2)
+        defer { group.shutdown() }
+        let (sender, target) = (group.loops[0], group.loops[1])
+        let ran = Atomic<Int>(0)
+        let wakesDuringPass = Mutex<Int?>(nil)
+        let before = target.wakeupCount
+        sender.execute {
+            for _ in 0..<100 { target.execute { ran.add(1, ordering: .relaxed) } }
+            wakesDuringPass.withLock { $0 = target.wakeupCount - before }
+        }
+        #expect(await eventually { ran.load(ordering: .relaxed) == 100 })
+        #expect(wakesDuringPass.withLock { $0 } == 0)
+        #expect(target.wakeupCount - before == 1)
+    }
+
     @Test func roundRobinOverLoops() throws {
         let group = try EventLoopGroup(threads: 3)
         defer { group.shutdown() }

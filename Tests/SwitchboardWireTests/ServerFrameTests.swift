@@ -48,6 +48,12 @@ struct ServerFrameTests {
         #expect(try ServerFrame.decode(Wire.encodePush(push)) == .push(push))
     }
 
+    @Test func theOkAnswerOnTheStackIsTheEncodedAnswer() {
+        for id: UInt32 in [0, 1, 0x7f, 0x80, 0xff, 0x100, 0xffff, 0x1_0000, .max] {
+            #expect(ServerFrame.withOkAnswer(id: id) { Array($0) } == ServerFrame.answer(id: id, .done).encode())
+        }
+    }
+
     @Test func pushReservesEnoughCapacityUpFront() {
         let push = Push.message(Self.delivery(.binary(ClientFrameTests.thirtyTwoKiB)))
         let encoded = Wire.encodePush(push)

@@ -8,8 +8,15 @@ import Synchronization
 public final class EventBus: Sendable {
     private struct Registry {
         var subscribers: [ObjectIdentifier: [EventMailbox]] = [:]
-        var handlers: [ObjectIdentifier: any Sendable] = [:]
+        var observers: [ObjectIdentifier: [any Sendable]] = [:]
+        /// Each a `RequestHandler<R>` under the `ObjectIdentifier` of its `R`.
+        var handlers: [ObjectIdentifier: AnyRequestHandler] = [:]
         var closed = false
+
+        /// The mailboxes and the observers of events of type `E`.
+        func audience<E: BusEvent>(of type: E.Type) -> (mailboxes: [EventMailbox], observers: [any Sendable]) {
+            (subscribers[ObjectIdentifier(type)] ?? [], observers[ObjectIdentifier(type)] ?? [])
+        }
     }
 
     private let registry = Mutex(Registry())
@@ -47,6 +54,18 @@ public final class EventBus: Sendable {
         }
     }
 
+    /// Registers `observer` for events of type `E`: it runs inside `publish`, on the publisher's
+    /// thread, before `publish` returns, and sees the events of its type in publish order. It is
+    /// for keeping a view of facts that must be current once the publisher goes on (a lookup
+    /// table); it must be quick, must not wait, and must not publish.
+    public func observe<E: BusEvent>(_ type: E.Type, _ observer: @escaping @Sendable (E) -> Void) {
+        let box = EventObserver<E>(see: observer)
+        registry.withLock { registry in
+            guard !registry.closed else { return }
+            registry.observers[ObjectIdentifier(type), default: []].append(box)
+        }
+    }
+
     func unregister(_ mailbox: EventMailbox) {
         registry.withLock { registry in
             for type in registry.subscribers.keys { registry.subscribers[type]?.removeAll { $0 === mailbox } }
@@ -56,7 +75,8 @@ public final class EventBus: Sendable {
     /// Publishes `event` to every current subscriber of its type without waiting for them.
     public func publish<E: BusEvent>(_ event: E) {
         publishOrder.withLock { _ in
-            let mailboxes = registry.withLock { $0.subscribers[ObjectIdentifier(E.self)] ?? [] }
+            let (mailboxes, observers) = registry.withLock { $0.audience(of: E.self) }
+            EventObserver.show(event, to: observers)
             for mailbox in mailboxes { mailbox.post(event, completion: nil) }
         }
     }
@@ -67,7 +87,8 @@ public final class EventBus: Sendable {
     /// waiting on it would never end. Handlers use `publish`.
     public func publishAndWait<E: BusEvent>(_ event: E) async {
         let countdown: Countdown? = publishOrder.withLock { _ in
-            let mailboxes = registry.withLock { $0.subscribers[ObjectIdentifier(E.self)] ?? [] }
+            let (mailboxes, observers) = registry.withLock { $0.audience(of: E.self) }
+            EventObserver.show(event, to: observers)
             guard !mailboxes.isEmpty else { return nil }
             let countdown = Countdown(mailboxes.count)
             for mailbox in mailboxes { mailbox.post(event) { countdown.tick() } }
@@ -76,9 +97,11 @@ public final class EventBus: Sendable {
         await countdown?.wait()
     }
 
-    /// How many subscribers events of type `E` have.
+    /// How many subscribers and observers events of type `E` have.
     public func subscriberCount<E: BusEvent>(of type: E.Type) -> Int {
-        registry.withLock { $0.subscribers[ObjectIdentifier(type)]?.count ?? 0 }
+        registry.withLock { registry in
+            (registry.subscribers[ObjectIdentifier(type)]?.count ?? 0) + (registry.observers[ObjectIdentifier(type)]?.count ?? 0)
+        }
     }
 
     /// Ends every subscription and forgets every handler: what was published before is still
@@ -88,6 +111,7 @@ public final class EventBus: Sendable {
             registry.closed = true
             defer {
                 registry.subscribers.removeAll()
+                registry.observers.removeAll()
                 registry.handlers.removeAll()
             }
             return registry.subscribers.values.flatMap { $0 }
@@ -102,11 +126,36 @@ public final class EventBus: Sendable {
     public func handle<R: BusRequest>(
         _ type: R.Type, _ handler: @escaping @Sendable (R) async throws(RtmError) -> R.Response
     ) {
-        let box = RequestHandler<R>(run: handler)
+        register(RequestHandler<R>(run: handler, now: nil), for: type)
+    }
+
+    /// Makes `handler` the one handler of requests of type `R`, replacing any earlier one, and
+    /// says it answers without suspending: a caller on any thread (an event loop answering a
+    /// client's frame) may run it at once through `immediateHandler(for:)`. It must be quick and
+    /// must never wait.
+    public func handleImmediately<R: BusRequest>(
+        _ type: R.Type, _ handler: @escaping @Sendable (R) throws(RtmError) -> R.Response
+    ) {
+        register(RequestHandler<R>(run: { request throws(RtmError) in try handler(request) }, now: handler), for: type)
+    }
+
+    private func handler<R: BusRequest>(for type: R.Type) -> RequestHandler<R>? {
+        // The box under R's identifier is always a RequestHandler<R> (`register` puts it there).
+        guard let box = registry.withLock({ $0.handlers[ObjectIdentifier(type)] }) else { return nil }
+        return unsafeDowncast(box, to: RequestHandler<R>.self)
+    }
+
+    private func register<R: BusRequest>(_ box: RequestHandler<R>, for type: R.Type) {
         registry.withLock { registry in
             guard !registry.closed else { return }
             registry.handlers[ObjectIdentifier(type)] = box
         }
+    }
+
+    /// The handler of requests of type `R` when it answers without suspending (registered with
+    /// `handleImmediately`); nil when it suspends or there is none (use `request`).
+    public func immediateHandler<R: BusRequest>(for type: R.Type) -> (@Sendable (R) throws(RtmError) -> R.Response)? {
+        handler(for: type)?.now
     }
 
     /// Removes the handler of requests of type `R`.
@@ -123,7 +172,7 @@ public final class EventBus: Sendable {
     ///
     /// Throws `RtmError` with `serviceNotSupport` when no module handles requests of this type.
     public func request<R: BusRequest>(_ request: R) async throws(RtmError) -> R.Response {
-        let handler = registry.withLock { $0.handlers[ObjectIdentifier(R.self)] } as? RequestHandler<R>
+        let handler = handler(for: R.self)
         guard let handler else {
             throw RtmError(.serviceNotSupport, operation: R.operation, reason: "no module handles \(R.self)")
         }
@@ -162,8 +211,29 @@ public final class BusSubscription: Sendable {
     }
 }
 
-private struct RequestHandler<R: BusRequest>: Sendable {
+/// A request handler of some request type, so the registry can hold them all.
+private class AnyRequestHandler: @unchecked Sendable {
+    // Sendable proof: it has no state; its one subclass holds only `let` Sendable closures.
+}
+
+private final class RequestHandler<R: BusRequest>: AnyRequestHandler, @unchecked Sendable {
+    // Sendable proof: both stored properties are immutable `let`s of Sendable closure types.
     let run: @Sendable (R) async throws(RtmError) -> R.Response
+    /// The same handler, when it answers without suspending.
+    let now: (@Sendable (R) throws(RtmError) -> R.Response)?
+
+    init(run: @escaping @Sendable (R) async throws(RtmError) -> R.Response, now: (@Sendable (R) throws(RtmError) -> R.Response)?) {
+        self.run = run
+        self.now = now
+    }
+}
+
+private struct EventObserver<E: BusEvent>: Sendable {
+    let see: @Sendable (E) -> Void
+
+    static func show(_ event: E, to observers: [any Sendable]) {
+        for observer in observers { (observer as? EventObserver<E>)?.see(event) }
+    }
 }
 
 /// Counts handled deliveries of one `publishAndWait` down to zero.

@@ -87,6 +87,17 @@ final class ClientLink: Sendable {
         }
     }
 
+    /// True when no frame waits, no request loop runs and the session was told of a sign of life
+    /// within the last second: a frame received now may be answered at once without overtaking
+    /// another. Only the connection's loop thread adds frames, so this stays true until that
+    /// thread queues one.
+    func canAnswerAtOnce(now: Duration) -> Bool {
+        inbox.withLock { inbox in
+            guard !inbox.looping, inbox.frames.isEmpty, let last = inbox.lastSignOfLife else { return false }
+            return now - last < .seconds(1)
+        }
+    }
+
     /// The request loop takes the frames queued so far, in order, or learns it must end (the
     /// next frame starts a new loop).
     func takeReceived() -> Next {
@@ -135,7 +146,11 @@ final class ClientLink: Sendable {
 
     /// Sends an answer or any other frame built for this link alone.
     func reply(_ frame: ServerFrame) {
-        socket.send(OutboundFrame.binary(frame.encode()))
+        if case .answer(let id, .done) = frame {
+            socket.send(ServerFrame.withOkAnswer(id: id) { OutboundFrame(opcode: .binary, payload: $0) })
+        } else {
+            socket.send(OutboundFrame.binary(frame.encode()))
+        }
     }
 
     /// Tells the client why it is being closed, then closes the connection with 1008.

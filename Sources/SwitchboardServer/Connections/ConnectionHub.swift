@@ -51,7 +51,8 @@ final class ConnectionHub: WebSocketHandler {
         switch message {
         case .binary(let bytes):
             do {
-                item = .frame(try ClientFrame.decode(bytes))
+                // Read through a buffer pointer: no reference counting and no slices of the array.
+                item = .frame(try bytes.withUnsafeBufferPointer { buffer throws(WireError) in try ClientFrame.decode(buffer) })
             } catch {
                 item = .malformed(error)
             }
@@ -59,6 +60,7 @@ final class ConnectionHub: WebSocketHandler {
             connection.close(code: .unsupportedData, reason: "send binary MessagePack frames")
             return
         }
+        if case .frame(let frame) = item, dispatcher.answerAtOnce(frame, on: link) { return }
         if link.received(item, bytes: size) {
             let dispatcher = dispatcher
             Task { await dispatcher.serve(link) }

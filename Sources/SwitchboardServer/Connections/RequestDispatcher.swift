@@ -77,10 +77,42 @@ struct RequestDispatcher: Sendable {
     private func run<Binding: FeatureBinding>(
         _ binding: Binding.Type, _ operation: Binding.Operation, _ caller: Caller, _ link: ClientLink
     ) async throws(RtmError) -> Answer {
-        if let budget = Binding.budget(for: operation) {
-            try link.takeRateBudget(budget, now: clock.now, operation: operation.name)
-        }
+        try takeBudget(Binding.self, operation, link)
         return try await Binding.answer(operation, caller: caller, bus: bus)
+    }
+
+    private func takeBudget<Binding: FeatureBinding>(
+        _ binding: Binding.Type, _ operation: Binding.Operation, _ link: ClientLink, now: Duration? = nil
+    ) throws(RtmError) {
+        if let budget = Binding.budget(for: operation) {
+            try link.takeRateBudget(budget, now: now ?? clock.now, operation: operation.name)
+        }
+    }
+
+    // MARK: At once
+
+    /// Answers `frame` on the calling thread (the connection's event loop) when nothing of the
+    /// link's waits before it, its session needs no sign of life, and the module answers the
+    /// operation without suspending (`EventBus.handleImmediately`): no task, no actor hop. Returns
+    /// false, having done nothing, when the frame must go through the request loop.
+    func answerAtOnce(_ frame: ClientFrame, on link: ClientLink) -> Bool {
+        let now = clock.now
+        guard link.canAnswerAtOnce(now: now), let caller = link.caller else { return false }
+        do throws(RtmError) {
+            let answer: Answer?
+            switch frame.operation {
+            case .channel(let operation):
+                answer = try ChannelBinding.answerAtOnce(operation, caller: caller, bus: bus) { () throws(RtmError) in
+                    try takeBudget(ChannelBinding.self, operation, link, now: now)
+                }
+            default: answer = nil
+            }
+            guard let answer else { return false }
+            link.reply(.answer(id: frame.id, answer))
+        } catch {
+            link.reply(.error(id: frame.id, error))
+        }
+        return true
     }
 }
 
@@ -92,4 +124,18 @@ protocol FeatureBinding {
     static func budget(for operation: Operation) -> CallRateLimiter.Budget?
     /// Carries out `operation` for `caller` through bus requests and returns its answer.
     static func answer(_ operation: Operation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer
+    /// Carries out `operation` without suspending when its module answers it so
+    /// (`EventBus.immediateHandler`), calling `admit` (the rate budget) first; returns nil, having
+    /// called nothing, when it cannot.
+    static func answerAtOnce(
+        _ operation: Operation, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void
+    ) throws(RtmError) -> Answer?
+}
+
+extension FeatureBinding {
+    static func answerAtOnce(
+        _ operation: Operation, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void
+    ) throws(RtmError) -> Answer? {
+        nil
+    }
 }

@@ -16,18 +16,38 @@ final class SessionRegistry: Outbox {
     /// A session's delivery state. A class, so the fan-out changes its history in place through
     /// one dictionary read per receiver; it never leaves the registry's lock.
     private final class Outlet {
+        let session: SessionID
         /// The connection the session's pushes go to; nil while detached.
-        var link: ClientLink?
+        var link: ClientLink? {
+            didSet { socketReference = link.map { Unmanaged.passUnretained($0.socket) } }
+        }
+        /// The link's socket without reference counting: `link` keeps it alive while it is set.
+        private var socketReference: Unmanaged<WebSocketConnection>?
+        /// The link's socket.
+        var socket: WebSocketConnection? { socketReference?.takeUnretainedValue() }
         var history: PushHistory<OutboundFrame>
         /// Pushes not yet handed to the link because its socket is backlogged, by priority.
         var backlog = PriorityBacklog<OutboundFrame>()
 
-        init(history: PushHistory<OutboundFrame>) { self.history = history }
+        init(session: SessionID, history: PushHistory<OutboundFrame>) {
+            self.session = session
+            self.history = history
+        }
 
         /// Numbers and sends one push now.
         func write(_ frame: OutboundFrame, size: Int, channel: ChannelAddress?) {
             history.record(frame, size: size, channel: channel)
-            link?.socket.send(frame)
+            socketReference?._withUnsafeGuaranteedRef { $0.send(frame) }
+        }
+
+        /// Numbers and sends one push now unless it must wait: the session is detached, pushes
+        /// are held already, or the push has a priority (`lane`) and the socket has
+        /// `backlogBytes` unsent. Returns whether it was sent.
+        func writeUnlessHeld(_ frame: OutboundFrame, size: Int, channel: ChannelAddress?, lane: Int?, backlogBytes: Int) -> Bool {
+            guard let socketReference, backlog.isEmpty else { return false }
+            if lane != nil, socketReference._withUnsafeGuaranteedRef({ $0.bufferedBytes >= backlogBytes }) { return false }
+            write(frame, size: size, channel: channel)
+            return true
         }
 
         /// Hands held pushes to the link, the highest priority first, while its socket holds fewer
@@ -62,7 +82,12 @@ final class SessionRegistry: Outbox {
 
     private struct State {
         var links: [ConnectionID: Entry] = [:]
-        var outlets: [SessionID: Outlet] = [:]
+        var outlets: [SessionID: Outlet] = [:] {
+            didSet { resolved.clear() }
+        }
+        /// Receiver lists resolved to their outlets (cleared whenever `outlets` changes, so the
+        /// dictionary keeps every outlet listed there alive).
+        var resolved = ResolvedReceivers<Unmanaged<Outlet>>()
         /// Sessions with pushes held by priority, drained by the pump while it runs.
         var backlogged: Set<SessionID> = []
         var pumping = false
@@ -221,7 +246,7 @@ final class SessionRegistry: Outbox {
     func open(_ session: SessionID) {
         state.withLock { state in
             guard state.outlets[session] == nil else { return }
-            state.outlets[session] = Outlet(history: PushHistory(bounds: detachedBounds))
+            state.outlets[session] = Outlet(session: session, history: PushHistory(bounds: detachedBounds))
             state.budget.detached(session, holding: 0)
         }
     }
@@ -245,21 +270,21 @@ final class SessionRegistry: Outbox {
         let size = push.approximateSize
         let channel = push.channel
         let startPump = state.withLock { state -> Bool in
-            for session in sessions {
-                guard let outlet = state.outlets[session] else { continue }
-                if outlet.link == nil {
-                    state.keep(frame, size: size, channel: channel, in: outlet, of: session)
-                    continue
-                }
-                guard let socket = outlet.link?.socket,
-                    !outlet.backlog.isEmpty || (lane != nil && socket.bufferedBytes >= backlogBytes)
-                else {
-                    outlet.write(frame, size: size, channel: channel)
+            let outlets = state.resolved.targets(of: sessions) { [outlets = state.outlets] list in
+                list.compactMap { outlets[$0].map(Unmanaged.passUnretained) }
+            }
+            for reference in outlets {
+                if reference._withUnsafeGuaranteedRef({
+                    $0.writeUnlessHeld(frame, size: size, channel: channel, lane: lane, backlogBytes: backlogBytes)
+                }) { continue }
+                let outlet = reference.takeUnretainedValue()
+                guard let socket = outlet.socket else {
+                    state.keep(frame, size: size, channel: channel, in: outlet, of: outlet.session)
                     continue
                 }
                 let item = PriorityBacklog.Item(frame: frame, size: size, wireBytes: frame.count, channel: channel)
                 outlet.backlog.append(item, lane: lane ?? PriorityBacklog<OutboundFrame>.normalLane)
-                state.backlogged.insert(session)
+                state.backlogged.insert(outlet.session)
                 if outlet.backlog.wireBytes + socket.bufferedBytes > socket.maxOutboundBytes { outlet.drain(below: nil) }
             }
             guard !state.pumping, !state.backlogged.isEmpty else { return false }

@@ -24,6 +24,9 @@ public final class EventLoop: Sendable {
         var timers = LoopTimers()
         var tasks: [@Sendable () -> Void] = []
         var flushes: [any LoopFlushable] = []
+        /// Other loops this one queued work for during the current pass; woken once, before it
+        /// waits for events again.
+        var wakesDue: [EventLoop] = []
         let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         let iovecs = UnsafeMutableBufferPointer<iovec>.allocate(capacity: 64)
         deinit {
@@ -71,6 +74,17 @@ public final class EventLoop: Sendable {
         return id != 0 && pthread_equal(pthread_self(), pthread_t(id)) != 0
     }
 
+    /// The loop whose thread is calling, if any.
+    private static var current: EventLoop? {
+        pthread_getspecific(currentKey).map { Unmanaged<EventLoop>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    private static let currentKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
     /// Runs `task` on the loop thread, after the events currently being handled. A task
     /// submitted after the loop has shut down is dropped.
     public func execute(_ task: @escaping @Sendable () -> Void) {
@@ -88,7 +102,7 @@ public final class EventLoop: Sendable {
             inbox.wakePending = true
             return (true, true)
         }
-        if mustWake { wake() }
+        if mustWake { wakeSoon() }
         return accepted
     }
 
@@ -102,7 +116,23 @@ public final class EventLoop: Sendable {
             inbox.wakePending = true
             return true
         }
-        if mustWake { wake() }
+        if mustWake { wakeSoon() }
+    }
+
+    /// Wakes this loop now or, when called on another loop's thread, once that loop has handled
+    /// the events of its current pass: everything that pass queues here goes out in one batch,
+    /// with one wakeup (and each connection's frames in one write).
+    private func wakeSoon() {
+        guard let caller = Self.current, caller !== self else { return wake() }
+        caller.local.wakesDue.append(self)
+    }
+
+    /// Wakes the loops this pass queued work for.
+    private func wakeDue() {
+        let state = local
+        guard !state.wakesDue.isEmpty else { return }
+        for loop in state.wakesDue { loop.wake() }
+        state.wakesDue.removeAll(keepingCapacity: true)
     }
 
     /// Runs `action` on the loop thread after `delay`; returns an id for `cancelTimer`. Loop only.
@@ -180,11 +210,13 @@ public final class EventLoop: Sendable {
 
     private func run() {
         thread.store(UInt(pthread_self()), ordering: .releasing)
+        pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
         let capacity: Int32 = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
         defer { events.deallocate() }
         while true {
             let stop = runQueued()
+            wakeDue()
             if stop { break }
             let busy = inbox.withLock { !$0.tasks.isEmpty || !$0.flushes.isEmpty }
             let timeout = busy ? 0 : local.timers.timeoutMilliseconds()
@@ -210,6 +242,7 @@ public final class EventLoop: Sendable {
             for action in local.timers.due() { action() }
         }
         tearDown()
+        wakeDue()
         finished.signal()
     }
 

@@ -42,8 +42,17 @@ final class TCPStream: ByteStream, Selectable {
 
     func enqueue(contentsOf frames: inout [OutboundFrame]) {
         if !isClosed && !outputShutdown {
-            pending.append(contentsOf: frames)
             unsentByteCount += frames.reduce(0) { $0 + $1.count }
+            if head == pending.count {
+                // Nothing unsent: take the array itself (no copy, no reference counting per frame)
+                // and hand back this stream's empty one with its capacity.
+                pending.removeAll(keepingCapacity: true)
+                head = 0
+                headOffset = 0
+                swap(&pending, &frames)
+                return
+            }
+            pending.append(contentsOf: frames)
         }
         frames.removeAll(keepingCapacity: true)
     }

@@ -70,7 +70,11 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     /// pushed the queue past `maxOutboundBytes` (the connection is then closed with 1008).
     @discardableResult
     public func send(_ frame: OutboundFrame) -> Bool {
-        let frame = role == .client ? frame.masked(with: OutboundFrame.randomMaskKey()) : frame
+        guard role == .server else { return queue(frame.masked(with: OutboundFrame.randomMaskKey())) }
+        return queue(frame)
+    }
+
+    private func queue(_ frame: OutboundFrame) -> Bool {
         let (accepted, schedule) = outbound.withLock { state -> (Bool, Bool) in
             guard state.isOpen else { return (false, false) }
             if state.bufferedBytes + frame.count > maxOutboundBytes {

@@ -106,10 +106,20 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
     @inlinable
     public mutating func readString() throws(WireError) -> String {
         let range = try readStringRange()
-        guard let text = String(validating: bytes[range], as: UTF8.self) else {
+        let text = bytes.withContiguousStorageIfAvailable { storage in
+            Self.string(UnsafeBufferPointer(rebasing: storage[(range.lowerBound - bytes.startIndex)...].prefix(range.count)))
+        }
+        guard let text = text ?? String(validating: bytes[range], as: UTF8.self) else {
             throw WireError(.invalidUTF8, offset: range.lowerBound - bytes.startIndex)
         }
         return text
+    }
+
+    /// `utf8` as a string if it is valid UTF-8; ASCII, the usual case, needs no further check.
+    @usableFromInline
+    static func string(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
+        if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
+        return String(validating: utf8, as: UTF8.self)
     }
 
     /// Reads a binary value.

@@ -64,9 +64,11 @@ public struct MessagePackWriter: Sendable {
 
     /// Writes a string as UTF-8 (fixstr or str 8/16/32).
     public mutating func writeString(_ value: String) {
-        let utf8 = value.utf8
-        writeLengthHeader(utf8.count, fix: 0xa0, fixLimit: 31, formats: (0xd9, 0xda, 0xdb))
-        bytes.append(contentsOf: utf8)
+        var value = value
+        value.withUTF8 { utf8 in
+            writeLengthHeader(utf8.count, fix: 0xa0, fixLimit: 31, formats: (0xd9, 0xda, 0xdb))
+            bytes.append(contentsOf: utf8)
+        }
     }
 
     /// Writes raw bytes (bin 8/16/32).

@@ -94,6 +94,18 @@ extension ClientFrame {
     public static func decode<Bytes: RandomAccessCollection>(
         _ bytes: Bytes
     ) throws(WireError) -> ClientFrame where Bytes.Element == UInt8, Bytes.Index == Int {
+        try decoding(bytes)
+    }
+
+    /// Decodes one client frame from memory the caller holds: read in place, with no reference
+    /// counting (the server's path for every frame).
+    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(WireError) -> ClientFrame {
+        try decoding(bytes)
+    }
+
+    private static func decoding<Bytes: RandomAccessCollection>(
+        _ bytes: Bytes
+    ) throws(WireError) -> ClientFrame where Bytes.Element == UInt8, Bytes.Index == Int {
         var reader = MessagePackReader(bytes)
         let head = try reader.readFrameHead()
         guard let operation = try ClientOperation.decode(head, &reader) else {

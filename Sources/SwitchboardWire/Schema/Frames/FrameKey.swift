@@ -21,21 +21,34 @@ enum FrameKey: String, CaseIterable, Sendable {
     /// The keys with their UTF-8 bytes, so a key on the wire is matched without building a String.
     static let table: [(key: FrameKey, utf8: [UInt8])] = allCases.map { ($0, Array($0.rawValue.utf8)) }
 
-    /// The keys grouped by byte length, then by first byte, so matching a key on the wire compares
-    /// it with a handful of candidates, however many features add keys.
-    private static let byLength: [[[(key: FrameKey, utf8: [UInt8])]]] = {
-        let longest = table.map(\.utf8.count).max() ?? 0
-        var groups = Array(repeating: Array(repeating: [(key: FrameKey, utf8: [UInt8])](), count: 256), count: longest + 1)
-        for entry in table { groups[entry.utf8.count][Int(entry.utf8[0])].append(entry) }
-        return groups
+    /// The keys ordered by byte length, then first byte, then last byte, as one flat list; and for
+    /// each length and first byte the range of that list to compare with, so matching a key on the
+    /// wire looks at a handful of candidates, however many features add keys.
+    private static let sorted: [(key: FrameKey, utf8: [UInt8])] = table.sorted {
+        ($0.utf8.count, $0.utf8[0], $0.utf8.last!) < ($1.utf8.count, $1.utf8[0], $1.utf8.last!)
+    }
+    private static let longest = table.map(\.utf8.count).max() ?? 0
+    private static let candidates: [Range<Int>] = {
+        var ranges = Array(repeating: 0..<0, count: (longest + 1) * 256)
+        for (index, entry) in sorted.enumerated() {
+            let slot = entry.utf8.count * 256 + Int(entry.utf8[0])
+            ranges[slot] = ranges[slot].isEmpty ? index..<(index + 1) : ranges[slot].lowerBound..<(index + 1)
+        }
+        return ranges
     }()
 
     /// The key whose UTF-8 bytes are `bytes`, if any.
     static func match<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> FrameKey? {
+        if let found = bytes.withContiguousStorageIfAvailable(match(contiguous:)) { return found }
+        return Array(bytes).withUnsafeBufferPointer(match(contiguous:))
+    }
+
+    private static func match(contiguous bytes: UnsafeBufferPointer<UInt8>) -> FrameKey? {
         let count = bytes.count
-        guard count > 0, count < byLength.count, let first = bytes.first else { return nil }
-        for entry in byLength[count][Int(first)] where entry.utf8.elementsEqual(bytes) {
-            return entry.key
+        guard count > 0, count <= longest else { return nil }
+        for index in candidates[count * 256 + Int(bytes[0])] {
+            let entry = sorted[index]
+            if entry.utf8.withUnsafeBufferPointer({ $0.elementsEqual(bytes) }) { return entry.key }
         }
         return nil
     }

@@ -118,6 +118,30 @@ extension ServerFrame {
         try decode(bytes[...])
     }
 
+    /// Calls `body` with `{"t": "ok", "id": id}`, the answer of most requests, encoded exactly as
+    /// `encode()` would, on the stack.
+    @inlinable
+    public static func withOkAnswer<Result>(id: UInt32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { buffer in
+            var count = 0
+            func put(_ byte: UInt8) {
+                buffer[count] = byte
+                count += 1
+            }
+            // A map of two: "t": "ok", "id": …
+            put(0x82); put(0xa1); put(0x74); put(0xa2); put(0x6f); put(0x6b); put(0xa2); put(0x69); put(0x64)
+            switch id {
+            case 0...0x7f: put(UInt8(id))
+            case 0x80...0xff: put(0xcc); put(UInt8(id))
+            case 0x100...0xffff: put(0xcd); put(UInt8(id >> 8)); put(UInt8(truncatingIfNeeded: id))
+            default:
+                put(0xce)
+                for shift in [24, 16, 8, 0] { put(UInt8(truncatingIfNeeded: id >> shift)) }
+            }
+            return body(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[0..<count]))
+        }
+    }
+
     /// The frame as one MessagePack map: `"t"`, then `"id"` for answers, then the fields.
     public func encode() -> [UInt8] {
         switch self {

@@ -1,0 +1,54 @@
+import SwitchboardCore
+
+/// Publishing to message and user channels, answered on the caller's thread from `Routes`.
+struct Publishing: Sendable {
+    let context: ModuleContext
+    let routes: Routes
+
+    func publish(_ request: Publish) throws(RtmError) -> Done {
+        let limits = context.limits
+        let caller = request.caller
+        guard request.payload.byteCount <= limits.messagePayloadMaxBytes else {
+            throw RtmError(
+                .channelMessageLengthExceedLimitation, operation: Publish.operation,
+                reason: "payload is \(request.payload.byteCount) bytes; at most \(limits.messagePayloadMaxBytes)")
+        }
+        try Validation.checkCustomType(request.customType, limits: limits, operation: Publish.operation)
+        let receivers: [SessionID]
+        let deliveredName: String
+        switch request.channelType {
+        case .message:
+            try Validation.checkChannelName(request.channelName, limits: limits, operation: Publish.operation)
+            // Over the channel's rate the message is discarded, and the publish still succeeds.
+            guard let admitted = routes.admitMessage(on: caller.channel(.message, request.channelName), now: context.clock.now)
+            else { return Done() }
+            receivers = admitted
+            deliveredName = request.channelName
+        case .user:
+            try Validation.checkUserId(request.channelName, limits: limits, operation: Publish.operation)
+            receivers = routes.sessions(of: UserKey(caller.app, request.channelName))
+            guard !receivers.isEmpty else {
+                throw RtmError(
+                    .channelReceiverOffline, operation: Publish.operation,
+                    reason: "user \(request.channelName) is not online")
+            }
+            deliveredName = caller.userId
+        case .stream, .none:
+            throw RtmError(
+                .invalidChannelType, operation: Publish.operation,
+                reason: "publish takes channelType message or user; stream channels publish on topics")
+        }
+        let delivery = MessageDelivery(
+            channelType: request.channelType, channelName: deliveredName, payload: request.payload,
+            publisher: caller.userId, customType: request.customType, timestamp: context.clock.wallMilliseconds)
+        context.outbox.deliver(.message(delivery), to: receivers)
+        if context.bus.subscriberCount(of: MessagePublished.self) > 0 {
+            context.bus.publish(
+                MessagePublished(
+                    publisher: caller, channel: caller.channel(request.channelType, request.channelName),
+                    payloadBytes: request.payload.byteCount, customType: request.customType,
+                    receivers: receivers.count))
+        }
+        return Done()
+    }
+}

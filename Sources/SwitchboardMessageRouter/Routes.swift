@@ -1,0 +1,76 @@
+import Synchronization
+import SwitchboardCore
+
+/// What a publish reads, from any thread, without waiting on the router's actor: the
+/// subscriptions (changed only by the actor, before it answers), the channels' rate windows, and
+/// which sessions each user has (kept from `SessionOpened` and `SessionClosed` as they are
+/// published, so it is current once a login or logout is answered).
+final class Routes: Sendable {
+    private struct State {
+        var table = SubscriptionTable()
+        var users: [UserKey: [SessionID]] = [:]
+        var rates: ChannelRates
+    }
+
+    private let state: Mutex<State>
+
+    init(limits: Limits) {
+        state = Mutex(State(rates: ChannelRates(limits: limits)))
+    }
+
+    // MARK: Message channels
+
+    /// Reads or changes the subscriptions (the actor's part: one change at a time).
+    func withTable<Result, Failure: Error>(
+        _ body: (inout SubscriptionTable) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try state.withLock { state throws(Failure) in try body(&state.table) }
+    }
+
+    /// Takes one message of `channel` at `now` and returns its receivers; nil when the channel is
+    /// over its rate and the message is to be discarded.
+    func admitMessage(on channel: ChannelKey, now: Duration) -> [SessionID]? {
+        state.withLock { state in
+            guard state.rates.admitMessage(on: channel, now: now) else { return nil }
+            return state.table.messageReceivers(of: channel)
+        }
+    }
+
+    /// Takes one subscribe attempt of `session` to `channel` at `now`; false when it is too frequent.
+    func admitSubscribe(_ session: SessionID, to channel: ChannelKey, now: Duration) -> Bool {
+        state.withLock { $0.rates.admitSubscribe(session, to: channel, now: now) }
+    }
+
+    /// Forgets idle rate windows; returns how many messages were discarded since the last sweep.
+    func sweep(now: Duration) -> Int {
+        state.withLock { state in
+            state.rates.sweep(now: now)
+            return state.rates.takeDiscarded()
+        }
+    }
+
+    /// Messages discarded so far over the per-channel rate.
+    var discardedTotal: Int { state.withLock { $0.rates.discardedTotal } }
+
+    // MARK: Users
+
+    /// The sessions of `user`.
+    func sessions(of user: UserKey) -> [SessionID] {
+        state.withLock { $0.users[user] ?? [] }
+    }
+
+    /// Starts the view of users' sessions: from now on every session opened or closed on `bus` is
+    /// seen as it is published.
+    func observeSessions(on bus: EventBus) {
+        bus.observe(SessionOpened.self) { [self] event in
+            state.withLock { $0.users[event.caller.user, default: []].append(event.caller.session) }
+        }
+        bus.observe(SessionClosed.self) { [self] event in
+            state.withLock { state in
+                let user = event.caller.user
+                state.users[user]?.removeAll { $0 == event.caller.session }
+                if state.users[user]?.isEmpty == true { state.users[user] = nil }
+            }
+        }
+    }
+}
