@@ -143,8 +143,8 @@ struct PushHistory<Frame> {
     }
 
     private mutating func forgetOldest() {
-        guard let oldest = ring[head] else { return }
-        ring[head] = nil
+        // Taken out of the ring, not copied: the frame is released once, with no retain first.
+        guard let oldest = ring[head].take() else { return }
         // The oldest kept push is the one after the `sent - keptCount` pushes before it.
         let number = sent - UInt64(keptCount) + 1
         keptBytes -= Int(oldest.size)
