@@ -115,14 +115,31 @@ private struct Doubler: BusRequest {
 
     @Test func anImmediateHandlerAnswersBothWaysUntilAnAsynchronousOneReplacesIt() async throws {
         let bus = EventBus()
-        #expect(bus.immediateHandler(for: Doubler.self) == nil)
+        var built = 0
+        func doubler(_ value: Int) -> Doubler {
+            built += 1
+            return Doubler(value: value)
+        }
+        #expect(try bus.answerAtOnce(Doubler.self) { doubler(1) } == nil)
         bus.handleImmediately(Doubler.self) { $0.value * 2 }
-        #expect(try bus.immediateHandler(for: Doubler.self)?(Doubler(value: 4)) == 8)
+        #expect(try bus.answerAtOnce(Doubler.self) { doubler(4) } == 8)
         #expect(try await bus.request(Doubler(value: 5)) == 10)
-        // A module swapped in with an ordinary handler is the one every caller reaches.
+        // A module swapped in with an ordinary handler is the one every caller reaches; the
+        // request is not even built for the immediate path.
         bus.handle(Doubler.self) { $0.value * 3 }
-        #expect(bus.immediateHandler(for: Doubler.self) == nil)
+        #expect(try bus.answerAtOnce(Doubler.self) { doubler(6) } == nil)
+        #expect(built == 1)
         #expect(try await bus.request(Doubler(value: 5)) == 15)
+        // Swapped back, the immediate handler answers; removed, nothing does.
+        bus.handleImmediately(Doubler.self) { $0.value * 4 }
+        #expect(try bus.answerAtOnce(Doubler.self) { doubler(2) } == 8)
+        bus.removeHandler(Doubler.self)
+        #expect(try bus.answerAtOnce(Doubler.self) { doubler(2) } == nil)
+        // Its refusals reach the caller as thrown errors.
+        bus.handleImmediately(Doubler.self) { request throws(RtmError) in
+            throw RtmError(.invalidParameter, operation: Doubler.operation, reason: "no \(request.value)")
+        }
+        #expect(throws: RtmError.self) { try bus.answerAtOnce(Doubler.self) { doubler(3) } }
     }
 
     @Test func observersSeeEachEventBeforePublishReturnsInPublishOrder() async {

@@ -10,8 +10,24 @@ public final class EventBus: Sendable {
         var subscribers: [ObjectIdentifier: [EventMailbox]] = [:]
         var observers: [ObjectIdentifier: [any Sendable]] = [:]
         /// Each a `RequestHandler<R>` under the `ObjectIdentifier` of its `R`.
-        var handlers: [ObjectIdentifier: AnyRequestHandler] = [:]
+        private(set) var handlers: [ObjectIdentifier: AnyRequestHandler] = [:]
+        /// Every handler that left `handlers` (replaced, removed, or at `close`), kept as long as
+        /// the bus: `answerAtOnce` runs a handler without retaining it. Handlers are registered a
+        /// few times in a server's life, so this stays small.
+        private var retired: [AnyRequestHandler] = []
         var closed = false
+
+        /// Makes `handler` (nil: none) the handler under `type`, keeping the one it replaces.
+        mutating func setHandler(_ handler: AnyRequestHandler?, for type: ObjectIdentifier) {
+            let old = if let handler { handlers.updateValue(handler, forKey: type) } else { handlers.removeValue(forKey: type) }
+            if let old { retired.append(old) }
+        }
+
+        /// Forgets every handler, keeping them.
+        mutating func removeAllHandlers() {
+            retired.append(contentsOf: handlers.values)
+            handlers.removeAll()
+        }
 
         /// The mailboxes and the observers of events of type `E`.
         func audience<E: BusEvent>(of type: E.Type) -> (mailboxes: [EventMailbox], observers: [any Sendable]) {
@@ -112,7 +128,7 @@ public final class EventBus: Sendable {
             defer {
                 registry.subscribers.removeAll()
                 registry.observers.removeAll()
-                registry.handlers.removeAll()
+                registry.removeAllHandlers()
             }
             return registry.subscribers.values.flatMap { $0 }
         }
@@ -131,7 +147,7 @@ public final class EventBus: Sendable {
 
     /// Makes `handler` the one handler of requests of type `R`, replacing any earlier one, and
     /// says it answers without suspending: a caller on any thread (an event loop answering a
-    /// client's frame) may run it at once through `immediateHandler(for:)`. It must be quick and
+    /// client's frame) may run it at once through `answerAtOnce`. It must be quick and
     /// must never wait.
     public func handleImmediately<R: BusRequest>(
         _ type: R.Type, _ handler: @escaping @Sendable (R) throws(RtmError) -> R.Response
@@ -148,19 +164,38 @@ public final class EventBus: Sendable {
     private func register<R: BusRequest>(_ box: RequestHandler<R>, for type: R.Type) {
         registry.withLock { registry in
             guard !registry.closed else { return }
-            registry.handlers[ObjectIdentifier(type)] = box
+            registry.setHandler(box, for: ObjectIdentifier(type))
         }
     }
 
-    /// The handler of requests of type `R` when it answers without suspending (registered with
-    /// `handleImmediately`); nil when it suspends or there is none (use `request`).
-    public func immediateHandler<R: BusRequest>(for type: R.Type) -> (@Sendable (R) throws(RtmError) -> R.Response)? {
-        handler(for: type)?.now
+    /// Answers the request `make` builds on the calling thread, when the handler of `R` answers
+    /// without suspending (registered with `handleImmediately`); returns nil, without calling
+    /// `make`, when it suspends or there is none (use `request`).
+    ///
+    /// This is the server's path for every publish, run on two event loops at once: it takes the
+    /// handler without retaining it, so the threads do not contend for its reference count.
+    public func answerAtOnce<R: BusRequest>(
+        _ type: R.Type, _ make: () throws(RtmError) -> R
+    ) throws(RtmError) -> R.Response? {
+        let found = registry.withLock { registry in
+            registry.handlers[ObjectIdentifier(type)].map { Unmanaged.passUnretained($0) }
+        }
+        guard let found else { return nil }
+        // Safe unretained: a handler leaves `handlers` only for `retired`, which lives as long as
+        // the bus, and the caller holds the bus. The box under R's identifier is a RequestHandler<R>.
+        let answer: Result<R.Response?, RtmError> = found._withUnsafeGuaranteedRef { box in
+            do throws(RtmError) {
+                return .success(try unsafeDowncast(box, to: RequestHandler<R>.self).answerNow(make))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try answer.get()
     }
 
     /// Removes the handler of requests of type `R`.
     public func removeHandler<R: BusRequest>(_ type: R.Type) {
-        registry.withLock { $0.handlers[ObjectIdentifier(type)] = nil }
+        registry.withLock { $0.setHandler(nil, for: ObjectIdentifier(type)) }
     }
 
     /// Whether a handler is registered for requests of type `R`.
@@ -225,6 +260,12 @@ private final class RequestHandler<R: BusRequest>: AnyRequestHandler, @unchecked
     init(run: @escaping @Sendable (R) async throws(RtmError) -> R.Response, now: (@Sendable (R) throws(RtmError) -> R.Response)?) {
         self.run = run
         self.now = now
+    }
+
+    /// Runs `now` on the request `make` builds; nil, without calling `make`, when there is no `now`.
+    func answerNow(_ make: () throws(RtmError) -> R) throws(RtmError) -> R.Response? {
+        guard let now else { return nil }
+        return try now(try make())
     }
 }
 

@@ -125,7 +125,7 @@ protocol FeatureBinding {
     /// Carries out `operation` for `caller` through bus requests and returns its answer.
     static func answer(_ operation: Operation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer
     /// Carries out `operation` without suspending when its module answers it so
-    /// (`EventBus.immediateHandler`), calling `admit` (the rate budget) first; returns nil, having
+    /// (`EventBus.answerAtOnce`), calling `admit` (the rate budget) first; returns nil, having
     /// called nothing, when it cannot.
     static func answerAtOnce(
         _ operation: Operation, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void

@@ -26,11 +26,11 @@ enum ChannelBinding: FeatureBinding {
     static func answerAtOnce(
         _ operation: ChannelOperation, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void
     ) throws(RtmError) -> Answer? {
-        guard case .publish(let channelType, let channel, let message, let customType) = operation,
-            let publish = bus.immediateHandler(for: Publish.self)
-        else { return nil }
-        try admit()
-        _ = try publish(Publish(caller: caller, channelType: channelType, channelName: channel, payload: message, customType: customType))
-        return .done
+        guard case .publish(let channelType, let channel, let message, let customType) = operation else { return nil }
+        let answered = try bus.answerAtOnce(Publish.self) { () throws(RtmError) in
+            try admit()
+            return Publish(caller: caller, channelType: channelType, channelName: channel, payload: message, customType: customType)
+        }
+        return answered == nil ? nil : .done
     }
 }
