@@ -173,16 +173,14 @@ public final class EventBus: Sendable {
     /// `make`, when it suspends or there is none (use `request`).
     ///
     /// This is the server's path for every publish, run on two event loops at once: it takes the
-    /// handler without retaining it, so the threads do not contend for its reference count.
+    /// handler without retaining it, so the threads do not contend for its reference count, and
+    /// it is inlined into the caller, so it is specialised for `R` there.
+    @inlinable
     public func answerAtOnce<R: BusRequest>(
         _ type: R.Type, _ make: () throws(RtmError) -> R
     ) throws(RtmError) -> R.Response? {
-        let found = registry.withLock { registry in
-            registry.handlers[ObjectIdentifier(type)].map { Unmanaged.passUnretained($0) }
-        }
-        guard let found else { return nil }
-        // Safe unretained: a handler leaves `handlers` only for `retired`, which lives as long as
-        // the bus, and the caller holds the bus. The box under R's identifier is a RequestHandler<R>.
+        guard let found = handlerUnretained(for: ObjectIdentifier(type)) else { return nil }
+        // The box under R's identifier is a RequestHandler<R> (`register` puts it there).
         let answer: Result<R.Response?, RtmError> = found._withUnsafeGuaranteedRef { box in
             do throws(RtmError) {
                 return .success(try unsafeDowncast(box, to: RequestHandler<R>.self).answerNow(make))
@@ -191,6 +189,13 @@ public final class EventBus: Sendable {
             }
         }
         return try answer.get()
+    }
+
+    /// The handler registered under `type`, not retained. Safe: a handler leaves the registry
+    /// only for its `retired` list, which lives as long as the bus, and the caller holds the bus.
+    @usableFromInline
+    func handlerUnretained(for type: ObjectIdentifier) -> Unmanaged<AnyRequestHandler>? {
+        registry.withLock { registry in registry.handlers[type].map { Unmanaged.passUnretained($0) } }
     }
 
     /// Removes the handler of requests of type `R`.
@@ -247,15 +252,17 @@ public final class BusSubscription: Sendable {
 }
 
 /// A request handler of some request type, so the registry can hold them all.
-private class AnyRequestHandler: @unchecked Sendable {
+@usableFromInline
+class AnyRequestHandler: @unchecked Sendable {
     // Sendable proof: it has no state; its one subclass holds only `let` Sendable closures.
 }
 
-private final class RequestHandler<R: BusRequest>: AnyRequestHandler, @unchecked Sendable {
+@usableFromInline
+final class RequestHandler<R: BusRequest>: AnyRequestHandler, @unchecked Sendable {
     // Sendable proof: both stored properties are immutable `let`s of Sendable closure types.
     let run: @Sendable (R) async throws(RtmError) -> R.Response
     /// The same handler, when it answers without suspending.
-    let now: (@Sendable (R) throws(RtmError) -> R.Response)?
+    @usableFromInline let now: (@Sendable (R) throws(RtmError) -> R.Response)?
 
     init(run: @escaping @Sendable (R) async throws(RtmError) -> R.Response, now: (@Sendable (R) throws(RtmError) -> R.Response)?) {
         self.run = run
@@ -263,6 +270,7 @@ private final class RequestHandler<R: BusRequest>: AnyRequestHandler, @unchecked
     }
 
     /// Runs `now` on the request `make` builds; nil, without calling `make`, when there is no `now`.
+    @inlinable
     func answerNow(_ make: () throws(RtmError) -> R) throws(RtmError) -> R.Response? {
         guard let now else { return nil }
         return try now(try make())
