@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import Testing
 import SwitchboardCore
@@ -96,6 +97,8 @@ import SwitchboardWire
             checker.connection.close()
             let start = answered
             let url = server.url
+            // Writes answered in this cycle, per writer, so the kill waits for every writer to be under way.
+            let progress = AnsweredWrites(writers)
             let runs = (0..<writers).map { writer in
                 Task { () -> Int in
                     guard let client = try? await RawClient.connect(to: url, group: group) else { return start[writer] }
@@ -113,12 +116,20 @@ import SwitchboardWire
                         }
                         guard answer == .some(.some(.ok(id: id))) else { break }
                         last = next
+                        progress.answered(writer)
                     }
                     client.connection.close()
                     return last
                 }
             }
-            try await Task.sleep(for: .milliseconds(150 + 100 * cycle))
+            // Killed mid-write: once every writer has had an answer (a loaded machine may take a
+            // while to get there; bounded) and the cycle's time has passed.
+            let earliest = ContinuousClock.now + .milliseconds(150 + 100 * cycle)
+            let latest = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < latest,
+                ContinuousClock.now < earliest || !progress.everyWriterAnswered {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             try await server.kill9()
             for (writer, run) in runs.enumerated() { answered[writer] = await run.value }
             #expect(zip(answered, start).allSatisfy { $0 > $1 }, "cycle \(cycle): a writer got no answer: \(start) → \(answered)")
@@ -182,4 +193,15 @@ import SwitchboardWire
         let key = try await failingServe(temporaryDataDirectory(), ["--storage-key-file", badKey.path])
         #expect(key.status == 1 && key.text.contains(badKey.path), "\(key.text)")
     }
+}
+
+/// How many writes each writer had answered, seen from the test while the writers run.
+private final class AnsweredWrites: Sendable {
+    private let counts: Mutex<[Int]>
+
+    init(_ writers: Int) { counts = Mutex(Array(repeating: 0, count: writers)) }
+
+    func answered(_ writer: Int) { counts.withLock { $0[writer] += 1 } }
+
+    var everyWriterAnswered: Bool { counts.withLock { !$0.contains(0) } }
 }
