@@ -13,6 +13,9 @@ public final class EventLoop: Sendable {
         var wakePending = false
         var stopRequested = false
         var closed = false
+        /// The wakeup descriptor is closed: a wake deferred to the end of another loop's pass
+        /// must not write to the number, which may belong to another socket by then.
+        var wakeClosed = false
     }
 
     /// State touched only by the loop thread.
@@ -151,8 +154,12 @@ public final class EventLoop: Sendable {
 
     private func wake() {
         wakeups.add(1, ordering: .relaxed)
-        var one: UInt64 = 1
-        _ = Glibc.write(wakeFD, &one, 8)
+        // Written under the inbox lock, which `tearDown` holds to close the descriptor.
+        inbox.withLock { inbox in
+            guard !inbox.wakeClosed else { return }
+            var one: UInt64 = 1
+            _ = Glibc.write(wakeFD, &one, 8)
+        }
     }
 
     // MARK: Registration (loop thread only)
@@ -279,7 +286,10 @@ public final class EventLoop: Sendable {
         }
         local.registrations.removeAll()
         local.timers.removeAll()
-        Glibc.close(wakeFD)
+        inbox.withLock { inbox in
+            inbox.wakeClosed = true
+            Glibc.close(wakeFD)
+        }
         Glibc.close(epollFD)
     }
 }
