@@ -58,7 +58,7 @@ public actor MessageRouter: Module {
 
     // MARK: Subscriptions
 
-    private func subscribe(_ request: Subscribe) throws(RtmError) -> Done {
+    private func subscribe(_ request: Subscribe) async throws(RtmError) -> Done {
         let (context, ended, routes) = try running(Subscribe.operation)
         let limits = context.limits
         try Validation.checkChannelName(request.channelName, limits: limits, operation: Subscribe.operation)
@@ -89,10 +89,12 @@ public actor MessageRouter: Module {
             }
         }
         context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: ChannelFeatures(request.features)))
+        // A subscription that changed its features is answered after the publishes that read the old ones.
+        await routes.publishesBefore(channel)
         return Done()
     }
 
-    private func unsubscribe(_ request: Unsubscribe) throws(RtmError) -> Done {
+    private func unsubscribe(_ request: Unsubscribe) async throws(RtmError) -> Done {
         let (context, _, routes) = try running(Unsubscribe.operation)
         try Validation.checkChannelName(request.channelName, limits: context.limits, operation: Unsubscribe.operation)
         let channel = request.caller.channel(.message, request.channelName)
@@ -102,6 +104,9 @@ public actor MessageRouter: Module {
                 reason: "not subscribed to \(request.channelName)")
         }
         context.bus.publish(ChannelLeft(caller: request.caller, channel: channel, reason: .left))
+        // Answered once no push that read the old receivers is still on its way to the outbox:
+        // after its ok, the client gets no message of the channel.
+        await routes.publishesBefore(channel)
         return Done()
     }
 

@@ -16,13 +16,16 @@ struct Publishing: Sendable {
         try Validation.checkCustomType(request.customType, limits: limits, operation: Publish.operation)
         let receivers: [SessionID]
         let deliveredName: String
+        /// A message channel's publish, which changes of its subscriptions wait for.
+        var inFlight: (ticket: UInt64, channel: ChannelKey)?
         switch request.channelType {
         case .message:
             try Validation.checkChannelName(request.channelName, limits: limits, operation: Publish.operation)
+            let channel = caller.channel(.message, request.channelName)
             // Over the channel's rate the message is discarded, and the publish still succeeds.
-            guard let admitted = routes.admitMessage(on: caller.channel(.message, request.channelName), now: context.clock.now)
-            else { return Done() }
-            receivers = admitted
+            guard let admitted = routes.admitMessage(on: channel, now: context.clock.now) else { return Done() }
+            inFlight = (admitted.ticket, channel)
+            receivers = admitted.receivers
             deliveredName = request.channelName
         case .user:
             try Validation.checkUserId(request.channelName, limits: limits, operation: Publish.operation)
@@ -42,6 +45,8 @@ struct Publishing: Sendable {
             channelType: request.channelType, channelName: deliveredName, payload: request.payload,
             publisher: caller.userId, customType: request.customType, timestamp: context.clock.wallMilliseconds)
         context.outbox.deliver(.message(delivery), to: receivers)
+        // A subscription change of the channel is answered only once this push is handed over.
+        if let inFlight { routes.delivered(inFlight.ticket, on: inFlight.channel) }
         if context.bus.subscriberCount(of: MessagePublished.self) > 0 {
             context.bus.publish(
                 MessagePublished(

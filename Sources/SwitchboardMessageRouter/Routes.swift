@@ -10,6 +10,7 @@ final class Routes: Sendable {
         var table = SubscriptionTable()
         var users: [UserKey: [SessionID]] = [:]
         var rates: ChannelRates
+        var inFlight = PublishesInFlight<CheckedContinuation<Void, Never>>()
     }
 
     private let state: Mutex<State>
@@ -27,12 +28,28 @@ final class Routes: Sendable {
         try state.withLock { state throws(Failure) in try body(&state.table) }
     }
 
-    /// Takes one message of `channel` at `now` and returns its receivers; nil when the channel is
-    /// over its rate and the message is to be discarded.
-    func admitMessage(on channel: ChannelKey, now: Duration) -> [SessionID]? {
+    /// Takes one message of `channel` at `now` and returns its receivers, with the ticket to hand
+    /// back to `delivered` once its push is with the outbox; nil when the channel is over its rate
+    /// and the message is to be discarded.
+    func admitMessage(on channel: ChannelKey, now: Duration) -> (receivers: [SessionID], ticket: UInt64)? {
         state.withLock { state in
             guard state.rates.admitMessage(on: channel, now: now) else { return nil }
-            return state.table.messageReceivers(of: channel)
+            return (state.table.messageReceivers(of: channel), state.inFlight.start(channel))
+        }
+    }
+
+    /// The publish with `ticket` handed its push to the outbox: changes waiting for it go on.
+    func delivered(_ ticket: UInt64, on channel: ChannelKey) {
+        let ready = state.withLock { $0.inFlight.finish(ticket, of: channel) }
+        for waiter in ready { waiter.resume() }
+    }
+
+    /// Returns once every publish of `channel` that read its receivers before now has handed its
+    /// push to the outbox: a subscription change waits for this before it is answered.
+    func publishesBefore(_ channel: ChannelKey) async {
+        guard let barrier = state.withLock({ $0.inFlight.barrier(for: channel) }) else { return }
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            if !state.withLock({ $0.inFlight.wait(waiter, at: barrier) }) { waiter.resume() }
         }
     }
 
