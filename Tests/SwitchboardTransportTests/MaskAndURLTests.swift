@@ -33,3 +33,18 @@ import Testing
         }
     }
 }
+
+@Suite struct MaskKeysTests {
+    @Test func keysAreFreshRandomBytesAcrossRefills() {
+        var pool = MaskKeys(size: 64)
+        var keys: [UInt32] = []
+        for _ in 0..<(16 * 8) {
+            let (a, b, c, d) = pool.take()
+            keys.append(UInt32(a) | UInt32(b) << 8 | UInt32(c) << 16 | UInt32(d) << 24)
+        }
+        // 128 keys over 8 refills of the pool: random 32-bit values all differ (a repeat has a
+        // chance of about 4 in a million), and none is all zeros (an unfilled pool).
+        #expect(Set(keys).count == keys.count)
+        #expect(!keys.contains(0))
+    }
+}

@@ -150,7 +150,7 @@ import Testing
             let frame = OutboundFrame.binary(payload)
             #expect(frame.headerLength == FrameHeader.encodedLength(payloadLength: size, masked: false))
             #expect(parseAll(frame.bytes, role: .client).events == [.message(.binary(payload))])
-            let masked = frame.masked(with: OutboundFrame.randomMaskKey())
+            let masked = frame.masked(with: MaskKeys.next())
             #expect(parseAll(masked.bytes, role: .server).events == [.message(.binary(payload))])
         }
         #expect(parseAll(OutboundFrame.text("héllo").bytes, role: .client).events == [.message(.text("héllo"))])

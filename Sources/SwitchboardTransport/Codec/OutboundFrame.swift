@@ -118,13 +118,4 @@ public final class OutboundFrame: @unchecked Sendable {
         let fin = storage[0] & 0x80 != 0
         return OutboundFrame(opcode: opcode, payload: payload, fin: fin, maskKey: key)
     }
-
-    /// A random masking key.
-    static func randomMaskKey() -> (UInt8, UInt8, UInt8, UInt8) {
-        let value = UInt32.random(in: .min ... .max)
-        return (
-            UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
-            UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24)
-        )
-    }
 }

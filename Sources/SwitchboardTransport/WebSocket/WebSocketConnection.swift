@@ -70,7 +70,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     /// pushed the queue past `maxOutboundBytes` (the connection is then closed with 1008).
     @discardableResult
     public func send(_ frame: OutboundFrame) -> Bool {
-        guard role == .server else { return queue(frame.masked(with: OutboundFrame.randomMaskKey())) }
+        guard role == .server else { return queue(frame.masked(with: MaskKeys.next())) }
         return queue(frame)
     }
 

@@ -182,7 +182,7 @@ final class WebSocketEngine: ByteStreamDelegate {
     /// Queues a control frame ahead of the connection's pending sends. Pongs count against the
     /// outbound bound too, so a peer that pings without reading is dropped like any slow consumer.
     private func sendControl(_ frame: OutboundFrame) {
-        let frame = connection.role == .client ? frame.masked(with: OutboundFrame.randomMaskKey()) : frame
+        let frame = connection.role == .client ? frame.masked(with: MaskKeys.next()) : frame
         let buffered = connection.didQueue(byteCount: frame.count)
         if frame.opcode == .pong && buffered > connection.maxOutboundBytes {
             connection.didDrop(byteCount: frame.count)
