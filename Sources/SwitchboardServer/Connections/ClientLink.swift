@@ -54,10 +54,11 @@ final class ClientLink: Sendable {
     private let loggedIn = Atomic<Bool>(false)
     private let limiter: Mutex<CallRateLimiter>
 
-    init(socket: WebSocketConnection, limits: Limits) {
+    /// A link for `socket` whose calls are counted by a copy of `limiter`.
+    init(socket: WebSocketConnection, limiter: CallRateLimiter) {
         self.socket = socket
         id = ConnectionID(socket.id)
-        limiter = Mutex(CallRateLimiter(limits: limits))
+        self.limiter = Mutex(limiter)
     }
 
     /// The session this link carries, if it is logged in.

@@ -26,7 +26,7 @@ final class ConnectionHub: WebSocketHandler {
     func stop() { loginDeadline.stop() }
 
     func webSocketOpened(_ connection: WebSocketConnection) {
-        let link = ClientLink(socket: connection, limits: dispatcher.limits)
+        let link = ClientLink(socket: connection, limiter: dispatcher.callLimiter)
         links.insert(link)
         registry.opened(link)
         log(.debug, "\(link.id) opened from \(connection.remoteAddress)")
