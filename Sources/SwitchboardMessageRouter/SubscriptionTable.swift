@@ -10,7 +10,7 @@ struct SubscriptionTable: Sendable {
     }
 
     private var channels: [ChannelKey: Channel] = [:]
-    private var subscribed: [SessionID: Set<ChannelKey>] = [:]
+    private var subscribed: [SessionID: CompactSet<ChannelKey>] = [:]
 
     /// Adds or updates a subscription. Returns false when `limit` subscriptions already exist.
     mutating func subscribe(
@@ -26,8 +26,8 @@ struct SubscriptionTable: Sendable {
 
     /// Removes a subscription. Returns false when there was none.
     mutating func unsubscribe(_ session: SessionID, from channel: ChannelKey) -> Bool {
-        guard subscribed[session]?.remove(channel) != nil else { return false }
-        if subscribed[session]?.isEmpty == true { subscribed[session] = nil }
+        guard subscribed[session]?.contains(channel) == true else { return false }
+        subscribed.remove(channel, fromSetAt: session)
         channels[channel]?.features[session] = nil
         if channels[channel]?.features.isEmpty == true {
             channels[channel] = nil
