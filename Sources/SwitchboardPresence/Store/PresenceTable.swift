@@ -25,8 +25,8 @@ struct PresenceTable: Sendable {
     }
 
     private var channels: [ChannelKey: Channel] = [:]
-    private var sessions: [SessionID: Set<ChannelKey>] = [:]
-    private var shownIn: [UserKey: Set<ChannelKey>] = [:]
+    private var sessions: [SessionID: CompactSet<ChannelKey>] = [:]
+    private var shownIn: [UserKey: CompactSet<ChannelKey>] = [:]
     /// Roster sequence numbers: one counter for every channel, so a page token never means a
     /// place in an earlier life of the same channel.
     private var nextSeq: UInt64 = 1
@@ -101,8 +101,7 @@ struct PresenceTable: Sendable {
                 states: channel.users[user]?.states ?? [:], occupancy: channel.roster.count)
         }
         if disappeared { hide(UserKey(key.app, user), from: key) }
-        sessions[member.session]?.remove(key)
-        if sessions[member.session]?.isEmpty == true { sessions[member.session] = nil }
+        sessions.remove(key, fromSetAt: member.session)
         return change
     }
 
@@ -198,8 +197,7 @@ struct PresenceTable: Sendable {
     }
 
     private mutating func hide(_ user: UserKey, from key: ChannelKey) {
-        shownIn[user]?.remove(key)
-        if shownIn[user]?.isEmpty == true { shownIn[user] = nil }
+        shownIn.remove(key, fromSetAt: user)
     }
 
     private func notMember(_ user: UserKey, _ key: ChannelKey, _ operation: String) -> RtmError {
