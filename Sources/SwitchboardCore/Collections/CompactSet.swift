@@ -1,135 +1,64 @@
 /// A set for the many small sets a server keeps per session, user or channel (the channels of a
 /// session, the sessions of a user, the members of a channel): it holds one element inline, with
-/// no allocation, and more in a `Set`, going back inline when one is left.
+/// no allocation, and more in a hash table, going back inline when one is left.
 ///
 /// Most such sets hold one element (a user has one session, most channels of a small app have one
 /// member), and a one-element `Set` is a heap object of about 150 bytes. Operations are a `Set`'s,
-/// O(1); iteration order is unspecified, as a `Set`'s.
+/// O(1); iteration order is unspecified, as a `Set`'s. (A `CompactDictionary` with no values.)
 public struct CompactSet<Element: Hashable & Sendable>: Sendable, Sequence, ExpressibleByArrayLiteral {
-    private enum Storage: Sendable {
-        case empty
-        case one(Element)
-        case many(Set<Element>)
-    }
+    private var table = CompactDictionary<Element, Present>()
 
-    private var storage: Storage
+    /// The value of every key of `table`: an element is there or not.
+    fileprivate struct Present: Sendable {}
 
     /// An empty set.
-    public init() { storage = .empty }
+    public init() {}
 
     /// A set of `elements`.
     public init<S: Sequence>(_ elements: S) where S.Element == Element {
-        storage = .empty
         for element in elements { insert(element) }
     }
 
     public init(arrayLiteral elements: Element...) { self.init(elements) }
 
     /// Whether the set has no element.
-    public var isEmpty: Bool {
-        if case .empty = storage { true } else { false }
-    }
+    public var isEmpty: Bool { table.isEmpty }
 
     /// How many elements the set has.
-    public var count: Int {
-        switch storage {
-        case .empty: 0
-        case .one: 1
-        case .many(let set): set.count
-        }
-    }
+    public var count: Int { table.count }
 
     /// Whether `element` is in the set.
-    public func contains(_ element: Element) -> Bool {
-        switch storage {
-        case .empty: false
-        case .one(let only): only == element
-        case .many(let set): set.contains(element)
-        }
-    }
+    public func contains(_ element: Element) -> Bool { table[element] != nil }
 
     /// Adds `element`; false when it was there already.
     @discardableResult
     public mutating func insert(_ element: Element) -> Bool {
-        switch storage {
-        case .empty:
-            storage = .one(element)
-            return true
-        case .one(let only):
-            guard only != element else { return false }
-            storage = .many([only, element])
-            return true
-        case .many(var set):
-            // Let go of the set first, so it is changed in place rather than copied.
-            storage = .empty
-            let inserted = set.insert(element).inserted
-            storage = .many(set)
-            return inserted
-        }
+        guard table[element] == nil else { return false }
+        table[element] = Present()
+        return true
     }
 
     /// Removes `element`; returns it, or nil when it was not there.
     @discardableResult
     public mutating func remove(_ element: Element) -> Element? {
-        switch storage {
-        case .empty:
-            return nil
-        case .one(let only):
-            guard only == element else { return nil }
-            storage = .empty
-            return only
-        case .many(var set):
-            storage = .empty
-            let removed = set.remove(element)
-            storage = set.count == 1 ? .one(set.first!) : .many(set)
-            return removed
-        }
+        table.removeValue(forKey: element).map { _ in element }
     }
 
-    public func makeIterator() -> Iterator {
-        switch storage {
-        case .empty: Iterator(state: .done)
-        case .one(let only): Iterator(state: .one(only))
-        case .many(let set): Iterator(state: .many(set.makeIterator()))
-        }
-    }
+    public func makeIterator() -> Iterator { Iterator(entries: table.makeIterator()) }
 
     public var underestimatedCount: Int { count }
 
     /// Iterates over a `CompactSet`.
     public struct Iterator: IteratorProtocol {
-        fileprivate enum State {
-            case done
-            case one(Element)
-            case many(Set<Element>.Iterator)
-        }
+        fileprivate var entries: CompactDictionary<Element, Present>.Iterator
 
-        fileprivate var state: State
-
-        public mutating func next() -> Element? {
-            switch state {
-            case .done:
-                return nil
-            case .one(let only):
-                state = .done
-                return only
-            case .many(var iterator):
-                let next = iterator.next()
-                state = .many(iterator)
-                return next
-            }
-        }
+        public mutating func next() -> Element? { entries.next()?.key }
     }
 }
 
 extension CompactSet: Equatable {
     public static func == (lhs: CompactSet, rhs: CompactSet) -> Bool {
-        switch (lhs.storage, rhs.storage) {
-        case (.empty, .empty): true
-        case (.one(let a), .one(let b)): a == b
-        case (.many(let a), .many(let b)): a == b
-        default: false
-        }
+        lhs.count == rhs.count && lhs.allSatisfy(rhs.contains)
     }
 }
 
