@@ -1,9 +1,11 @@
+import SwitchboardCore
+
 /// A set that is also an array: insert and remove in O(1) (a removal moves the last element into
 /// the gap), and the elements as an array with no copying, for a fan-out.
 struct IndexedSet<Element: Hashable & Sendable>: Sendable {
     /// The elements, in no particular order.
     private(set) var elements: [Element] = []
-    private var positions: [Element: Int] = [:]
+    private var positions: CompactDictionary<Element, Int> = [:]
 
     /// Whether the set has no elements.
     var isEmpty: Bool { elements.isEmpty }

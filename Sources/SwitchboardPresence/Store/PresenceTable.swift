@@ -17,9 +17,10 @@ struct PresenceTable: Sendable {
         var states: [String: String] = [:]
     }
 
+    /// A channel's tables are compact dictionaries: most channels have one member.
     private struct Channel: Sendable {
-        var members: [SessionID: Member] = [:]
-        var users: [UserID: ChannelUser] = [:]
+        var members: CompactDictionary<SessionID, Member> = [:]
+        var users: CompactDictionary<UserID, ChannelUser> = [:]
         var listeners = IndexedSet<SessionID>()
         var roster = Roster()
     }

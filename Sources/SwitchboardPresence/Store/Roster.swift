@@ -15,7 +15,7 @@ struct Roster: Sendable {
     }
 
     private var slots: [Slot] = []
-    private var slotOf: [UserID: Int] = [:]
+    private var slotOf: CompactDictionary<UserID, Int> = [:]
     /// How many users show.
     private(set) var count = 0
 
