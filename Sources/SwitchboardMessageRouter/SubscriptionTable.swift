@@ -4,7 +4,8 @@ import SwitchboardCore
 /// Channels are keyed by app, type and name, so two apps never share a channel.
 struct SubscriptionTable: Sendable {
     private struct Channel {
-        var features: [SessionID: RtmSubscribeChannelFeature] = [:]
+        /// A compact dictionary: most channels have one subscriber.
+        var features: CompactDictionary<SessionID, RtmSubscribeChannelFeature> = [:]
         /// The sessions that receive messages, cached for the fan-out; nil when stale.
         var messageReceivers: [SessionID]? = []
     }
@@ -48,7 +49,7 @@ struct SubscriptionTable: Sendable {
     mutating func messageReceivers(of channel: ChannelKey) -> [SessionID] {
         guard var entry = channels[channel] else { return [] }
         if let cached = entry.messageReceivers { return cached }
-        let receivers = entry.features.filter { $0.value.contains(.message) }.keys.sorted()
+        let receivers = entry.features.compactMap { $0.value.contains(.message) ? $0.key : nil }.sorted()
         entry.messageReceivers = receivers
         channels[channel] = entry
         return receivers
