@@ -11,6 +11,17 @@ import SwitchboardCore
         #expect(window.isIdle(at: .seconds(11)))
     }
 
+    @Test func idleOnlyOnceItsNewestEventIsAWindowOld() {
+        var window = SlidingWindow(limit: 3, per: .seconds(10))
+        #expect(window.isIdle(at: .zero))
+        let taken = [0, 1, 2, 12, 13].map { window.take(.seconds($0)) }
+        #expect(taken == [true, true, true, true, true])
+        // The ring has wrapped: the newest event (13 s) sits before the oldest in memory.
+        #expect(!window.isIdle(at: .seconds(22)))
+        #expect(window.isIdle(at: .seconds(23)))
+        #expect(window.limit == 3 && window.window == .seconds(10))
+    }
+
     @Test func aDictionaryOfWindows() {
         var windows: [String: SlidingWindow] = [:]
         for index in 0..<100 {

@@ -3,16 +3,19 @@
 /// an event is refused while the oldest of them is less than `window` old.
 public struct SlidingWindow: Sendable, Hashable {
     /// How many events the window admits.
-    public let limit: Int
+    public var limit: Int { Int(admits) }
     /// How long the window is.
     public let window: Duration
+    // Servers keep one window per channel and per client budget, so the fields are packed
+    // (32 bytes) and the newest time is read from `times` rather than kept twice.
+    private let admits: Int32
+    /// Index in `times` of the oldest accepted event, once `times` is full.
+    private var oldest: Int32 = 0
     private var times: [Duration] = []
-    private var oldest = 0
-    private var newest: Duration?
 
     /// A window admitting `limit` events per `window`.
     public init(limit: Int, per window: Duration = .seconds(1)) {
-        self.limit = limit
+        admits = Int32(clamping: limit)
         self.window = window
     }
 
@@ -22,12 +25,17 @@ public struct SlidingWindow: Sendable, Hashable {
         if times.count < limit {
             times.append(now)
         } else {
-            guard now - times[oldest] >= window else { return false }
-            times[oldest] = now
-            oldest = (oldest + 1) % limit
+            guard now - times[Int(oldest)] >= window else { return false }
+            times[Int(oldest)] = now
+            oldest = (oldest + 1) % admits
         }
-        newest = now
         return true
+    }
+
+    /// The time of the newest accepted event.
+    private var newest: Duration? {
+        guard !times.isEmpty else { return nil }
+        return times.count < limit ? times.last : times[(Int(oldest) + limit - 1) % limit]
     }
 
     /// Whether every event it accepted is older than `window` at `now`, so it holds no budget
