@@ -9,20 +9,56 @@ struct PresenceTable: Sendable {
     private struct Member: Sendable {
         let user: UserID
         var features: ChannelFeatures
+        /// The member's index in the channel's `listeners` while it hears presence events.
+        var listenerIndex: Int32 = -1
     }
 
     private struct ChannelUser: Sendable {
-        var sessions = 0
-        var visibleSessions = 0
+        var sessions: Int32 = 0
+        var visibleSessions: Int32 = 0
+        /// The user's slot in the channel's roster while it shows there.
+        var rosterSlot: Int32 = -1
         var states: [String: String] = [:]
     }
 
-    /// A channel's tables are compact dictionaries: most channels have one member.
+    /// One channel. Its tables are compact dictionaries (most channels have one member), and
+    /// the listeners' and the roster's indexes live in the member and user entries, so a channel
+    /// with one member allocates only its roster.
     private struct Channel: Sendable {
         var members: CompactDictionary<SessionID, Member> = [:]
         var users: CompactDictionary<UserID, ChannelUser> = [:]
-        var listeners = IndexedSet<SessionID>()
+        /// The sessions that hear presence events, in no particular order, for the fan-out.
+        var listeners: [SessionID] = []
         var roster = Roster()
+
+        /// `session`, a member, hears presence events from now on.
+        mutating func listen(_ session: SessionID) {
+            guard let member = members[session], member.listenerIndex < 0 else { return }
+            members[session]?.listenerIndex = Int32(listeners.count)
+            listeners.append(session)
+        }
+
+        /// `session`, a member, no longer hears presence events: the last listener takes its place.
+        mutating func stopListening(_ session: SessionID) {
+            guard let index = members[session]?.listenerIndex, index >= 0 else { return }
+            members[session]?.listenerIndex = -1
+            let last = listeners.removeLast()
+            guard Int(index) < listeners.count else { return }
+            listeners[Int(index)] = last
+            members[last]?.listenerIndex = index
+        }
+
+        /// `user`, in `users`, shows at the end of the roster from now on.
+        mutating func show(_ user: UserID, seq: UInt64) {
+            guard let entry = users[user], entry.rosterSlot < 0 else { return }
+            users[user]?.rosterSlot = Int32(roster.append(user, seq: seq))
+        }
+
+        /// The user at roster slot `slot` no longer shows.
+        mutating func hide(slot: Int32) {
+            guard slot >= 0 else { return }
+            for (moved, newSlot) in roster.remove(at: Int(slot)) { users[moved]?.rosterSlot = Int32(newSlot) }
+        }
     }
 
     private var channels: [ChannelKey: Channel] = [:]
@@ -46,24 +82,26 @@ struct PresenceTable: Sendable {
         var disappeared = false
         let change = withChannel(key) { channel -> MemberChange in
             let before = channel.members[member.session]?.features
-            channel.members[member.session] = Member(user: user, features: features)
+            channel.members[member.session, default: Member(user: user, features: features)].features = features
             let wasVisible = before?.isVisible ?? false
-            let others = (channel.users[user]?.visibleSessions ?? 0) - (wasVisible ? 1 : 0)
+            let others = Int(channel.users[user]?.visibleSessions ?? 0) - (wasVisible ? 1 : 0)
             if before == nil { channel.users[user, default: ChannelUser()].sessions += 1 }
             if wasVisible != features.isVisible {
                 channel.users[user, default: ChannelUser()].visibleSessions += features.isVisible ? 1 : -1
                 if features.isVisible && others == 0 {
-                    channel.roster.append(user, seq: seq)
+                    channel.show(user, seq: seq)
                     appeared = true
                 } else if !features.isVisible && others == 0 {
-                    channel.roster.remove(user)
+                    let slot = channel.users[user]?.rosterSlot ?? -1
+                    channel.users[user]?.rosterSlot = -1
+                    channel.hide(slot: slot)
                     disappeared = true
                 }
             }
             if features.contains(.presence) {
-                channel.listeners.insert(member.session)
+                channel.listen(member.session)
             } else {
-                channel.listeners.remove(member.session)
+                channel.stopListening(member.session)
             }
             return MemberChange(
                 user: user, before: before, after: features, otherVisibleSessions: others,
@@ -83,18 +121,19 @@ struct PresenceTable: Sendable {
         let user = gone.user
         var disappeared = false
         let change = withChannel(key) { channel -> MemberChange in
+            channel.stopListening(member.session)
             channel.members[member.session] = nil
-            channel.listeners.remove(member.session)
             let entry = channel.users[user] ?? ChannelUser()
-            let others = entry.visibleSessions - (gone.features.isVisible ? 1 : 0)
+            let others = Int(entry.visibleSessions) - (gone.features.isVisible ? 1 : 0)
             if entry.sessions <= 1 {
                 channel.users[user] = nil
             } else {
                 channel.users[user]?.sessions -= 1
-                channel.users[user]?.visibleSessions = others
+                channel.users[user]?.visibleSessions = Int32(others)
             }
             if gone.features.isVisible && others == 0 {
-                channel.roster.remove(user)
+                channel.users[user]?.rosterSlot = -1
+                channel.hide(slot: entry.rosterSlot)
                 disappeared = true
             }
             return MemberChange(
@@ -171,7 +210,7 @@ struct PresenceTable: Sendable {
 
     func occupancy(of key: ChannelKey) -> Int { channels[key]?.roster.count ?? 0 }
 
-    func listeners(of key: ChannelKey) -> [SessionID] { channels[key]?.listeners.elements ?? [] }
+    func listeners(of key: ChannelKey) -> [SessionID] { channels[key]?.listeners ?? [] }
 
     func visibleChannels(of user: UserKey) -> [ChannelKey] {
         (shownIn[user] ?? []).sorted { ($0.type.rawValue, $0.name) < ($1.type.rawValue, $1.name) }
