@@ -6,28 +6,37 @@
 /// about 150 bytes. Operations are a `Dictionary`'s, O(1), and a value is changed in place
 /// through the subscripts; iteration order is unspecified, as a `Dictionary`'s.
 public struct CompactDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable, Sequence, ExpressibleByDictionaryLiteral {
-    private enum Storage: Sendable {
+    // The storage is internal and the operations inlinable so that the modules using these types
+    // get code specialized for their keys and values: otherwise each call runs generic code that
+    // looks up type metadata at run time (seen on the publish path).
+    @usableFromInline
+    enum Storage: Sendable {
         case empty
         case one(Key, Value)
         case many([Key: Value])
     }
 
-    private var storage: Storage
+    @usableFromInline
+    var storage: Storage
 
     /// An empty dictionary.
+    @inlinable
     public init() { storage = .empty }
 
+    @inlinable
     public init(dictionaryLiteral elements: (Key, Value)...) {
         storage = .empty
         for (key, value) in elements { self[key] = value }
     }
 
     /// Whether the dictionary has no entry.
+    @inlinable
     public var isEmpty: Bool {
         if case .empty = storage { true } else { false }
     }
 
     /// How many entries the dictionary has.
+    @inlinable
     public var count: Int {
         switch storage {
         case .empty: 0
@@ -37,6 +46,7 @@ public struct CompactDictionary<Key: Hashable & Sendable, Value: Sendable>: Send
     }
 
     /// The value of `key`, if any; setting nil removes the entry.
+    @inlinable
     public subscript(key: Key) -> Value? {
         get {
             switch storage {
@@ -58,6 +68,7 @@ public struct CompactDictionary<Key: Hashable & Sendable, Value: Sendable>: Send
     }
 
     /// The value of `key`, or `defaultValue` (added when changed through this subscript).
+    @inlinable
     public subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
         get { self[key] ?? defaultValue() }
         _modify {
@@ -76,7 +87,8 @@ public struct CompactDictionary<Key: Hashable & Sendable, Value: Sendable>: Send
     /// Empties the storage and hands over what it held, so that a value is changed in place
     /// rather than copied: the value of `key` and the other entry when there are at most two,
     /// or the whole dictionary.
-    private mutating func take(_ key: Key) -> (value: Value?, rest: Storage, dictionary: [Key: Value]?) {
+    @inlinable
+    mutating func take(_ key: Key) -> (value: Value?, rest: Storage, dictionary: [Key: Value]?) {
         let taken = storage
         storage = .empty
         switch consume taken {
@@ -87,7 +99,8 @@ public struct CompactDictionary<Key: Hashable & Sendable, Value: Sendable>: Send
     }
 
     /// `rest` (empty or one entry) with the entry of `key` added, when `value` is not nil.
-    private static func adding(_ key: Key, _ value: Value?, to rest: Storage) -> Storage {
+    @inlinable
+    static func adding(_ key: Key, _ value: Value?, to rest: Storage) -> Storage {
         guard let value else { return rest }
         switch rest {
         case .one(let only, let other): return .many([only: other, key: value])
@@ -96,17 +109,21 @@ public struct CompactDictionary<Key: Hashable & Sendable, Value: Sendable>: Send
     }
 
     /// Removes the entry of `key`; returns its value, or nil when there was none.
+    @inlinable
     @discardableResult
     public mutating func removeValue(forKey key: Key) -> Value? {
         self[key].take()
     }
 
     /// The keys, in no particular order.
+    @inlinable
     public var keys: [Key] { map(\.key) }
 
     /// The values, in no particular order.
+    @inlinable
     public var values: [Value] { map(\.value) }
 
+    @inlinable
     public func makeIterator() -> Iterator {
         switch storage {
         case .empty: Iterator(state: .done)
@@ -115,18 +132,25 @@ public struct CompactDictionary<Key: Hashable & Sendable, Value: Sendable>: Send
         }
     }
 
+    @inlinable
     public var underestimatedCount: Int { count }
 
     /// Iterates over the entries of a `CompactDictionary`.
     public struct Iterator: IteratorProtocol {
-        fileprivate enum State {
+        @usableFromInline
+        enum State {
             case done
             case one(Key, Value)
             case many(Dictionary<Key, Value>.Iterator)
         }
 
-        fileprivate var state: State
+        @usableFromInline
+        var state: State
 
+        @inlinable
+        init(state: State) { self.state = state }
+
+        @inlinable
         public mutating func next() -> (key: Key, value: Value)? {
             switch state {
             case .done:
@@ -142,7 +166,8 @@ public struct CompactDictionary<Key: Hashable & Sendable, Value: Sendable>: Send
         }
     }
 
-    private static func compacted(_ dictionary: [Key: Value]) -> Storage {
+    @inlinable
+    static func compacted(_ dictionary: [Key: Value]) -> Storage {
         switch dictionary.count {
         case 0: .empty
         case 1: .one(dictionary.first!.key, dictionary.first!.value)
