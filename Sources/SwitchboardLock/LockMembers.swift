@@ -2,10 +2,12 @@ import SwitchboardCore
 
 /// Who is in which channel (subscribed to a message channel, joined to a stream channel), which
 /// lock requests need, and which of them asked for lock events (the `.lock` feature).
+///
+/// Compact sets: most channels have few members and most sessions are in few channels.
 struct LockMembers: Sendable {
-    private var members: [ChannelKey: Set<SessionID>] = [:]
-    private var listeners: [ChannelKey: Set<SessionID>] = [:]
-    private var bySession: [SessionID: Set<ChannelKey>] = [:]
+    private var members: [ChannelKey: CompactSet<SessionID>] = [:]
+    private var listeners: [ChannelKey: CompactSet<SessionID>] = [:]
+    private var bySession: [SessionID: CompactSet<ChannelKey>] = [:]
 
     /// `session` is in `channel` from now on.
     mutating func enter(_ session: SessionID, _ channel: ChannelKey) {
@@ -30,7 +32,7 @@ struct LockMembers: Sendable {
     }
 
     /// `session` ended: it is in no channel any more. Returns the channels it was in.
-    mutating func leaveAll(_ session: SessionID) -> Set<ChannelKey> {
+    mutating func leaveAll(_ session: SessionID) -> CompactSet<ChannelKey> {
         let channels = bySession[session] ?? []
         for channel in channels { leave(session, channel) }
         return channels

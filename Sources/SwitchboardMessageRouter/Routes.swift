@@ -8,7 +8,8 @@ import SwitchboardCore
 final class Routes: Sendable {
     private struct State {
         var table = SubscriptionTable()
-        var users: [UserKey: [SessionID]] = [:]
+        /// The sessions of each user (a compact set: a user nearly always has one).
+        var users: [UserKey: CompactSet<SessionID>] = [:]
         var rates: ChannelRates
         var inFlight = PublishesInFlight<CheckedContinuation<Void, Never>>()
     }
@@ -71,23 +72,19 @@ final class Routes: Sendable {
 
     // MARK: Users
 
-    /// The sessions of `user`.
+    /// The sessions of `user`, oldest first.
     func sessions(of user: UserKey) -> [SessionID] {
-        state.withLock { $0.users[user] ?? [] }
+        state.withLock { $0.users[user].map { $0.sorted() } ?? [] }
     }
 
     /// Starts the view of users' sessions: from now on every session opened or closed on `bus` is
     /// seen as it is published.
     func observeSessions(on bus: EventBus) {
         bus.observe(SessionOpened.self) { [self] event in
-            state.withLock { $0.users[event.caller.user, default: []].append(event.caller.session) }
+            state.withLock { _ = $0.users[event.caller.user, default: []].insert(event.caller.session) }
         }
         bus.observe(SessionClosed.self) { [self] event in
-            state.withLock { state in
-                let user = event.caller.user
-                state.users[user]?.removeAll { $0 == event.caller.session }
-                if state.users[user]?.isEmpty == true { state.users[user] = nil }
-            }
+            state.withLock { $0.users.remove(event.caller.session, fromSetAt: event.caller.user) }
         }
     }
 }

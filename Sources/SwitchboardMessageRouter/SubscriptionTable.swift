@@ -4,13 +4,14 @@ import SwitchboardCore
 /// Channels are keyed by app, type and name, so two apps never share a channel.
 struct SubscriptionTable: Sendable {
     private struct Channel {
-        var features: [SessionID: RtmSubscribeChannelFeature] = [:]
+        /// A compact dictionary: most channels have one subscriber.
+        var features: CompactDictionary<SessionID, RtmSubscribeChannelFeature> = [:]
         /// The sessions that receive messages, cached for the fan-out; nil when stale.
         var messageReceivers: [SessionID]? = []
     }
 
     private var channels: [ChannelKey: Channel] = [:]
-    private var subscribed: [SessionID: Set<ChannelKey>] = [:]
+    private var subscribed: [SessionID: CompactSet<ChannelKey>] = [:]
 
     /// Adds or updates a subscription. Returns false when `limit` subscriptions already exist.
     mutating func subscribe(
@@ -26,8 +27,8 @@ struct SubscriptionTable: Sendable {
 
     /// Removes a subscription. Returns false when there was none.
     mutating func unsubscribe(_ session: SessionID, from channel: ChannelKey) -> Bool {
-        guard subscribed[session]?.remove(channel) != nil else { return false }
-        if subscribed[session]?.isEmpty == true { subscribed[session] = nil }
+        guard subscribed[session]?.contains(channel) == true else { return false }
+        subscribed.remove(channel, fromSetAt: session)
         channels[channel]?.features[session] = nil
         if channels[channel]?.features.isEmpty == true {
             channels[channel] = nil
@@ -48,7 +49,7 @@ struct SubscriptionTable: Sendable {
     mutating func messageReceivers(of channel: ChannelKey) -> [SessionID] {
         guard var entry = channels[channel] else { return [] }
         if let cached = entry.messageReceivers { return cached }
-        let receivers = entry.features.filter { $0.value.contains(.message) }.keys.sorted()
+        let receivers = entry.features.compactMap { $0.value.contains(.message) ? $0.key : nil }.sorted()
         entry.messageReceivers = receivers
         channels[channel] = entry
         return receivers

@@ -35,7 +35,8 @@ struct SessionTable: Sendable {
     let tokenWarningSeconds: UInt64 = 30
 
     private(set) var sessions: [SessionID: SessionRecord] = [:]
-    private var byUser: [UserKey: [SessionID]] = [:]
+    /// The sessions of each user (a compact set: a login ends the user's other sessions).
+    private var byUser: [UserKey: CompactSet<SessionID>] = [:]
     /// Sessions per app, for the per-app concurrent-user limit.
     private var usersPerApp: [AppID: Int] = [:]
     private var lastID: UInt64 = 0
@@ -45,7 +46,8 @@ struct SessionTable: Sendable {
         self.allowedAppIds = allowedAppIds
     }
 
-    func sessions(of user: UserKey) -> [SessionID] { byUser[user] ?? [] }
+    /// The sessions of `user`, oldest first.
+    func sessions(of user: UserKey) -> [SessionID] { (byUser[user] ?? []).sorted() }
 
     /// Refuses an app id the server does not serve and a malformed user id.
     func checkLogin(_ request: Login) throws(RtmError) {
@@ -74,7 +76,7 @@ struct SessionTable: Sendable {
             sessions[record.id] = record
             return .resumed(record, wasSuspended: wasSuspended)
         }
-        let others = byUser[user] ?? []
+        let others = sessions(of: user)
         guard (usersPerApp[user.app] ?? 0) - others.count < limits.concurrentUsers else {
             throw RtmError(
                 .loginNoServerResources, operation: Login.operation,
@@ -88,7 +90,7 @@ struct SessionTable: Sendable {
             presenceTimeout: limits.clampedPresenceTimeout(request.presenceTimeout),
             lastSeen: now, suspendedAt: nil, tokenExpiresAt: tokenExpiresAt)
         sessions[record.id] = record
-        byUser[user, default: []].append(record.id)
+        byUser[user, default: []].insert(record.id)
         usersPerApp[user.app, default: 0] += 1
         return .opened(record, replaced: replaced)
     }
@@ -135,8 +137,7 @@ struct SessionTable: Sendable {
     mutating func remove(_ id: SessionID) -> SessionRecord? {
         guard let record = sessions.removeValue(forKey: id) else { return nil }
         let user = record.caller.user
-        byUser[user]?.removeAll { $0 == id }
-        if byUser[user]?.isEmpty == true { byUser[user] = nil }
+        byUser.remove(id, fromSetAt: user)
         usersPerApp[user.app]? -= 1
         if usersPerApp[user.app] == 0 { usersPerApp[user.app] = nil }
         return record

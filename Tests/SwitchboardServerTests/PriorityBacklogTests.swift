@@ -35,4 +35,18 @@ import SwitchboardCore
         while let next = backlog.popFirst() { expected.append(next.frame) }
         #expect(expected == (0..<5).flatMap { round in (0..<300).map { "\(round)-\($0)" } })
     }
+
+    @Test func anEmptiedBacklogHoldsAgainLikeANewOne() {
+        var backlog = Backlog()
+        #expect(backlog.popFirst() == nil)
+        #expect(backlog.isEmpty && backlog.wireBytes == 0)
+        for round in 0..<3 {
+            backlog.append(item("n\(round)"), lane: Backlog.normalLane)
+            backlog.append(item("t\(round)"), lane: Backlog.lane(for: .highest))
+            #expect(backlog.popFirst()?.frame == "t\(round)")
+            #expect(backlog.popFirst()?.frame == "n\(round)")
+            #expect(backlog.popFirst() == nil)
+            #expect(backlog.isEmpty && backlog.count == 0 && backlog.wireBytes == 0)
+        }
+    }
 }

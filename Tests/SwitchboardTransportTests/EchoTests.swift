@@ -37,6 +37,23 @@ import Testing
         }
     }
 
+    @Test func aServerThatKeepsNoHeadersStillSeesThePath() async throws {
+        let handler = RecordingHandler(echo: true)
+        var configuration = WebSocketServer.Configuration()
+        configuration.keepsRequestHeaders = false
+        try await withServer(configuration, handler: handler) { _, port, group in
+            let client = RecordingHandler()
+            let connection = try await WebSocketClient.connect(
+                to: "ws://127.0.0.1:\(port)/rooms/8", headers: [("Origin", "https://app.example")],
+                group: group, handler: client)
+            #expect(await handler.wait { $0.opened.count == 1 })
+            let serverSide = try #require(handler.opened.first)
+            #expect(serverSide.requestPath == "/rooms/8")
+            #expect(serverSide.requestHeaders.isEmpty)
+            await expectEchoRoundTrip(over: connection, seenBy: client)
+        }
+    }
+
     @Test func oneFrameFansOutToFiftyConnections() async throws {
         let handler = RecordingHandler()
         try await withServer(handler: handler) { _, port, group in

@@ -26,11 +26,18 @@ import Testing
         #expect(accepted.subprotocol == "switchboard.v1")
         #expect(accepted.path == "/ws?x=1")
         #expect(accepted.headers["origin"] == "https://app.example")
+        #expect(accepted.headers["host"] != nil)
         let response = String(decoding: accepted.response, as: UTF8.self)
         #expect(response.hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"))
         #expect(response.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"))
         #expect(response.contains("Sec-WebSocket-Protocol: switchboard.v1\r\n"))
         #expect(response.hasSuffix("\r\n\r\n"))
+    }
+
+    @Test func theUpgradesOwnHeadersAreNotKept() throws {
+        let accepted = try handshake.respond(to: request()).get()
+        #expect(Set(accepted.headers.keys).isDisjoint(with: HTTPHead.handshakeHeaders))
+        #expect(!accepted.headers.isEmpty)
     }
 
     @Test func upgradeHeaderIsCaseInsensitive() throws {

@@ -162,4 +162,22 @@ import Testing
         let events = parseAll(frame.bytes, role: .client).events
         #expect(events == [.close(code: .goingAway, reason: String(repeating: "é", count: 61))])
     }
+
+    @Test func aReleasedBufferKeepsWhatIsNotYetConsumedAndParsesOn() throws {
+        var parser = WebSocketParser(role: .server, maxMessageBytes: 1024)
+        let first = wireFrame(opcode: 0x2, payload: [1, 2, 3])
+        let second = wireFrame(opcode: 0x2, payload: Array(repeating: 9, count: 40))
+        parser.append(first + second.prefix(10))
+        #expect(try parser.next() == .message(.binary([1, 2, 3])))
+        #expect(try parser.next() == nil)
+        parser.releaseBufferIfConsumed()
+        #expect(parser.bufferedByteCount == 10, "a partial frame is kept")
+        parser.append(Array(second.dropFirst(10)))
+        #expect(try parser.next() == .message(.binary(Array(repeating: 9, count: 40))))
+        parser.releaseBufferIfConsumed()
+        #expect(parser.bufferedByteCount == 0)
+        parser.append(first)
+        #expect(try parser.next() == .message(.binary([1, 2, 3])))
+        #expect(parser.framesParsed == 3)
+    }
 }

@@ -9,24 +9,61 @@ struct PresenceTable: Sendable {
     private struct Member: Sendable {
         let user: UserID
         var features: ChannelFeatures
+        /// The member's index in the channel's `listeners` while it hears presence events.
+        var listenerIndex: Int32 = -1
     }
 
     private struct ChannelUser: Sendable {
-        var sessions = 0
-        var visibleSessions = 0
+        var sessions: Int32 = 0
+        var visibleSessions: Int32 = 0
+        /// The user's slot in the channel's roster while it shows there.
+        var rosterSlot: Int32 = -1
         var states: [String: String] = [:]
     }
 
+    /// One channel. Its tables are compact dictionaries (most channels have one member), and
+    /// the listeners' and the roster's indexes live in the member and user entries, so a channel
+    /// with one member allocates only its roster.
     private struct Channel: Sendable {
-        var members: [SessionID: Member] = [:]
-        var users: [UserID: ChannelUser] = [:]
-        var listeners = IndexedSet<SessionID>()
+        var members: CompactDictionary<SessionID, Member> = [:]
+        var users: CompactDictionary<UserID, ChannelUser> = [:]
+        /// The sessions that hear presence events, in no particular order, for the fan-out.
+        var listeners: [SessionID] = []
         var roster = Roster()
+
+        /// `session`, a member, hears presence events from now on.
+        mutating func listen(_ session: SessionID) {
+            guard let member = members[session], member.listenerIndex < 0 else { return }
+            members[session]?.listenerIndex = Int32(listeners.count)
+            listeners.append(session)
+        }
+
+        /// `session`, a member, no longer hears presence events: the last listener takes its place.
+        mutating func stopListening(_ session: SessionID) {
+            guard let index = members[session]?.listenerIndex, index >= 0 else { return }
+            members[session]?.listenerIndex = -1
+            let last = listeners.removeLast()
+            guard Int(index) < listeners.count else { return }
+            listeners[Int(index)] = last
+            members[last]?.listenerIndex = index
+        }
+
+        /// `user`, in `users`, shows at the end of the roster from now on.
+        mutating func show(_ user: UserID, seq: UInt64) {
+            guard let entry = users[user], entry.rosterSlot < 0 else { return }
+            users[user]?.rosterSlot = Int32(roster.append(user, seq: seq))
+        }
+
+        /// The user at roster slot `slot` no longer shows.
+        mutating func hide(slot: Int32) {
+            guard slot >= 0 else { return }
+            for (moved, newSlot) in roster.remove(at: Int(slot)) { users[moved]?.rosterSlot = Int32(newSlot) }
+        }
     }
 
     private var channels: [ChannelKey: Channel] = [:]
-    private var sessions: [SessionID: Set<ChannelKey>] = [:]
-    private var shownIn: [UserKey: Set<ChannelKey>] = [:]
+    private var sessions: [SessionID: CompactSet<ChannelKey>] = [:]
+    private var shownIn: [UserKey: CompactSet<ChannelKey>] = [:]
     /// Roster sequence numbers: one counter for every channel, so a page token never means a
     /// place in an earlier life of the same channel.
     private var nextSeq: UInt64 = 1
@@ -45,24 +82,26 @@ struct PresenceTable: Sendable {
         var disappeared = false
         let change = withChannel(key) { channel -> MemberChange in
             let before = channel.members[member.session]?.features
-            channel.members[member.session] = Member(user: user, features: features)
+            channel.members[member.session, default: Member(user: user, features: features)].features = features
             let wasVisible = before?.isVisible ?? false
-            let others = (channel.users[user]?.visibleSessions ?? 0) - (wasVisible ? 1 : 0)
+            let others = Int(channel.users[user]?.visibleSessions ?? 0) - (wasVisible ? 1 : 0)
             if before == nil { channel.users[user, default: ChannelUser()].sessions += 1 }
             if wasVisible != features.isVisible {
                 channel.users[user, default: ChannelUser()].visibleSessions += features.isVisible ? 1 : -1
                 if features.isVisible && others == 0 {
-                    channel.roster.append(user, seq: seq)
+                    channel.show(user, seq: seq)
                     appeared = true
                 } else if !features.isVisible && others == 0 {
-                    channel.roster.remove(user)
+                    let slot = channel.users[user]?.rosterSlot ?? -1
+                    channel.users[user]?.rosterSlot = -1
+                    channel.hide(slot: slot)
                     disappeared = true
                 }
             }
             if features.contains(.presence) {
-                channel.listeners.insert(member.session)
+                channel.listen(member.session)
             } else {
-                channel.listeners.remove(member.session)
+                channel.stopListening(member.session)
             }
             return MemberChange(
                 user: user, before: before, after: features, otherVisibleSessions: others,
@@ -82,18 +121,19 @@ struct PresenceTable: Sendable {
         let user = gone.user
         var disappeared = false
         let change = withChannel(key) { channel -> MemberChange in
+            channel.stopListening(member.session)
             channel.members[member.session] = nil
-            channel.listeners.remove(member.session)
             let entry = channel.users[user] ?? ChannelUser()
-            let others = entry.visibleSessions - (gone.features.isVisible ? 1 : 0)
+            let others = Int(entry.visibleSessions) - (gone.features.isVisible ? 1 : 0)
             if entry.sessions <= 1 {
                 channel.users[user] = nil
             } else {
                 channel.users[user]?.sessions -= 1
-                channel.users[user]?.visibleSessions = others
+                channel.users[user]?.visibleSessions = Int32(others)
             }
             if gone.features.isVisible && others == 0 {
-                channel.roster.remove(user)
+                channel.users[user]?.rosterSlot = -1
+                channel.hide(slot: entry.rosterSlot)
                 disappeared = true
             }
             return MemberChange(
@@ -101,8 +141,7 @@ struct PresenceTable: Sendable {
                 states: channel.users[user]?.states ?? [:], occupancy: channel.roster.count)
         }
         if disappeared { hide(UserKey(key.app, user), from: key) }
-        sessions[member.session]?.remove(key)
-        if sessions[member.session]?.isEmpty == true { sessions[member.session] = nil }
+        sessions.remove(key, fromSetAt: member.session)
         return change
     }
 
@@ -171,7 +210,7 @@ struct PresenceTable: Sendable {
 
     func occupancy(of key: ChannelKey) -> Int { channels[key]?.roster.count ?? 0 }
 
-    func listeners(of key: ChannelKey) -> [SessionID] { channels[key]?.listeners.elements ?? [] }
+    func listeners(of key: ChannelKey) -> [SessionID] { channels[key]?.listeners ?? [] }
 
     func visibleChannels(of user: UserKey) -> [ChannelKey] {
         (shownIn[user] ?? []).sorted { ($0.type.rawValue, $0.name) < ($1.type.rawValue, $1.name) }
@@ -198,8 +237,7 @@ struct PresenceTable: Sendable {
     }
 
     private mutating func hide(_ user: UserKey, from key: ChannelKey) {
-        shownIn[user]?.remove(key)
-        if shownIn[user]?.isEmpty == true { shownIn[user] = nil }
+        shownIn.remove(key, fromSetAt: user)
     }
 
     private func notMember(_ user: UserKey, _ key: ChannelKey, _ operation: String) -> RtmError {

@@ -8,6 +8,9 @@ import SwitchboardCore
 /// departure leaves a tombstone that a later compaction removes, so arrivals and departures cost
 /// O(1) amortized and a page costs a binary search plus its length; nothing copies the roster.
 /// (A Redis store keeps the same shape as a sorted set scored by sequence number.)
+///
+/// The caller keeps each user's slot (beside the user's other state in the channel, so the roster
+/// holds no index of its own) and is told the new slots when a compaction moves them.
 struct Roster: Sendable {
     fileprivate struct Slot: Sendable {
         let seq: UInt64
@@ -15,24 +18,26 @@ struct Roster: Sendable {
     }
 
     private var slots: [Slot] = []
-    private var slotOf: [UserID: Int] = [:]
     /// How many users show.
     private(set) var count = 0
 
-    /// Adds `user` at the end with sequence number `seq`, larger than every earlier one.
-    mutating func append(_ user: UserID, seq: UInt64) {
-        guard slotOf[user] == nil else { return }
-        slotOf[user] = slots.count
+    /// Adds `user` at the end with sequence number `seq`, larger than every earlier one; returns
+    /// its slot.
+    mutating func append(_ user: UserID, seq: UInt64) -> Int {
         slots.append(Slot(seq: seq, user: user))
         count += 1
+        return slots.count - 1
     }
 
-    /// Removes `user`.
-    mutating func remove(_ user: UserID) {
-        guard let slot = slotOf.removeValue(forKey: user) else { return }
+    /// Removes the user at `slot`. When that compacts the roster, returns the new slot of every
+    /// user left (empty otherwise).
+    mutating func remove(at slot: Int) -> [(user: UserID, slot: Int)] {
+        guard slots[slot].user != nil else { return [] }
         slots[slot].user = nil
         count -= 1
-        if slots.count - count > max(32, count) { compact() }
+        guard slots.count - count > max(32, count) else { return [] }
+        slots.removeAll { $0.user == nil }
+        return slots.enumerated().compactMap { index, slot in slot.user.map { ($0, index) } }
     }
 
     /// The users after sequence number `cursor`, in order, each with its number.
@@ -59,10 +64,5 @@ struct Roster: Sendable {
             }
             return nil
         }
-    }
-
-    private mutating func compact() {
-        slots.removeAll { $0.user == nil }
-        for (index, slot) in slots.enumerated() { if let user = slot.user { slotOf[user] = index } }
     }
 }

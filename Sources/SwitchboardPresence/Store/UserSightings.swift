@@ -5,9 +5,10 @@ import SwitchboardCore
 /// Offline users are remembered up to `capacity`, the oldest forgotten first, so the memory is
 /// bounded however many users come and go.
 struct UserSightings: Sendable {
-    /// For each online user, its sessions and, for those waiting for a resume, when they lost
-    /// their connection.
-    private var online: [UserKey: [SessionID: UInt64?]] = [:]
+    /// For each online user, its sessions (a compact set: a user nearly always has one).
+    private var online: [UserKey: CompactSet<SessionID>] = [:]
+    /// When the sessions waiting for a resume lost their connection.
+    private var lostAt: [SessionID: UInt64] = [:]
     private var lastSeen: [UserKey: UInt64] = [:]
     private var ring: [UserKey] = []
     private var next = 0
@@ -21,16 +22,16 @@ struct UserSightings: Sendable {
         let user = caller.user
         switch sighting {
         case .opened, .resumed:
-            online[user, default: [:]][caller.session] = .some(nil)
+            online[user, default: []].insert(caller.session)
+            lostAt[caller.session] = nil
         case .suspended:
-            guard online[user]?[caller.session] != nil else { return }
-            online[user]?[caller.session] = .some(at)
+            guard online[user]?.contains(caller.session) == true else { return }
+            lostAt[caller.session] = at
         case .closed:
-            guard online[user]?.removeValue(forKey: caller.session) != nil else { return }
-            if online[user]?.isEmpty == true {
-                online[user] = nil
-                remember(user, at: at)
-            }
+            guard online[user]?.contains(caller.session) == true else { return }
+            online.remove(caller.session, fromSetAt: user)
+            lostAt[caller.session] = nil
+            if online[user] == nil { remember(user, at: at) }
         }
     }
 
@@ -39,9 +40,9 @@ struct UserSightings: Sendable {
         guard let sessions = online[user] else {
             return UserPresence(userId: user.userId, online: false, lastSeen: lastSeen[user] ?? 0)
         }
-        let connected = sessions.values.contains { $0 == nil }
-        let lostAt = sessions.values.compactMap { $0 }.max() ?? now
-        return UserPresence(userId: user.userId, online: true, lastSeen: connected ? now : lostAt)
+        let connected = sessions.contains { lostAt[$0] == nil }
+        let lastLost = sessions.compactMap { lostAt[$0] }.max() ?? now
+        return UserPresence(userId: user.userId, online: true, lastSeen: connected ? now : lastLost)
     }
 
     private mutating func remember(_ user: UserKey, at: UInt64) {

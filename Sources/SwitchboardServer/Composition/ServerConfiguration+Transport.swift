@@ -16,6 +16,8 @@ extension ServerConfiguration {
         transport.connectionCapExemptAddresses = connectionCapExemptAddresses
         transport.maxFramesPerSecond = maxFramesPerSecond
         transport.onRefusal = { address, reason in refusals.refused(address, reason) }
+        // Sessions are named by the login, never by a header: the links need none of them.
+        transport.keepsRequestHeaders = false
         return transport
     }
 }

@@ -46,8 +46,7 @@ public final class SwitchboardServer: Sendable {
         refusals = RefusalLog(log: configuration.log, clock: configuration.clock)
         hub = ConnectionHub(
             registry: registry, dispatcher: dispatcher, log: configuration.log,
-            loginDeadline: LoginDeadline(
-                clock: configuration.clock, timeout: configuration.loginTimeout, refusals: refusals))
+            clock: configuration.clock, loginTimeout: configuration.loginTimeout, refusals: refusals)
     }
 
     /// Starts every module, opens those that open something (`OpeningModule`), runs their
@@ -153,6 +152,7 @@ public final class SwitchboardServer: Sendable {
         }
         guard let (group, listener, modules) = running else { return }
         listener.stop(code: .goingAway)
+        hub.stop()
         modules.cancel()
         await modules.value
         bus.close()

@@ -6,45 +6,61 @@ import SwitchboardCore
 /// API call; lock acquires draw on the other calls' budget and on one of their own.
 /// Login and heartbeats are not counted. Each budget remembers the times of its last `limit`
 /// calls; a call is refused when the oldest of them is less than a second old.
+///
+/// Every connection has one, so it holds only what its calls used: the limits are shared by all
+/// copies, and a budget's window is made at its first call (never for an unlimited budget).
 struct CallRateLimiter: Sendable {
     /// Which budget a call draws on.
-    enum Budget { case publish, other, storage, lockAcquire }
+    enum Budget: Int, CaseIterable { case publish, other, storage, lockAcquire }
 
-    private var publishes: SlidingWindow?
-    private var others: SlidingWindow?
-    private var storage: SlidingWindow?
-    private var lockAcquires: SlidingWindow?
+    /// Calls per second of each budget, by its raw value (nil: unlimited).
+    private final class PerSecond: Sendable {
+        let limits: [Int?]
+        init(_ limits: [Int?]) { self.limits = limits }
+    }
+
+    private let perSecond: PerSecond
+    /// The windows of the limited budgets called so far.
+    private var windows: [(budget: Budget, window: SlidingWindow)] = []
 
     init(limits: Limits) {
-        publishes = limits.publishesPerSecondPerClient.map { SlidingWindow(limit: $0) }
-        others = limits.otherCallsPerSecondPerClient.map { SlidingWindow(limit: $0) }
-        storage = limits.storageCallsPerSecondPerClient.map { SlidingWindow(limit: $0) }
-        lockAcquires = limits.lockAcquiresPerSecondPerClient.map { SlidingWindow(limit: $0) }
+        perSecond = PerSecond(Budget.allCases.map { budget in
+            switch budget {
+            case .publish: limits.publishesPerSecondPerClient
+            case .other: limits.otherCallsPerSecondPerClient
+            case .storage: limits.storageCallsPerSecondPerClient
+            case .lockAcquire: limits.lockAcquiresPerSecondPerClient
+            }
+        })
     }
 
     /// Takes one call from `budget` at `now`; throws `operationRateExceedLimitation` when the
     /// budget has already been spent within the last second.
     mutating func take(_ budget: Budget, now: Duration, operation: String) throws(RtmError) {
         switch budget {
-        case .publish:
-            guard publishes != nil else { return }
-            if !publishes!.take(now) { throw refusal(operation, publishes!.limit, "messages") }
-        case .other:
-            guard others != nil else { return }
-            if !others!.take(now) { throw refusal(operation, others!.limit, "calls") }
-        case .storage:
-            guard storage != nil else { return }
-            if !storage!.take(now) { throw refusal(operation, storage!.limit, "storage calls") }
+        case .publish: try take(budget, now: now, operation: operation, "messages")
+        case .other: try take(budget, now: now, operation: operation, "calls")
+        case .storage: try take(budget, now: now, operation: operation, "storage calls")
         case .lockAcquire:
             // Taken on a copy, kept only when the other calls' budget allows the call too.
-            var acquires = lockAcquires
-            if acquires != nil, !acquires!.take(now) { throw refusal(operation, acquires!.limit, "lock acquires") }
-            try take(.other, now: now, operation: operation)
-            lockAcquires = acquires
+            var copy = self
+            try copy.take(.lockAcquire, now: now, operation: operation, "lock acquires")
+            try copy.take(.other, now: now, operation: operation, "calls")
+            self = copy
         }
     }
 
-    private func refusal(_ operation: String, _ limit: Int, _ what: String) -> RtmError {
-        RtmError(.operationRateExceedLimitation, operation: operation, reason: "more than \(limit) \(what) per second")
+    private mutating func take(_ budget: Budget, now: Duration, operation: String, _ what: String) throws(RtmError) {
+        guard let limit = perSecond.limits[budget.rawValue] else { return }
+        let index: Int
+        if let found = windows.firstIndex(where: { $0.budget == budget }) {
+            index = found
+        } else {
+            windows.append((budget, SlidingWindow(limit: limit)))
+            index = windows.count - 1
+        }
+        guard windows[index].window.take(now) else {
+            throw RtmError(.operationRateExceedLimitation, operation: operation, reason: "more than \(limit) \(what) per second")
+        }
     }
 }

@@ -11,7 +11,7 @@ struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The server's side of one client connection: its socket, the frames waiting to be answered,
-/// its call budget and its login countdown. Which session it carries is the `SessionRegistry`'s
+/// its call budget and whether it logged in. Which session it carries is the `SessionRegistry`'s
 /// fact, not the link's.
 ///
 /// Frames from the client wait in an inbox; a request loop runs only while the inbox has frames
@@ -37,11 +37,6 @@ final class ClientLink: Sendable {
         var lastSignOfLife: Duration?
     }
 
-    private struct Admission {
-        var loggedIn = false
-        var loginDeadline: Task<Void, Never>?
-    }
-
     /// What the request loop does next.
     enum Next {
         /// Answer these frames, in order.
@@ -56,13 +51,14 @@ final class ClientLink: Sendable {
     /// lock) last set it: the request loop reads it here without taking the registry's lock.
     private let binding = Mutex<Caller?>(nil)
     private let inbox = Mutex(Inbox())
-    private let admission = Mutex(Admission())
+    private let loggedIn = Atomic<Bool>(false)
     private let limiter: Mutex<CallRateLimiter>
 
-    init(socket: WebSocketConnection, limits: Limits) {
+    /// A link for `socket` whose calls are counted by a copy of `limiter`.
+    init(socket: WebSocketConnection, limiter: CallRateLimiter) {
         self.socket = socket
         id = ConnectionID(socket.id)
-        limiter = Mutex(CallRateLimiter(limits: limits))
+        self.limiter = Mutex(limiter)
     }
 
     /// The session this link carries, if it is logged in.
@@ -161,44 +157,15 @@ final class ClientLink: Sendable {
 
     // MARK: Login deadline
 
-    /// Notes that the link logged in: its login countdown stops.
+    /// Notes that the link logged in: its login deadline no longer applies.
     func markLoggedIn() {
-        let task = admission.withLock { admission -> Task<Void, Never>? in
-            admission.loggedIn = true
-            defer { admission.loginDeadline = nil }
-            return admission.loginDeadline
-        }
-        task?.cancel()
-    }
-
-    /// Keeps `task`, the countdown to close the link if it does not log in; cancels it at once
-    /// when the link has already logged in.
-    func setLoginDeadline(_ task: Task<Void, Never>) {
-        let cancelNow = admission.withLock { admission -> Bool in
-            if admission.loggedIn { return true }
-            admission.loginDeadline?.cancel()
-            admission.loginDeadline = task
-            return false
-        }
-        if cancelNow { task.cancel() }
-    }
-
-    /// Stops the login countdown (the connection closed).
-    func cancelLoginDeadline() {
-        let task = admission.withLock { admission -> Task<Void, Never>? in
-            defer { admission.loginDeadline = nil }
-            return admission.loginDeadline
-        }
-        task?.cancel()
+        loggedIn.store(true, ordering: .releasing)
     }
 
     /// Closes the connection with 1008 and `reason` unless it has logged in; true when it closed.
     func closeIfNeverLoggedIn(reason: String) -> Bool {
-        let close = admission.withLock { admission -> Bool in
-            admission.loginDeadline = nil
-            return !admission.loggedIn && socket.isOpen
-        }
-        if close { socket.close(code: .policyViolation, reason: reason) }
-        return close
+        guard !loggedIn.load(ordering: .acquiring), socket.isOpen else { return false }
+        socket.close(code: .policyViolation, reason: reason)
+        return true
     }
 }

@@ -12,15 +12,21 @@ final class ConnectionHub: WebSocketHandler {
     private let loginDeadline: LoginDeadline
     private let links = LinkTable()
 
-    init(registry: SessionRegistry, dispatcher: RequestDispatcher, log: ServerLog, loginDeadline: LoginDeadline) {
+    init(
+        registry: SessionRegistry, dispatcher: RequestDispatcher, log: ServerLog,
+        clock: any SwitchboardClock, loginTimeout: Duration?, refusals: RefusalLog
+    ) {
         self.registry = registry
         self.dispatcher = dispatcher
         self.log = log
-        self.loginDeadline = loginDeadline
+        loginDeadline = LoginDeadline(clock: clock, timeout: loginTimeout, refusals: refusals) { [links] in links[$0] }
     }
 
+    /// Stops the login countdown (the server is stopping).
+    func stop() { loginDeadline.stop() }
+
     func webSocketOpened(_ connection: WebSocketConnection) {
-        let link = ClientLink(socket: connection, limits: dispatcher.limits)
+        let link = ClientLink(socket: connection, limiter: dispatcher.callLimiter)
         links.insert(link)
         registry.opened(link)
         log(.debug, "\(link.id) opened from \(connection.remoteAddress)")
@@ -72,7 +78,6 @@ final class ConnectionHub: WebSocketHandler {
         // From now on pushes for its session are kept for a resume. The session learns it lost its
         // connection once the link's request loop has answered what was already queued.
         registry.closed(link)
-        link.cancelLoginDeadline()
         if link.closeInbox() { dispatcher.linkClosed(link) }
         log(.debug, "\(link.id) closed (\(code.map { String($0.rawValue) } ?? "no code") \(reason))")
     }

@@ -11,6 +11,17 @@ struct RequestDispatcher: Sendable {
     let clock: any SwitchboardClock
     let limits: Limits
     let log: ServerLog
+    /// What each new link copies to count its calls (the limits in it are shared).
+    let callLimiter: CallRateLimiter
+
+    init(bus: EventBus, registry: SessionRegistry, clock: any SwitchboardClock, limits: Limits, log: ServerLog) {
+        self.bus = bus
+        self.registry = registry
+        self.clock = clock
+        self.limits = limits
+        self.log = log
+        callLimiter = CallRateLimiter(limits: limits)
+    }
 
     /// Answers the frames queued on `link`, in order, until none are left.
     func serve(_ link: ClientLink) async {

@@ -27,9 +27,11 @@ struct PriorityBacklog<Frame> {
         }
     }
 
-    private var lanes: [[Item]] = Array(repeating: [], count: 4)
+    /// The lanes, made when the first push is held and dropped when the last is taken, so a
+    /// session whose connection keeps up (nearly all) holds none, and a burst gives its room back.
+    private var lanes: [[Item]] = []
     /// Index of the oldest item of each lane not yet taken.
-    private var heads = Array(repeating: 0, count: 4)
+    private var heads: [Int] = []
     /// How many pushes are held.
     private(set) var count = 0
     /// How many wire bytes are held.
@@ -39,6 +41,10 @@ struct PriorityBacklog<Frame> {
 
     /// Holds `item` behind the others of `lane`.
     mutating func append(_ item: Item, lane: Int) {
+        if lanes.isEmpty {
+            lanes = Array(repeating: [], count: 4)
+            heads = Array(repeating: 0, count: 4)
+        }
         lanes[lane].append(item)
         count += 1
         wireBytes += item.wireBytes
@@ -58,6 +64,10 @@ struct PriorityBacklog<Frame> {
             }
             count -= 1
             wireBytes -= item.wireBytes
+            if count == 0 {
+                lanes = []
+                heads = []
+            }
             return item
         }
         return nil

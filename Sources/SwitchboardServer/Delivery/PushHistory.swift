@@ -28,10 +28,10 @@ struct PushHistory<Frame> {
     /// How many pushes the session was given so far.
     private(set) var sent: UInt64 = 0
     private(set) var bounds: Bounds
-    let maxLostChannels = 64
+    static var maxLostChannels: Int { 64 }
     /// Channels a session's pushes may name before further ones go unreported.
-    private let maxChannelSlots = 256
-    private let noSlot = UInt16.max
+    private static var maxChannelSlots: Int { 256 }
+    private static var noSlot: UInt16 { UInt16.max }
 
     /// Kept pushes in a ring; a slot holds nil once its push is forgotten, so a forgotten frame is
     /// freed at once and never held by the ring.
@@ -95,13 +95,13 @@ struct PushHistory<Frame> {
     }
 
     private mutating func slot(for channel: ChannelAddress?) -> UInt16 {
-        guard let channel else { return noSlot }
-        if lastSlot != noSlot, channels[Int(lastSlot)] == channel { return lastSlot }
+        guard let channel else { return Self.noSlot }
+        if lastSlot != Self.noSlot, channels[Int(lastSlot)] == channel { return lastSlot }
         if let index = channels.firstIndex(of: channel) {
             lastSlot = UInt16(index)
             return lastSlot
         }
-        guard channels.count < maxChannelSlots else { return noSlot }
+        guard channels.count < Self.maxChannelSlots else { return Self.noSlot }
         channels.append(channel)
         forgottenNumber.append(0)
         lastSlot = UInt16(channels.count - 1)
@@ -150,11 +150,11 @@ struct PushHistory<Frame> {
         keptBytes -= Int(oldest.size)
         head = (head + 1) % ring.count
         keptCount -= 1
-        if oldest.slot != noSlot { forget(slot: oldest.slot, number: number) }
+        if oldest.slot != Self.noSlot { forget(slot: oldest.slot, number: number) }
     }
 
     private mutating func forget(slot: UInt16, number: UInt64) {
-        if forgottenNumber[Int(slot)] == 0, forgottenOrder.count < maxLostChannels {
+        if forgottenNumber[Int(slot)] == 0, forgottenOrder.count < Self.maxLostChannels {
             forgottenOrder.append(slot)
         }
         forgottenNumber[Int(slot)] = number

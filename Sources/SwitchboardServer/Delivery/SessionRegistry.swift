@@ -70,14 +70,14 @@ final class SessionRegistry: Outbox {
 
     private struct Entry {
         let link: ClientLink
-        /// The session this link carries, once bound; mirrored to the link for its request loop.
-        var caller: Caller? {
-            didSet { link.setCaller(caller) }
-        }
         /// The socket closed; the entry stays until the link's request loop has drained.
         var closed = false
 
         init(link: ClientLink) { self.link = link }
+
+        /// The session this link carries, once bound. The link keeps it (for its request loop,
+        /// which reads it without this registry's lock); only this registry sets it, under its lock.
+        var caller: Caller? { link.caller }
     }
 
     private struct State {
@@ -93,6 +93,11 @@ final class SessionRegistry: Outbox {
         var pumping = false
         /// What detached sessions keep, against the server-wide budget.
         var budget: DetachedBudget
+
+        /// `link`, if still registered, carries no session from now on.
+        func unbind(_ link: ClientLink) {
+            if links[link.id] != nil { link.setCaller(nil) }
+        }
 
         /// `outlet` of `session` loses its link: it keeps pushes under the detached bound, and
         /// counts against the budget.
@@ -209,11 +214,11 @@ final class SessionRegistry: Outbox {
         _ grant: LoginGranted, to link: ClientLink, received: UInt64, answer: (ResumeLoss) -> ServerFrame
     ) throws(BindFailure) -> ClientLink? {
         try state.withLock { state throws(BindFailure) -> ClientLink? in
-            guard var entry = state.links[link.id], !entry.closed else { throw .linkClosed }
+            guard let entry = state.links[link.id], !entry.closed else { throw .linkClosed }
             guard let outlet = state.outlets[grant.session] else { throw .sessionEnded }
             var stale: ClientLink?
             if let old = outlet.link, old !== link {
-                state.links[old.id]?.caller = nil
+                state.unbind(old)
                 stale = old
             }
             if !outlet.backlog.isEmpty {
@@ -227,8 +232,7 @@ final class SessionRegistry: Outbox {
             state.budget.left(grant.session, holding: outlet.history.keptBytes)
             outlet.link = link
             outlet.history.rebound(liveBounds)
-            entry.caller = grant.caller
-            state.links[link.id] = entry
+            link.setCaller(grant.caller)
             return stale
         }
     }
@@ -320,7 +324,7 @@ final class SessionRegistry: Outbox {
     func disconnect(_ session: SessionID, reason: RtmLinkStateChangeReason, detail: String) {
         let link = state.withLock { state -> ClientLink? in
             guard let outlet = state.outlets[session], let link = outlet.link else { return nil }
-            state.links[link.id]?.caller = nil
+            state.unbind(link)
             state.detach(outlet, of: session, bounds: detachedBounds)
             return link
         }
@@ -331,7 +335,7 @@ final class SessionRegistry: Outbox {
         state.withLock { state in
             guard let outlet = state.outlets.removeValue(forKey: session) else { return }
             state.budget.left(session, holding: outlet.history.keptBytes)
-            if let link = outlet.link { state.links[link.id]?.caller = nil }
+            if let link = outlet.link { state.unbind(link) }
         }
     }
 }

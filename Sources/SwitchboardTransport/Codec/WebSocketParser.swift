@@ -52,6 +52,13 @@ public struct WebSocketParser: Sendable {
         }
     }
 
+    /// Gives the read buffer's memory back when every byte received has been consumed.
+    public mutating func releaseBufferIfConsumed() {
+        guard readIndex == buffer.count, buffer.capacity > 0 else { return }
+        buffer = []
+        readIndex = 0
+    }
+
     private mutating func compact() {
         guard readIndex > 0 else { return }
         if readIndex == buffer.count {

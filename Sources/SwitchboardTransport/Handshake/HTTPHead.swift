@@ -38,13 +38,24 @@ public struct HTTPHead: Sendable, Equatable {
     }
 
     /// All headers as a dictionary, name lowercased, repeated values joined with ", ".
-    public var headerDictionary: [String: String] {
+    public var headerDictionary: [String: String] { headerDictionary(excluding: []) }
+
+    /// The headers not named in `excluded` (lowercased names) as a dictionary, name lowercased,
+    /// repeated values joined with ", ".
+    public func headerDictionary(excluding excluded: Set<String>) -> [String: String] {
         var result: [String: String] = [:]
-        for (name, value) in headers {
+        for (name, value) in headers where !excluded.contains(name) {
             result[name] = result[name].map { "\($0), \(value)" } ?? value
         }
         return result
     }
+
+    /// The headers of the WebSocket upgrade itself, which mean nothing once the connection is
+    /// open; a connection does not keep them (about half a kilobyte each).
+    public static let handshakeHeaders: Set<String> = [
+        "upgrade", "connection", "sec-websocket-key", "sec-websocket-version", "sec-websocket-protocol",
+        "sec-websocket-extensions", "sec-websocket-accept",
+    ]
 
     public static func == (lhs: HTTPHead, rhs: HTTPHead) -> Bool {
         lhs.startLine == rhs.startLine && lhs.headers.elementsEqual(rhs.headers, by: ==)

@@ -22,7 +22,8 @@ public struct ServerHandshake: Sendable {
         public let subprotocol: String?
         /// The request target (path and query).
         public let path: String
-        /// The request headers, names lowercased.
+        /// The request headers, names lowercased, without those the handshake itself consumed
+        /// (`HTTPHead.handshakeHeaders`; the subprotocol it settled on is `subprotocol`).
         public let headers: [String: String]
     }
 
@@ -89,7 +90,8 @@ public struct ServerHandshake: Sendable {
         return .success(
             Accepted(
                 response: httpResponse(status: 101, headers: headers, body: nil),
-                subprotocol: chosen, path: head.startLine[1], headers: head.headerDictionary))
+                subprotocol: chosen, path: head.startLine[1],
+                headers: head.headerDictionary(excluding: HTTPHead.handshakeHeaders)))
     }
 }
 

@@ -146,7 +146,8 @@ final class ClientConnector: Selectable, ByteStreamDelegate {
         }
         let connection = WebSocketConnection(
             remoteAddress: address.description, subprotocol: subprotocol, requestPath: handshake.path,
-            requestHeaders: HTTPHead(complete.head)?.headerDictionary ?? [:], role: .client,
+            requestHeaders: HTTPHead(complete.head)?.headerDictionary(excluding: HTTPHead.handshakeHeaders) ?? [:],
+            role: .client,
             eventLoop: loop, maxOutboundBytes: options.maxOutboundBytes)
         let engine = WebSocketEngine(
             stream: stream, connection: connection, handler: handler,

@@ -58,7 +58,8 @@ final class ServerHandshaker: ByteStreamDelegate {
         let configuration = server.configuration
         let connection = WebSocketConnection(
             remoteAddress: remoteAddress, subprotocol: accepted.subprotocol,
-            requestPath: accepted.path, requestHeaders: accepted.headers, role: .server,
+            requestPath: accepted.path, requestHeaders: configuration.keepsRequestHeaders ? accepted.headers : [:],
+            role: .server,
             eventLoop: stream.loop, maxOutboundBytes: configuration.maxOutboundBytes)
         guard server.promote(handshakeID: handshakeID, to: connection) else {
             refuse(ServerHandshake.Rejected(503, "server stopping"))

@@ -31,7 +31,8 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     /// The request target of the handshake (path and query).
     public let requestPath: String
     /// The handshake's request headers (server side) or response headers (client side), names
-    /// lowercased.
+    /// lowercased, without the upgrade's own (`HTTPHead.handshakeHeaders`); empty on a server
+    /// configured not to keep them.
     public let requestHeaders: [String: String]
     /// Which end of the connection this side is.
     public let role: WebSocketRole

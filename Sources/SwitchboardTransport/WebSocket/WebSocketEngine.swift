@@ -68,6 +68,7 @@ final class WebSocketEngine: ByteStreamDelegate {
         }
         parser.append(bytes)
         let now = frameLimiter == nil ? nil : ContinuousClock.now
+        let framesBefore = parser.framesParsed
         do {
             while let event = try parser.next() {
                 if let now, !admitFrames(at: now) { return }
@@ -76,6 +77,9 @@ final class WebSocketEngine: ByteStreamDelegate {
                 if case .closed = state { return }
             }
             if let now { _ = admitFrames(at: now) }
+            // A peer sending one frame at a time (an idle client's occasional call) keeps no
+            // read buffer between frames; one sending batches keeps its room for the next.
+            if parser.framesParsed - framesBefore <= 1 { parser.releaseBufferIfConsumed() }
         } catch {
             failProtocol(error)
         }

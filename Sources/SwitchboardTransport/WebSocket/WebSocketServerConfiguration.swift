@@ -35,6 +35,10 @@ extension WebSocketServer {
         /// Most frames (data, continuation and control) a peer may send per second, with a burst of
         /// as many; a faster peer is closed with 1008 "too many frames". nil for no cap.
         public var maxFramesPerSecond: Int? = nil
+        /// Whether each open connection keeps its handshake's request headers
+        /// (`WebSocketConnection.requestHeaders`); a handler that never reads them saves their
+        /// memory (empty then).
+        public var keepsRequestHeaders = true
         /// Told about every socket refused or closed by policy (cap, origin, malformed or slow
         /// handshake, frame rate, slow consumer), with the peer's "ip:port" and the reason. Runs on a
         /// loop thread.
