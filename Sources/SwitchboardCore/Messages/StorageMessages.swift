@@ -167,61 +167,43 @@ public protocol UserMetadataWrite: BusRequest where Response == Done {
     init(caller: Caller, userId: UserID, data: Metadata, options: MetadataOptions)
 }
 
-/// Sets channel metadata items: new keys are added, existing ones overwritten.
-public struct SetChannelMetadata: ChannelMetadataWrite {
-    public typealias Response = Done
-    public static let operation = "setChannelMetadata"
+/// What a metadata write does, as a type: each of set, update and remove has a request type of
+/// its own on the bus (`SetChannelMetadata`, `UpdateUserMetadata` …), built from one generic write.
+public protocol MetadataWriteAction: Sendable {
+    /// What the write does.
+    static var kind: MetadataWriteKind { get }
+    /// The reference's operation name on channel metadata.
+    static var channelOperation: String { get }
+    /// The reference's operation name on user metadata.
+    static var userOperation: String { get }
+}
+
+/// Adds items or overwrites their values.
+public enum SetMetadataItems: MetadataWriteAction {
     public static let kind = MetadataWriteKind.set
-    public var caller: Caller
-    public var channelType: RtmChannelType
-    public var channelName: String
-    public var data: Metadata
-    public var options: MetadataOptions
-    public var lockName: String?
-    /// Creates the write.
-    public init(
-        caller: Caller, channelType: RtmChannelType, channelName: String, data: Metadata,
-        options: MetadataOptions = MetadataOptions(), lockName: String? = nil
-    ) {
-        self.caller = caller
-        self.channelType = channelType
-        self.channelName = channelName
-        self.data = data
-        self.options = options
-        self.lockName = lockName
-    }
+    public static let channelOperation = "setChannelMetadata"
+    public static let userOperation = "setUserMetadata"
 }
 
-/// Updates channel metadata items that exist.
-public struct UpdateChannelMetadata: ChannelMetadataWrite {
-    public typealias Response = Done
-    public static let operation = "updateChannelMetadata"
+/// Overwrites the values of items that exist.
+public enum UpdateMetadataItems: MetadataWriteAction {
     public static let kind = MetadataWriteKind.update
-    public var caller: Caller
-    public var channelType: RtmChannelType
-    public var channelName: String
-    public var data: Metadata
-    public var options: MetadataOptions
-    public var lockName: String?
-    /// Creates the write.
-    public init(
-        caller: Caller, channelType: RtmChannelType, channelName: String, data: Metadata,
-        options: MetadataOptions = MetadataOptions(), lockName: String? = nil
-    ) {
-        self.caller = caller
-        self.channelType = channelType
-        self.channelName = channelName
-        self.data = data
-        self.options = options
-        self.lockName = lockName
-    }
+    public static let channelOperation = "updateChannelMetadata"
+    public static let userOperation = "updateUserMetadata"
 }
 
-/// Removes channel metadata items, or the whole set when `data.items` is empty.
-public struct RemoveChannelMetadata: ChannelMetadataWrite {
-    public typealias Response = Done
-    public static let operation = "removeChannelMetadata"
+/// Removes items, or the whole set when `data.items` is empty.
+public enum RemoveMetadataItems: MetadataWriteAction {
     public static let kind = MetadataWriteKind.remove
+    public static let channelOperation = "removeChannelMetadata"
+    public static let userOperation = "removeUserMetadata"
+}
+
+/// A write of `Action` to a channel's metadata.
+public struct ChannelMetadataRequest<Action: MetadataWriteAction>: ChannelMetadataWrite {
+    public typealias Response = Done
+    public static var operation: String { Action.channelOperation }
+    public static var kind: MetadataWriteKind { Action.kind }
     public var caller: Caller
     public var channelType: RtmChannelType
     public var channelName: String
@@ -242,47 +224,11 @@ public struct RemoveChannelMetadata: ChannelMetadataWrite {
     }
 }
 
-/// Sets user metadata items: new keys are added, existing ones overwritten.
-public struct SetUserMetadata: UserMetadataWrite {
+/// A write of `Action` to a user's metadata.
+public struct UserMetadataRequest<Action: MetadataWriteAction>: UserMetadataWrite {
     public typealias Response = Done
-    public static let operation = "setUserMetadata"
-    public static let kind = MetadataWriteKind.set
-    public var caller: Caller
-    public var userId: UserID
-    public var data: Metadata
-    public var options: MetadataOptions
-    /// Creates the write.
-    public init(caller: Caller, userId: UserID, data: Metadata, options: MetadataOptions = MetadataOptions()) {
-        self.caller = caller
-        self.userId = userId
-        self.data = data
-        self.options = options
-    }
-}
-
-/// Updates user metadata items that exist.
-public struct UpdateUserMetadata: UserMetadataWrite {
-    public typealias Response = Done
-    public static let operation = "updateUserMetadata"
-    public static let kind = MetadataWriteKind.update
-    public var caller: Caller
-    public var userId: UserID
-    public var data: Metadata
-    public var options: MetadataOptions
-    /// Creates the write.
-    public init(caller: Caller, userId: UserID, data: Metadata, options: MetadataOptions = MetadataOptions()) {
-        self.caller = caller
-        self.userId = userId
-        self.data = data
-        self.options = options
-    }
-}
-
-/// Removes user metadata items, or the whole set when `data.items` is empty.
-public struct RemoveUserMetadata: UserMetadataWrite {
-    public typealias Response = Done
-    public static let operation = "removeUserMetadata"
-    public static let kind = MetadataWriteKind.remove
+    public static var operation: String { Action.userOperation }
+    public static var kind: MetadataWriteKind { Action.kind }
     public var caller: Caller
     public var userId: UserID
     public var data: Metadata
@@ -295,6 +241,19 @@ public struct RemoveUserMetadata: UserMetadataWrite {
         self.options = options
     }
 }
+
+/// Sets channel metadata items: new keys are added, existing ones overwritten.
+public typealias SetChannelMetadata = ChannelMetadataRequest<SetMetadataItems>
+/// Updates channel metadata items that exist.
+public typealias UpdateChannelMetadata = ChannelMetadataRequest<UpdateMetadataItems>
+/// Removes channel metadata items, or the whole set when `data.items` is empty.
+public typealias RemoveChannelMetadata = ChannelMetadataRequest<RemoveMetadataItems>
+/// Sets user metadata items: new keys are added, existing ones overwritten.
+public typealias SetUserMetadata = UserMetadataRequest<SetMetadataItems>
+/// Updates user metadata items that exist.
+public typealias UpdateUserMetadata = UserMetadataRequest<UpdateMetadataItems>
+/// Removes user metadata items, or the whole set when `data.items` is empty.
+public typealias RemoveUserMetadata = UserMetadataRequest<RemoveMetadataItems>
 
 /// The metadata of a channel of the caller's app (an empty set with revision 0 when it has none).
 public struct GetChannelMetadata: BusRequest {
