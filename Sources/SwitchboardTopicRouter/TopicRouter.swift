@@ -20,6 +20,7 @@ public actor TopicRouter: Module {
     private var state = State.idle
     private var store: any TopicStore
     private var rates = TopicRateWindows(limit: nil)
+    private var tokenExpiries = JoinTokenExpiries()
 
     /// Creates the module over `store` (in memory by default).
     public init(store: any TopicStore = InMemoryTopicStore(), sweepInterval: Duration = .seconds(1)) {
@@ -44,8 +45,23 @@ public actor TopicRouter: Module {
 
     public func run() async throws {
         guard case .running(let context, _) = state else { return }
-        for await now in context.clock.ticks(every: sweepInterval) { rates.dropIdle(now: now) }
+        for await now in context.clock.ticks(every: sweepInterval) {
+            rates.dropIdle(now: now)
+            warnOfExpiringTokens(context)
+        }
     }
+
+    /// Tells each member whose join token runs out within 30 s, once per token, naming the channel.
+    private func warnOfExpiringTokens(_ context: ModuleContext) {
+        let now = context.clock.wallMilliseconds / 1000
+        for due in tokenExpiries.due(now: now, warning: Self.tokenWarningSeconds) {
+            context.outbox.deliver(
+                .session(.tokenPrivilegeWillExpire(secondsLeft: due.secondsLeft, channel: due.channel.name)), to: [due.session])
+        }
+    }
+
+    /// How long before a join token runs out its member is told, as for the login token.
+    static let tokenWarningSeconds: UInt64 = 30
 
     // MARK: Channels
 
@@ -57,12 +73,13 @@ public actor TopicRouter: Module {
         guard !store.isMember(caller.session, of: channel) else {
             throw RtmError(.duplicateOperation, operation: operation, reason: "already joined \(request.channelName)")
         }
-        try await verifyToken(request.token, for: caller, channel: request.channelName, context, operation)
+        let grant = try await verifyToken(request.token, for: caller, channel: request.channelName, context, operation)
         // The token check suspended this actor: refuse a session that ended meanwhile.
         guard !ended.contains(caller.session) else {
             throw RtmError(.notLogin, operation: operation, reason: "the session has ended")
         }
         try store.join(StreamMember(caller: caller, features: request.features), to: channel, limits: context.limits)
+        tokenExpiries.granted(caller.session, channel, until: grant?.expiresAt)
         context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: ChannelFeatures(request.features)))
         let snapshot = TopicEvent(
             type: .snapshot, channelName: channel.name, publisher: caller.userId, topicInfos: [],
@@ -81,6 +98,7 @@ public actor TopicRouter: Module {
             throw RtmError(.channelNotJoined, operation: operation, reason: "stream channel \(request.channelName) is not joined")
         }
         departed(departure, reason: .left, context)
+        tokenExpiries.left(request.caller.session, channel)
         return Done()
     }
 
@@ -91,7 +109,11 @@ public actor TopicRouter: Module {
         guard store.isMember(request.caller.session, of: channel) else {
             throw RtmError(.channelNotJoined, operation: operation, reason: "stream channel \(request.channelName) is not joined")
         }
-        try await verifyToken(request.token, for: request.caller, channel: request.channelName, context, operation)
+        let grant = try await verifyToken(request.token, for: request.caller, channel: request.channelName, context, operation)
+        // Still a member after the check suspended this actor: the renewed token is watched instead.
+        if store.isMember(request.caller.session, of: channel) {
+            tokenExpiries.granted(request.caller.session, channel, until: grant?.expiresAt)
+        }
         return Done()
     }
 
@@ -100,6 +122,7 @@ public actor TopicRouter: Module {
         for departure in store.leaveAll(event.session) {
             departed(departure, reason: .sessionClosed(event.reason), context)
         }
+        tokenExpiries.ended(event.session)
     }
 
     /// Tells the remaining members which topics the leaver published in, then the bus that it left.
@@ -201,12 +224,13 @@ public actor TopicRouter: Module {
 
     // MARK: Helpers
 
+    /// Checks a join token when a verifier answers; returns its grant, nil when none checks tokens.
     private func verifyToken(
         _ token: String, for caller: Caller, channel: String, _ context: ModuleContext, _ operation: String
-    ) async throws(RtmError) {
-        guard context.bus.hasHandler(VerifyChannelJoinToken.self) else { return }
+    ) async throws(RtmError) -> ChannelJoinGrant? {
+        guard context.bus.hasHandler(VerifyChannelJoinToken.self) else { return nil }
         do {
-            _ = try await context.bus.request(
+            return try await context.bus.request(
                 VerifyChannelJoinToken(app: caller.app, userId: caller.userId, channelName: channel, token: token))
         } catch {
             throw RtmError(error.code, operation: operation, reason: error.reason)

@@ -358,6 +358,44 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
+    @Test func aMemberIsWarnedOnceBeforeItsJoinTokenRunsOutAndAgainForARenewedOne() async throws {
+        let harness = await world()
+        let start = harness.clock.wallMilliseconds / 1000
+        harness.bus.handle(VerifyChannelJoinToken.self) { request in
+            ChannelJoinGrant(expiresAt: request.token == "long" ? start + 600 : start + 60)
+        }
+        func warnings(_ caller: Caller) -> [SessionPush] {
+            harness.outbox.pushes(to: caller.session).compactMap { if case .session(let push) = $0 { push } else { nil } }
+        }
+        _ = try await harness.bus.request(JoinStreamChannel(caller: alice, channelName: "live", token: "short"))
+        _ = try await harness.bus.request(JoinStreamChannel(caller: alice, channelName: "side", token: "short"))
+        _ = try await harness.bus.request(JoinStreamChannel(caller: bob, channelName: "live", token: "long"))
+        await harness.clock.waitForSleepers()
+        harness.clock.advance(by: .seconds(29))
+        await harness.clock.waitForSleepers()
+        #expect(warnings(alice).isEmpty)
+        // Alice leaves "side" before its token nears its end; on "live" she is told, naming it.
+        _ = try await harness.bus.request(LeaveStreamChannel(caller: alice, channelName: "side"))
+        harness.clock.advance(by: .seconds(2))
+        await harness.clock.waitForSleepers()
+        #expect(warnings(alice) == [.tokenPrivilegeWillExpire(secondsLeft: 29, channel: "live")])
+        harness.clock.advance(by: .seconds(5))
+        await harness.clock.waitForSleepers()
+        #expect(warnings(alice).count == 1)
+        #expect(warnings(bob).isEmpty)
+        // A renewed token is watched instead, and warned of in its turn.
+        _ = try await harness.bus.request(RenewStreamChannelToken(caller: alice, channelName: "live", token: "long"))
+        harness.clock.advance(by: .seconds(530))
+        await harness.clock.waitForSleepers()
+        #expect(warnings(alice).count == 1)
+        harness.clock.advance(by: .seconds(5))
+        await harness.clock.waitForSleepers()
+        #expect(warnings(alice).last == .tokenPrivilegeWillExpire(secondsLeft: 29, channel: "live"))
+        #expect(warnings(alice).count == 2)
+        #expect(warnings(bob) == [.tokenPrivilegeWillExpire(secondsLeft: 29, channel: "live")])
+        await harness.stop()
+    }
+
     @Test func aJoinTokenIsCheckedWhenAVerifierAnswers() async throws {
         let harness = await world()
         harness.bus.handle(VerifyChannelJoinToken.self) { request throws(RtmError) in

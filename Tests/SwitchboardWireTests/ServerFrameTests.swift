@@ -30,6 +30,7 @@ struct ServerFrameTests {
             channelType: .stream, channelName: "s", channelTopic: "t🙂", payload: .string("ü"), publisher: "p",
             customType: "c", timestamp: 0)),
         .push(.session(.tokenPrivilegeWillExpire(secondsLeft: 30))), .push(.session(.tokenPrivilegeWillExpire(secondsLeft: 0))),
+        .push(.session(.tokenPrivilegeWillExpire(secondsLeft: 29, channel: "live"))),
         .closing(reason: .sameUidLogin, detail: "logged in elsewhere"), .closing(reason: .unknown, detail: ""),
     ]
 

@@ -28,7 +28,7 @@ struct PushRouter: Sendable {
     mutating func route(_ push: Push) -> ClientOperation? {
         switch push {
         case .message(let delivery): if let delivery = opened(delivery) { dispatcher.emit(.message(RtmMessageEvent(delivery))) }
-        case .session(.tokenPrivilegeWillExpire): dispatcher.emit(.tokenPrivilegeWillExpire(channel: nil))
+        case .session(.tokenPrivilegeWillExpire(_, let channel)): dispatcher.emit(.tokenPrivilegeWillExpire(channel: channel))
         case .extension(let push): dispatcher.emit(.extension(RtmExtensionEvent(name: push.name, body: RtmMessage(push.body))))
         case .topic(let part): if let event = topicParts.add(part) { dispatcher.emit(.topic(RtmTopicEvent(event))) }
         case .presence(let part): if let event = presenceParts.add(part) { dispatcher.emit(.presence(RtmPresenceEvent(sealer?.open(event) ?? event))) }

@@ -184,8 +184,9 @@ public struct SessionClosed: BusEvent, Hashable {
 
 /// Pushes of the session family.
 public enum SessionPush: Sendable, Hashable {
-    /// The session's token expires soon (seconds left).
-    case tokenPrivilegeWillExpire(secondsLeft: Int)
+    /// A token expires soon (seconds left): the login token's (no channel), or the join token of
+    /// the stream channel named.
+    case tokenPrivilegeWillExpire(secondsLeft: Int, channel: String? = nil)
 }
 
 /// Check a login token. Handled by the crypto module when app certificates are configured; with

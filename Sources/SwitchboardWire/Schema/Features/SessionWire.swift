@@ -202,7 +202,9 @@ extension SessionPush: PushFamily {
     func encodeFrame() -> [UInt8] {
         var frame = FrameWriter(type: frameType, id: nil, capacity: 48)
         switch self {
-        case .tokenPrivilegeWillExpire(let secondsLeft): frame.field(.secondsLeft) { $0.writeCount(secondsLeft) }
+        case .tokenPrivilegeWillExpire(let secondsLeft, let channel):
+            frame.field(.secondsLeft) { $0.writeCount(secondsLeft) }
+            if let channel { frame.field(.channel) { $0.writeString(channel) } }
         }
         return frame.finish()
     }
@@ -210,12 +212,16 @@ extension SessionPush: PushFamily {
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         guard head.type == "tokenPrivilegeWillExpire" else { return nil }
         var secondsLeft: Int?
+        var channel: String?
         try reader.readFields(head) { key, reader throws(WireError) in
-            guard key == .secondsLeft else { return false }
-            secondsLeft = try reader.readCount()
+            switch key {
+            case .secondsLeft: secondsLeft = try reader.readCount()
+            case .channel: channel = try reader.readString()
+            default: return false
+            }
             return true
         }
-        return .tokenPrivilegeWillExpire(secondsLeft: try head.required(secondsLeft, .secondsLeft))
+        return .tokenPrivilegeWillExpire(secondsLeft: try head.required(secondsLeft, .secondsLeft), channel: channel)
     }
 }
 
