@@ -27,9 +27,11 @@ public enum LockOperation: ClientOperationFamily {
         }
     }
 
+    private static let names: Set<String> = ["setLock", "removeLock", "acquireLock", "releaseLock", "revokeLock", "getLocks"]
+
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         let type = head.type
-        guard ["setLock", "removeLock", "acquireLock", "releaseLock", "revokeLock", "getLocks"].contains(type) else {
+        guard names.contains(type) else {
             return nil
         }
         var channelType: RtmChannelType?
