@@ -125,9 +125,14 @@ public final class EventLoop: Sendable {
     /// Wakes this loop now or, when called on another loop's thread, once that loop has handled
     /// the events of its current pass: everything that pass queues here goes out in one batch,
     /// with one wakeup (and each connection's frames in one write).
+    ///
+    /// A loop is listed once per pass: when it drains its inbox while this pass still queues
+    /// work, the later work re-arms `wakePending`, and the one wakeup at the pass's end covers it.
     private func wakeSoon() {
         guard let caller = Self.current, caller !== self else { return wake() }
-        caller.local.wakesDue.append(self)
+        let due = caller.local
+        guard !due.wakesDue.contains(where: { $0 === self }) else { return }
+        due.wakesDue.append(self)
     }
 
     /// Wakes the loops this pass queued work for.
