@@ -14,7 +14,7 @@ struct Publishing: Sendable {
                 reason: "payload is \(request.payload.byteCount) bytes; at most \(limits.messagePayloadMaxBytes)")
         }
         try Validation.checkCustomType(request.customType, limits: limits, operation: Publish.operation)
-        let receivers: [SessionID]
+        let receivers: Receivers
         let deliveredName: String
         /// A message channel's publish, which changes of its subscriptions wait for.
         var inFlight: (ticket: UInt64, channel: ChannelKey)?
@@ -25,16 +25,18 @@ struct Publishing: Sendable {
             // Over the channel's rate the message is discarded, and the publish still succeeds.
             guard let admitted = routes.admitMessage(on: channel, now: context.clock.now) else { return Done() }
             inFlight = (admitted.ticket, channel)
-            receivers = admitted.receivers
+            receivers = .list(admitted.receivers)
             deliveredName = request.channelName
         case .user:
             try Validation.checkUserId(request.channelName, limits: limits, operation: Publish.operation)
-            receivers = routes.sessions(of: UserKey(caller.app, request.channelName))
-            guard !receivers.isEmpty else {
+            let sessions = routes.sessions(of: UserKey(caller.app, request.channelName))
+            guard !sessions.isEmpty else {
                 throw RtmError(
                     .channelReceiverOffline, operation: Publish.operation,
                     reason: "user \(request.channelName) is not online")
             }
+            // Several sessions of one user get the message oldest first.
+            receivers = sessions.onlyElement.map(Receivers.one) ?? .list(sessions.sorted())
             deliveredName = caller.userId
         case .stream, .none:
             throw RtmError(
@@ -44,7 +46,10 @@ struct Publishing: Sendable {
         let delivery = MessageDelivery(
             channelType: request.channelType, channelName: deliveredName, payload: request.payload,
             publisher: caller.userId, customType: request.customType, timestamp: context.clock.wallMilliseconds)
-        context.outbox.deliver(.message(delivery), to: receivers)
+        switch receivers {
+        case .one(let session): context.outbox.deliver(.message(delivery), to: session)
+        case .list(let sessions): context.outbox.deliver(.message(delivery), to: sessions)
+        }
         // A subscription change of the channel is answered only once this push is handed over.
         if let inFlight { routes.delivered(inFlight.ticket, on: inFlight.channel) }
         if context.bus.subscriberCount(of: MessagePublished.self) > 0 {
@@ -55,5 +60,18 @@ struct Publishing: Sendable {
                     receivers: receivers.count))
         }
         return Done()
+    }
+
+    /// Who a publish goes to: a user's one session (no list to build), or a list.
+    private enum Receivers {
+        case one(SessionID)
+        case list([SessionID])
+
+        var count: Int {
+            switch self {
+            case .one: 1
+            case .list(let sessions): sessions.count
+            }
+        }
     }
 }

@@ -72,9 +72,9 @@ final class Routes: Sendable {
 
     // MARK: Users
 
-    /// The sessions of `user`, oldest first.
-    func sessions(of user: UserKey) -> [SessionID] {
-        state.withLock { $0.users[user].map { $0.sorted() } ?? [] }
+    /// The sessions of `user` (nearly always one, held without an allocation).
+    func sessions(of user: UserKey) -> CompactSet<SessionID> {
+        state.withLock { $0.users[user] ?? [] }
     }
 
     /// Starts the view of users' sessions: from now on every session opened or closed on `bus` is

@@ -5,6 +5,8 @@ import SwitchboardTestKit
 
 private struct Tick: BusEvent, Hashable { let value: Int }
 private struct Other: BusEvent, Hashable {}
+/// A distinct event type for every `Tag`.
+private struct Tagged<Tag>: BusEvent {}
 private struct Doubler: BusRequest {
     typealias Response = Int
     static let operation = "double"
@@ -140,6 +142,31 @@ private struct Doubler: BusRequest {
             throw RtmError(.invalidParameter, operation: Doubler.operation, reason: "no \(request.value)")
         }
         #expect(throws: RtmError.self) { try bus.answerAtOnce(Doubler.self) { doubler(3) } }
+    }
+
+    @Test func eachTypeCountsItsOwnListenersAmongManyTypes() {
+        let bus = EventBus()
+        // More types than the lock-free check has buckets, so that several share one.
+        var counters: [(count: () -> Int, listen: () -> BusSubscription)] = []
+        func add<T>(_: T.Type, depth: Int) {
+            counters.append((
+                { bus.subscriberCount(of: Tagged<T>.self) },
+                { bus.subscribe(Tagged<T>.self) { _ in } }))
+            if depth > 0 {
+                add([T].self, depth: depth - 1)
+                add(T?.self, depth: depth - 1)
+            }
+        }
+        add(Int.self, depth: 6)
+        #expect(counters.count >= 64)
+        #expect(counters.allSatisfy { $0.count() == 0 })
+        let subscriptions = counters.indices.filter { $0 % 3 == 0 }.map { counters[$0].listen() }
+        for (index, counter) in counters.enumerated() { #expect(counter.count() == (index % 3 == 0 ? 1 : 0)) }
+        bus.observe(Tagged<Int>.self) { _ in }
+        #expect(counters[0].count() == 2)
+        for subscription in subscriptions { subscription.cancel() }
+        #expect(counters[0].count() == 1)
+        #expect(counters.dropFirst().allSatisfy { $0.count() == 0 })
     }
 
     @Test func observersSeeEachEventBeforePublishReturnsInPublishOrder() async {

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import SwitchboardTransport
 
@@ -154,6 +155,34 @@ import Testing
             #expect(parseAll(masked.bytes, role: .server).events == [.message(.binary(payload))])
         }
         #expect(parseAll(OutboundFrame.text("héllo").bytes, role: .client).events == [.message(.text("héllo"))])
+    }
+
+    @Test func framesEncodedOnALoopEachKeepTheirOwnBytes() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let frames = Mutex<[(OutboundFrame, [UInt8])]>([])
+        group.next().execute {
+            // The loop lends one byte array to every frame it builds: a later, larger, or nested
+            // frame must not change an earlier one.
+            for size in [3, 200, 1, 70_000, 5] {
+                let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &+ size) }
+                let frame = OutboundFrame.binary { bytes in
+                    #expect(bytes.isEmpty)
+                    bytes.append(contentsOf: payload)
+                    if size == 200 {
+                        let inner = OutboundFrame.binary { $0 = [9, 9] }
+                        frames.withLock { $0.append((inner, [9, 9])) }
+                    }
+                }
+                frames.withLock { $0.append((frame, payload)) }
+            }
+        }
+        #expect(await eventually { frames.withLock { $0.count } == 6 })
+        for (frame, payload) in frames.withLock({ $0 }) {
+            #expect(parseAll(frame.bytes, role: .client).events == [.message(.binary(payload))])
+        }
+        let offLoop = OutboundFrame.binary { $0 = [1, 2, 3] }
+        #expect(parseAll(offLoop.bytes, role: .client).events == [.message(.binary([1, 2, 3]))])
     }
 
     @Test func closeReasonIsTruncatedToControlFrameLimit() {

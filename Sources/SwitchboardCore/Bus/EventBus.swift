@@ -29,6 +29,15 @@ public final class EventBus: Sendable {
             handlers.removeAll()
         }
 
+        /// One bit per bucket of event types (`EventBus.bucketBit`), set when a type in that bucket
+        /// has a subscriber or an observer.
+        var listenedBuckets: UInt64 {
+            var bits: UInt64 = 0
+            for (type, mailboxes) in subscribers where !mailboxes.isEmpty { bits |= EventBus.bucketBit(of: type) }
+            for (type, boxes) in observers where !boxes.isEmpty { bits |= EventBus.bucketBit(of: type) }
+            return bits
+        }
+
         /// The mailboxes and the observers of events of type `E`.
         func audience<E: BusEvent>(of type: E.Type) -> (mailboxes: [EventMailbox], observers: [any Sendable]) {
             (subscribers[ObjectIdentifier(type)] ?? [], observers[ObjectIdentifier(type)] ?? [])
@@ -36,6 +45,9 @@ public final class EventBus: Sendable {
     }
 
     private let registry = Mutex(Registry())
+    /// `Registry.listenedBuckets`, stored under the registry's lock whenever subscribers or
+    /// observers change: a publisher asks whether anyone listens without taking the lock.
+    private let listened = Atomic<UInt64>(0)
     /// Extension operations, routed by name (see `ExtensionDirectory`).
     let extensions = ExtensionDirectory()
     /// Serialises `publish` so every subscriber sees events in one global order.
@@ -67,6 +79,7 @@ public final class EventBus: Sendable {
             if !(registry.subscribers[type] ?? []).contains(where: { $0 === mailbox }) {
                 registry.subscribers[type, default: []].append(mailbox)
             }
+            listened.store(registry.listenedBuckets, ordering: .releasing)
         }
     }
 
@@ -79,12 +92,14 @@ public final class EventBus: Sendable {
         registry.withLock { registry in
             guard !registry.closed else { return }
             registry.observers[ObjectIdentifier(type), default: []].append(box)
+            listened.store(registry.listenedBuckets, ordering: .releasing)
         }
     }
 
     func unregister(_ mailbox: EventMailbox) {
         registry.withLock { registry in
             for type in registry.subscribers.keys { registry.subscribers[type]?.removeAll { $0 === mailbox } }
+            listened.store(registry.listenedBuckets, ordering: .releasing)
         }
     }
 
@@ -114,10 +129,18 @@ public final class EventBus: Sendable {
     }
 
     /// How many subscribers and observers events of type `E` have.
+    /// Without a subscriber or observer of `E` it answers without taking the bus's lock, so a
+    /// publisher may ask on every message whether to build an event at all.
     public func subscriberCount<E: BusEvent>(of type: E.Type) -> Int {
-        registry.withLock { registry in
+        guard listened.load(ordering: .acquiring) & Self.bucketBit(of: ObjectIdentifier(type)) != 0 else { return 0 }
+        return registry.withLock { registry in
             (registry.subscribers[ObjectIdentifier(type)]?.count ?? 0) + (registry.observers[ObjectIdentifier(type)]?.count ?? 0)
         }
+    }
+
+    /// The bit of `type`'s bucket in `listened`: 64 buckets by the type's metadata address.
+    fileprivate static func bucketBit(of type: ObjectIdentifier) -> UInt64 {
+        1 << ((UInt(bitPattern: type) >> 4) & 63)
     }
 
     /// Ends every subscription and forgets every handler: what was published before is still
@@ -128,6 +151,7 @@ public final class EventBus: Sendable {
             defer {
                 registry.subscribers.removeAll()
                 registry.observers.removeAll()
+                listened.store(0, ordering: .releasing)
                 registry.removeAllHandlers()
             }
             return registry.subscribers.values.flatMap { $0 }

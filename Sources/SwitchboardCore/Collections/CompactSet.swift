@@ -37,6 +37,12 @@ public struct CompactSet<Element: Hashable & Sendable>: Sendable, Sequence, Expr
     @inlinable
     public var count: Int { table.count }
 
+    /// The element of a set that has exactly one; nil when it has none or several.
+    @inlinable
+    public var onlyElement: Element? {
+        if case .one(let element, _) = table.storage { element } else { nil }
+    }
+
     /// Whether `element` is in the set.
     @inlinable
     public func contains(_ element: Element) -> Bool { table[element] != nil }

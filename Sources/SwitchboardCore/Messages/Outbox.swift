@@ -69,6 +69,9 @@ public protocol Outbox: Sendable {
     func open(_ session: SessionID)
     /// Sends `push` to every session in `sessions` (unknown sessions are skipped).
     func deliver(_ push: Push, to sessions: [SessionID])
+    /// Sends `push` to `session` alone (skipped when unknown): a user-channel message's usual
+    /// receiver, without a list to build.
+    func deliver(_ push: Push, to session: SessionID)
     /// Sends `push` like `deliver(_:to:)`; on a backlogged connection, pushes of a higher
     /// `priority` are written before those of lower ones waiting with them, and pushes of one
     /// priority keep their order.
@@ -81,6 +84,11 @@ public protocol Outbox: Sendable {
 }
 
 extension Outbox {
+    /// Sends `push` to the list of `session` alone.
+    public func deliver(_ push: Push, to session: SessionID) {
+        deliver(push, to: [session])
+    }
+
     /// An outbox without priority lanes delivers every push in order.
     public func deliver(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority) {
         deliver(push, to: sessions)

@@ -143,7 +143,7 @@ final class ClientLink: Sendable {
     /// Sends an answer or any other frame built for this link alone.
     func reply(_ frame: ServerFrame) {
         if case .answer(let id, .done) = frame {
-            socket.send(ServerFrame.withOkAnswer(id: id) { OutboundFrame(opcode: .binary, payload: $0) })
+            socket.send(ServerFrame.withOkAnswer(id: id) { OutboundFrame.encoding(opcode: .binary, payload: $0) })
         } else {
             socket.send(OutboundFrame.binary(frame.encode()))
         }

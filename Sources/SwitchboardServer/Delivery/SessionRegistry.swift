@@ -119,6 +119,35 @@ final class SessionRegistry: Outbox {
             enforceBudget()
         }
 
+        /// Writes `frame` to `outlet`'s connection, or holds it in the session's backlog: a push
+        /// with a priority (`lane`) waits there once the socket has `backlogBytes` unsent, and any
+        /// push waits behind pushes already held (one without a priority in the normal lane). Held
+        /// pushes past the connection's outbound bound are all handed over, and the socket closes
+        /// the slow consumer as it would have. A detached session keeps the push for its resume.
+        mutating func hand(
+            _ frame: OutboundFrame, size: Int, channel: ChannelAddress?, lane: Int?, to outlet: Outlet,
+            backlogBytes: Int
+        ) {
+            if outlet.writeUnlessHeld(frame, size: size, channel: channel, lane: lane, backlogBytes: backlogBytes) {
+                return
+            }
+            guard let socket = outlet.socket else {
+                keep(frame, size: size, channel: channel, in: outlet, of: outlet.session)
+                return
+            }
+            let item = PriorityBacklog.Item(frame: frame, size: size, wireBytes: frame.count, channel: channel)
+            outlet.backlog.append(item, lane: lane ?? PriorityBacklog<OutboundFrame>.normalLane)
+            backlogged.insert(outlet.session)
+            if outlet.backlog.wireBytes + socket.bufferedBytes > socket.maxOutboundBytes { outlet.drain(below: nil) }
+        }
+
+        /// Whether pushes are held and the pump is not running yet (it is marked running).
+        mutating func pumpNeeded() -> Bool {
+            guard !pumping, !backlogged.isEmpty else { return false }
+            pumping = true
+            return true
+        }
+
         /// Past the budget, forgets the oldest pushes of the session detached longest ago (a
         /// resume reports them lost), until the total fits.
         mutating func enforceBudget() {
@@ -259,41 +288,36 @@ final class SessionRegistry: Outbox {
         deliver(push, to: sessions, lane: nil)
     }
 
+    func deliver(_ push: Push, to session: SessionID) {
+        let frame = OutboundFrame.binary { Wire.encodePush(push, into: &$0) }
+        let (size, channel) = (push.approximateSize, push.channel)
+        let startPump = state.withLock { state -> Bool in
+            guard let outlet = state.outlets[session] else { return false }
+            state.hand(frame, size: size, channel: channel, lane: nil, to: outlet, backlogBytes: backlogBytes)
+            return state.pumpNeeded()
+        }
+        if startPump { pump() }
+    }
+
     func deliver(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority) {
         deliver(push, to: sessions, lane: PriorityBacklog<OutboundFrame>.lane(for: priority))
     }
 
-    /// Writes `push` to each session's connection, or holds it in the session's backlog: a push
-    /// with a priority (`lane`) waits there once the socket has `backlogBytes` unsent, and any push
-    /// waits behind pushes already held (one without a priority in the normal lane). Held pushes
-    /// past the connection's outbound bound are all handed over, and the socket closes the slow
-    /// consumer as it would have.
+    /// Writes `push` to each session's connection, or holds it (`State.hand`).
     private func deliver(_ push: Push, to sessions: [SessionID], lane: Int?) {
         guard !sessions.isEmpty else { return }
-        let frame = OutboundFrame.binary(Wire.encodePush(push))
-        let size = push.approximateSize
-        let channel = push.channel
+        let frame = OutboundFrame.binary { Wire.encodePush(push, into: &$0) }
+        let (size, channel) = (push.approximateSize, push.channel)
         let startPump = state.withLock { state -> Bool in
             let outlets = state.resolved.targets(of: sessions) { [outlets = state.outlets] list in
                 list.compactMap { outlets[$0].map(Unmanaged.passUnretained) }
             }
             for reference in outlets {
-                if reference._withUnsafeGuaranteedRef({
-                    $0.writeUnlessHeld(frame, size: size, channel: channel, lane: lane, backlogBytes: backlogBytes)
-                }) { continue }
-                let outlet = reference.takeUnretainedValue()
-                guard let socket = outlet.socket else {
-                    state.keep(frame, size: size, channel: channel, in: outlet, of: outlet.session)
-                    continue
+                reference._withUnsafeGuaranteedRef {
+                    state.hand(frame, size: size, channel: channel, lane: lane, to: $0, backlogBytes: backlogBytes)
                 }
-                let item = PriorityBacklog.Item(frame: frame, size: size, wireBytes: frame.count, channel: channel)
-                outlet.backlog.append(item, lane: lane ?? PriorityBacklog<OutboundFrame>.normalLane)
-                state.backlogged.insert(outlet.session)
-                if outlet.backlog.wireBytes + socket.bufferedBytes > socket.maxOutboundBytes { outlet.drain(below: nil) }
             }
-            guard !state.pumping, !state.backlogged.isEmpty else { return false }
-            state.pumping = true
-            return true
+            return state.pumpNeeded()
         }
         if startPump { pump() }
     }

@@ -3,87 +3,119 @@
 ///
 /// Frames built with the static constructors are unmasked (server to client); a client
 /// connection derives a masked copy when it sends one.
-public final class OutboundFrame: @unchecked Sendable {
-    // Sendable proof: `storage` is allocated and fully written in `init` before `self` can be
-    // shared, never mutated afterwards, and freed only in `deinit`, when no reference remains.
-    // Every other stored property is an immutable `let` of a Sendable type.
-    private let storage: UnsafeMutableRawBufferPointer
+public struct OutboundFrame: @unchecked Sendable {
+    // Sendable proof: `storage` is written in full by the static constructors before the frame
+    // is returned (so before it can be shared), never mutated afterwards, and freed when the last
+    // frame referring to it goes. Its header (`Layout`) is an immutable value set at creation.
+    private let storage: Storage
 
-    /// The frame's opcode.
-    public let opcode: WebSocketOpcode
-    /// Size of the encoded header, in bytes.
-    public let headerLength: Int
+    /// The layout and the bytes of a frame in one allocation.
+    private final class Storage: ManagedBuffer<Layout, UInt8> {}
+
+    /// What a frame knows of its bytes, stored in the same allocation ahead of them.
+    private struct Layout {
+        /// The frame's opcode.
+        let opcode: WebSocketOpcode
+        /// Size of the encoded WebSocket header, in bytes.
+        let headerLength: Int
+        /// Total encoded size, in bytes.
+        let count: Int
+    }
+
+    private init(storage: Storage) { self.storage = storage }
+
+    /// One allocation holding the layout and `headerLength + payloadCount` bytes: the WebSocket
+    /// header written, the payload written by `fill` and then masked with `maskKey` if given.
+    private static func make(
+        opcode: WebSocketOpcode, payloadCount: Int, fin: Bool,
+        maskKey: (UInt8, UInt8, UInt8, UInt8)?, fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) -> OutboundFrame {
+        let headerLength = FrameHeader.encodedLength(payloadLength: payloadCount, masked: maskKey != nil)
+        let count = headerLength + payloadCount
+        let buffer = Storage.create(minimumCapacity: count) { _ in
+            Layout(opcode: opcode, headerLength: headerLength, count: count)
+        }
+        buffer.withUnsafeMutablePointerToElements { start in
+            let storage = UnsafeMutableRawBufferPointer(start: start, count: count)
+            FrameHeader.write(fin: fin, opcode: opcode, payloadLength: payloadCount, maskKey: maskKey, into: storage)
+            let body = UnsafeMutableRawBufferPointer(rebasing: storage[headerLength...])
+            fill(body)
+            if let maskKey { applyMask(maskKey, to: body) }
+        }
+        return OutboundFrame(storage: unsafeDowncast(buffer, to: Storage.self))
+    }
 
     /// Encodes one frame of `opcode` carrying `payload`, masked with `maskKey` if given.
-    public convenience init(
+    public static func encoding(
         opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, fin: Bool = true,
         maskKey: (UInt8, UInt8, UInt8, UInt8)? = nil
-    ) {
-        self.init(opcode: opcode, payloadCount: payload.count, fin: fin, maskKey: maskKey) {
+    ) -> OutboundFrame {
+        make(opcode: opcode, payloadCount: payload.count, fin: fin, maskKey: maskKey) {
             if payload.count > 0 { $0.copyMemory(from: payload) }
         }
     }
 
     /// Encodes one frame of `opcode` carrying `payload`.
-    public convenience init(opcode: WebSocketOpcode, payload: [UInt8], fin: Bool = true) {
-        self.init(opcode: opcode, payloadCount: payload.count, fin: fin, maskKey: nil) { body in
-            payload.withUnsafeBytes { if $0.count > 0 { body.copyMemory(from: $0) } }
-        }
-    }
-
-    private init(
-        opcode: WebSocketOpcode, payloadCount: Int, fin: Bool,
-        maskKey: (UInt8, UInt8, UInt8, UInt8)?, fill: (UnsafeMutableRawBufferPointer) -> Void
-    ) {
-        let headerLength = FrameHeader.encodedLength(
-            payloadLength: payloadCount, masked: maskKey != nil)
-        storage = .allocate(byteCount: headerLength + payloadCount, alignment: 8)
-        FrameHeader.write(
-            fin: fin, opcode: opcode, payloadLength: payloadCount, maskKey: maskKey,
-            into: storage)
-        let body = UnsafeMutableRawBufferPointer(rebasing: storage[headerLength...])
-        fill(body)
-        if let maskKey { applyMask(maskKey, to: body) }
-        self.opcode = opcode
-        self.headerLength = headerLength
+    public static func encoding(opcode: WebSocketOpcode, payload: [UInt8], fin: Bool = true) -> OutboundFrame {
+        payload.withUnsafeBytes { encoding(opcode: opcode, payload: $0, fin: fin) }
     }
 
     /// Wraps bytes that are sent verbatim (used for handshake heads); never empty.
-    init(rawBytes: [UInt8]) {
+    static func wrapping(rawBytes: [UInt8]) -> OutboundFrame {
         precondition(!rawBytes.isEmpty, "a raw write needs bytes")
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: rawBytes.count, alignment: 8)
-        rawBytes.withUnsafeBytes { if $0.count > 0 { storage.copyMemory(from: $0) } }
-        self.storage = storage
-        opcode = .binary
-        headerLength = 0
+        let buffer = Storage.create(minimumCapacity: rawBytes.count) { _ in
+            Layout(opcode: .binary, headerLength: 0, count: rawBytes.count)
+        }
+        buffer.withUnsafeMutablePointerToElements { start in
+            rawBytes.withUnsafeBytes { UnsafeMutableRawPointer(start).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        }
+        return OutboundFrame(storage: unsafeDowncast(buffer, to: Storage.self))
     }
 
-    deinit { storage.deallocate() }
+    /// The layout, read through its address: `header` is a class's stored property, and reading
+    /// it would be checked for exclusive access at run time (seen on the fan-out path).
+    private var layout: Layout { storage.withUnsafeMutablePointerToHeader { $0.pointee } }
+
+    /// The frame's opcode.
+    public var opcode: WebSocketOpcode { layout.opcode }
+    /// Size of the encoded header, in bytes.
+    public var headerLength: Int { layout.headerLength }
 
     /// A binary message frame.
     public static func binary(_ payload: [UInt8]) -> OutboundFrame {
-        OutboundFrame(opcode: .binary, payload: payload)
+        encoding(opcode: .binary, payload: payload)
+    }
+
+    /// A binary message frame whose payload `encode` writes into an empty byte array: on an event
+    /// loop's thread that array is the loop's, kept between frames, so the frame costs one
+    /// allocation (its own) however the payload is built.
+    public static func binary(encodedBy encode: (inout [UInt8]) -> Void) -> OutboundFrame {
+        var bytes = EventLoop.takeScratchBytes()
+        encode(&bytes)
+        let frame = bytes.withUnsafeBytes { encoding(opcode: .binary, payload: $0) }
+        EventLoop.returnScratchBytes(bytes)
+        return frame
     }
 
     /// A text message frame.
     public static func text(_ string: String) -> OutboundFrame {
         var string = string
-        return string.withUTF8 { OutboundFrame(opcode: .text, payload: UnsafeRawBufferPointer($0)) }
+        return string.withUTF8 { encoding(opcode: .text, payload: UnsafeRawBufferPointer($0)) }
     }
 
     /// A ping frame (payload at most 125 bytes).
     public static func ping(_ payload: [UInt8] = []) -> OutboundFrame {
-        OutboundFrame(opcode: .ping, payload: Array(payload.prefix(125)))
+        encoding(opcode: .ping, payload: Array(payload.prefix(125)))
     }
 
     /// A pong frame (payload at most 125 bytes).
     public static func pong(_ payload: [UInt8]) -> OutboundFrame {
-        OutboundFrame(opcode: .pong, payload: Array(payload.prefix(125)))
+        encoding(opcode: .pong, payload: Array(payload.prefix(125)))
     }
 
     /// A close frame; the reason is cut at a character boundary to fit a control frame.
     public static func close(code: WebSocketCloseCode?, reason: String = "") -> OutboundFrame {
-        OutboundFrame(opcode: .close, payload: closePayload(code: code, reason: reason))
+        encoding(opcode: .close, payload: closePayload(code: code, reason: reason))
     }
 
     static func closePayload(code: WebSocketCloseCode?, reason: String) -> [UInt8] {
@@ -100,22 +132,25 @@ public final class OutboundFrame: @unchecked Sendable {
     }
 
     /// Total encoded size in bytes.
-    public var count: Int { storage.count }
+    public var count: Int { layout.count }
 
     /// The encoded frame, header followed by payload.
-    public var bytes: [UInt8] { Array(storage) }
+    public var bytes: [UInt8] { Array(encoded) }
 
-    /// The encoded payload (masked if this frame is masked).
+    /// The encoded payload (masked if this frame is masked); valid as long as this instance is alive.
     public var payload: UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: storage[headerLength...])
+        UnsafeRawBufferPointer(rebasing: encoded[headerLength...])
     }
 
-    /// The whole encoded frame; valid as long as this instance is alive.
-    var encoded: UnsafeRawBufferPointer { UnsafeRawBufferPointer(storage) }
+    /// The whole encoded frame; valid as long as this instance is alive (the bytes are stored in
+    /// the object itself, which never moves them).
+    var encoded: UnsafeRawBufferPointer {
+        storage.withUnsafeMutablePointers { layout, bytes in UnsafeRawBufferPointer(start: bytes, count: layout.pointee.count) }
+    }
 
     /// A copy of this unmasked frame with its payload masked by `key`, for the client role.
     func masked(with key: (UInt8, UInt8, UInt8, UInt8)) -> OutboundFrame {
-        let fin = storage[0] & 0x80 != 0
-        return OutboundFrame(opcode: opcode, payload: payload, fin: fin, maskKey: key)
+        let fin = encoded[0] & 0x80 != 0
+        return withExtendedLifetime(storage) { OutboundFrame.encoding(opcode: opcode, payload: payload, fin: fin, maskKey: key) }
     }
 }

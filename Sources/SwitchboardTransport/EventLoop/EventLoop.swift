@@ -31,6 +31,9 @@ public final class EventLoop: Sendable {
         /// waits for events again.
         var wakesDue: [EventLoop] = []
         let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        /// Bytes lent to `OutboundFrame.binary(encodedBy:)` to build a payload in, kept between
+        /// frames (empty while lent).
+        var scratchBytes: [UInt8] = []
         let iovecs = UnsafeMutableBufferPointer<iovec>.allocate(capacity: 64)
         deinit {
             readBuffer.deallocate()
@@ -141,6 +144,27 @@ public final class EventLoop: Sendable {
         guard !state.wakesDue.isEmpty else { return }
         for loop in state.wakesDue { loop.wake() }
         state.wakesDue.removeAll(keepingCapacity: true)
+    }
+
+    /// Most of `scratchBytes` kept between frames; a larger buffer is let go after its frame.
+    static let scratchBytesKept = 64 * 1024
+
+    /// An empty byte array to build a payload in: on a loop's thread the loop's (lent until
+    /// `returnScratchBytes`; a nested call gets a new one), elsewhere a new one.
+    static func takeScratchBytes() -> [UInt8] {
+        guard let loop = current else { return [] }
+        var bytes: [UInt8] = []
+        swap(&bytes, &loop.localState.scratchBytes)
+        bytes.removeAll(keepingCapacity: true)
+        return bytes
+    }
+
+    /// Gives back what `takeScratchBytes` lent, to be used again unless it grew past `scratchBytesKept`.
+    static func returnScratchBytes(_ bytes: [UInt8]) {
+        guard let loop = current, bytes.capacity <= scratchBytesKept,
+            bytes.capacity > loop.localState.scratchBytes.capacity
+        else { return }
+        loop.localState.scratchBytes = bytes
     }
 
     /// Runs `action` on the loop thread after `delay`; returns an id for `cancelTimer`. Loop only.

@@ -9,6 +9,15 @@ public struct MessagePackWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Creates a writer that writes into `buffer`'s storage (taking it, emptied, with room for
+    /// `capacity` bytes); give the bytes back from `bytes` when done.
+    public init(reusing buffer: inout [UInt8], reservingCapacity capacity: Int) {
+        bytes = []
+        swap(&bytes, &buffer)
+        bytes.removeAll(keepingCapacity: true)
+        bytes.reserveCapacity(capacity)
+    }
+
     /// Writes `nil`.
     public mutating func writeNil() { bytes.append(0xc0) }
 

@@ -71,12 +71,20 @@ public enum ChannelOperation: ClientOperationFamily {
 extension MessageDelivery: PushFamily {
     var frameType: String { "message" }
 
-    /// Encoded in one pass into one buffer of the right size: this runs once per publish.
     func encodeFrame() -> [UInt8] {
+        var bytes: [UInt8] = []
+        encodeFrame(into: &bytes)
+        return bytes
+    }
+
+    /// Encoded in one pass into `bytes` (replacing them), grown once to the right size if they
+    /// are too small: this runs once per publish.
+    func encodeFrame(into bytes: inout [UInt8]) {
         let capacity =
             128 + payload.byteCount + channelName.utf8.count + channelTopic.utf8.count + publisher.utf8.count
             + customType.utf8.count
-        var writer = MessagePackWriter(reservingCapacity: capacity)
+        var writer = MessagePackWriter(reusing: &bytes, reservingCapacity: capacity)
+        defer { bytes = writer.bytes }
         writer.writeMapHeader(8)
         writer.writeKey(.t); writer.writeString(frameType)
         writer.writeKey(.channelType); writer.writeInt(Int64(channelType.rawValue))
@@ -86,7 +94,6 @@ extension MessageDelivery: PushFamily {
         writer.writeKey(.publisher); writer.writeString(publisher)
         writer.writeKey(.customType); writer.writeString(customType)
         writer.writeKey(.timestamp); writer.writeUInt(timestamp)
-        return writer.bytes
     }
 
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {

@@ -15,6 +15,19 @@ extension Wire {
     /// Encodes a push once, so the same bytes can go to every receiver. Equal to
     /// `ServerFrame.push(push).encode()`.
     public static func encodePush(_ push: Push) -> [UInt8] {
+        var bytes: [UInt8] = []
+        encodePush(push, into: &bytes)
+        return bytes
+    }
+
+    /// Encodes a push into `bytes` (which it replaces), using their capacity: a message, the
+    /// push of every publish, is written into it without allocating when it fits.
+    public static func encodePush(_ push: Push, into bytes: inout [UInt8]) {
+        if case .message(let delivery) = push { return delivery.encodeFrame(into: &bytes) }
+        bytes = encodedPush(push)
+    }
+
+    private static func encodedPush(_ push: Push) -> [UInt8] {
         switch push {
         case .message(let delivery): delivery.encodeFrame()
         case .session(let push): push.encodeFrame()
