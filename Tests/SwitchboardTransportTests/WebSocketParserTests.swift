@@ -157,6 +157,26 @@ import Testing
         #expect(parseAll(OutboundFrame.text("héllo").bytes, role: .client).events == [.message(.text("héllo"))])
     }
 
+    @Test func aOneFrameBinaryMessageIsLentInPlaceAndEverythingElseComesAsEvents() throws {
+        var parser = WebSocketParser(role: .server, maxMessageBytes: 1024)
+        let first = (0..<40).map { UInt8($0) }
+        parser.append(
+            wireFrame(opcode: 0x2, payload: first) + wireFrame(opcode: 0x1, payload: Array("hi".utf8))
+                + wireFrame(fin: false, opcode: 0x2, payload: [1]) + wireFrame(opcode: 0x0, payload: [2])
+                + wireFrame(opcode: 0x2, payload: [7, 8]))
+        var lent: [[UInt8]] = []
+        var events: [WebSocketEvent] = []
+        while let frame = try parser.nextFrame() {
+            switch frame {
+            case .binaryInPlace(let range): lent.append(parser.withBytes(range) { Array($0) })
+            case .event(let event): events.append(event)
+            }
+        }
+        #expect(lent == [first, [7, 8]])
+        #expect(events == [.message(.text("hi")), .message(.binary([1, 2]))])
+        #expect(parser.framesParsed == 5)
+    }
+
     @Test func framesEncodedOnALoopEachKeepTheirOwnBytes() async throws {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }

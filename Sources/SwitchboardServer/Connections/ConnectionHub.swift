@@ -41,12 +41,18 @@ final class ConnectionHub: WebSocketHandler {
     static let maxWaitingBytes = 16 * 1024 * 1024
 
     func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
-        guard let link = links[connection.id] else { return }
-        let size: Int
         switch message {
-        case .binary(let bytes): size = bytes.count
-        case .text(let text): size = text.utf8.count
+        case .binary(let bytes):
+            bytes.withUnsafeBytes { webSocket(connection, receivedBinary: $0) }
+        case .text:
+            guard links[connection.id] != nil else { return }
+            connection.close(code: .unsupportedData, reason: "send binary MessagePack frames")
         }
+    }
+
+    func webSocket(_ connection: WebSocketConnection, receivedBinary bytes: UnsafeRawBufferPointer) {
+        guard let link = links[connection.id] else { return }
+        let size = bytes.count
         guard link.waitingBytes + size <= Self.maxWaitingBytes else {
             let reason = "more than \(Self.maxWaitingBytes) bytes of requests waiting"
             loginDeadline.refusals.refused(connection.remoteAddress, reason)
@@ -54,17 +60,11 @@ final class ConnectionHub: WebSocketHandler {
             return
         }
         let item: ClientLink.Inbound
-        switch message {
-        case .binary(let bytes):
-            do {
-                // Read through a buffer pointer: no reference counting and no slices of the array.
-                item = .frame(try bytes.withUnsafeBufferPointer { buffer throws(WireError) in try ClientFrame.decode(buffer) })
-            } catch {
-                item = .malformed(error)
-            }
-        case .text:
-            connection.close(code: .unsupportedData, reason: "send binary MessagePack frames")
-            return
+        do {
+            // Decoded where the transport received it: the frame owns copies of what it keeps.
+            item = .frame(try ClientFrame.decode(bytes.assumingMemoryBound(to: UInt8.self)))
+        } catch {
+            item = .malformed(error)
         }
         if case .frame(let frame) = item, dispatcher.answerAtOnce(frame, on: link) { return }
         if link.received(item, bytes: size) {

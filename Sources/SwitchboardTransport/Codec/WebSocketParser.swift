@@ -43,6 +43,24 @@ public struct WebSocketParser: Sendable {
     /// Returns the next event, or nil when more bytes are needed. After an error every later
     /// call throws the same error.
     public mutating func next() throws(WebSocketProtocolError) -> WebSocketEvent? {
+        switch try nextFrame() {
+        case nil: nil
+        case .event(let event): event
+        case .binaryInPlace(let range): .message(.binary(Array(buffer[range])))
+        }
+    }
+
+    /// What `nextFrame` found.
+    enum ParsedFrame {
+        case event(WebSocketEvent)
+        /// A binary message of one frame, unmasked where it was received: read it with
+        /// `withBytes` before the next `append`.
+        case binaryInPlace(Range<Int>)
+    }
+
+    /// Like `next`, but leaves a binary message of one frame (the usual request) in the read
+    /// buffer instead of copying it out.
+    mutating func nextFrame() throws(WebSocketProtocolError) -> ParsedFrame? {
         if let failure { throw failure }
         do {
             return try parseNext()
@@ -50,6 +68,11 @@ public struct WebSocketParser: Sendable {
             failure = error
             throw error
         }
+    }
+
+    /// Calls `body` with the bytes of a `.binaryInPlace` range.
+    func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
     /// Gives the read buffer's memory back when every byte received has been consumed.
@@ -69,7 +92,7 @@ public struct WebSocketParser: Sendable {
         readIndex = 0
     }
 
-    private mutating func parseNext() throws(WebSocketProtocolError) -> WebSocketEvent? {
+    private mutating func parseNext() throws(WebSocketProtocolError) -> ParsedFrame? {
         while true {
             let start = readIndex
             let parsed = buffer.withUnsafeBytes {
@@ -86,6 +109,16 @@ public struct WebSocketParser: Sendable {
                 try validateText(header, payloadStart: payloadStart, upTo: min(available, length))
             }
             guard available >= length else { return nil }
+            if opcode == .binary && header.fin {
+                let range = payloadStart..<(payloadStart + length)
+                if let key = header.maskKey {
+                    buffer.withUnsafeMutableBytes { applyMask(key, to: UnsafeMutableRawBufferPointer(rebasing: $0[range])) }
+                }
+                readIndex = range.upperBound
+                validatedInFrame = 0
+                framesParsed += 1
+                return .binaryInPlace(range)
+            }
             var payload = Array(buffer[payloadStart..<(payloadStart + length)])
             if let key = header.maskKey {
                 payload.withUnsafeMutableBytes { applyMask(key, to: $0) }
@@ -93,7 +126,7 @@ public struct WebSocketParser: Sendable {
             readIndex = payloadStart + length
             validatedInFrame = 0
             framesParsed += 1
-            if let event = try handle(opcode, fin: header.fin, payload: payload) { return event }
+            if let event = try handle(opcode, fin: header.fin, payload: payload) { return .event(event) }
         }
     }
 

@@ -152,19 +152,25 @@ public final class EventLoop: Sendable {
     /// An empty byte array to build a payload in: on a loop's thread the loop's (lent until
     /// `returnScratchBytes`; a nested call gets a new one), elsewhere a new one.
     static func takeScratchBytes() -> [UInt8] {
-        guard let loop = current else { return [] }
         var bytes: [UInt8] = []
-        swap(&bytes, &loop.localState.scratchBytes)
+        withCurrentLocal { swap(&bytes, &$0.scratchBytes) }
         bytes.removeAll(keepingCapacity: true)
         return bytes
     }
 
     /// Gives back what `takeScratchBytes` lent, to be used again unless it grew past `scratchBytesKept`.
     static func returnScratchBytes(_ bytes: [UInt8]) {
-        guard let loop = current, bytes.capacity <= scratchBytesKept,
-            bytes.capacity > loop.localState.scratchBytes.capacity
-        else { return }
-        loop.localState.scratchBytes = bytes
+        guard bytes.capacity <= scratchBytesKept else { return }
+        withCurrentLocal { local in
+            if bytes.capacity > local.scratchBytes.capacity { local.scratchBytes = bytes }
+        }
+    }
+
+    /// Runs `body` with the calling loop's state, if the caller is a loop's thread, without
+    /// retaining the loop (other threads retain and release it as they queue work for it).
+    private static func withCurrentLocal(_ body: (Local) -> Void) {
+        guard let pointer = pthread_getspecific(currentKey) else { return }
+        Unmanaged<EventLoop>.fromOpaque(pointer)._withUnsafeGuaranteedRef { body($0.localState) }
     }
 
     /// Runs `action` on the loop thread after `delay`; returns an id for `cancelTimer`. Loop only.

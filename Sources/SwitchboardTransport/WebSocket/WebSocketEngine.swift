@@ -70,9 +70,16 @@ final class WebSocketEngine: ByteStreamDelegate {
         let now = frameLimiter == nil ? nil : ContinuousClock.now
         let framesBefore = parser.framesParsed
         do {
-            while let event = try parser.next() {
+            while let frame = try parser.nextFrame() {
                 if let now, !admitFrames(at: now) { return }
-                handle(event)
+                switch frame {
+                case .event(let event):
+                    handle(event)
+                case .binaryInPlace(let range):
+                    if deliversMessages {
+                        parser.withBytes(range) { handler.webSocket(connection, receivedBinary: $0) }
+                    }
+                }
                 if case .closing(receivedClose: true) = state { return }
                 if case .closed = state { return }
             }
@@ -119,12 +126,18 @@ final class WebSocketEngine: ByteStreamDelegate {
         }
     }
 
+    /// Whether a data message received now goes to the handler.
+    private var deliversMessages: Bool {
+        guard case .open = state else { return false }
+        return connection.isOpen
+    }
+
     private func handle(_ event: WebSocketEvent) {
         let isOpen: Bool
         if case .open = state { isOpen = true } else { isOpen = false }
         switch event {
         case .message(let message):
-            if isOpen && connection.isOpen { handler.webSocket(connection, received: message) }
+            if deliversMessages { handler.webSocket(connection, received: message) }
         case .ping(let payload):
             if isOpen { sendControl(.pong(payload)) }
         case .pong:

@@ -7,9 +7,19 @@ public protocol WebSocketHandler: Sendable {
     func webSocketOpened(_ connection: WebSocketConnection)
     /// A complete data message arrived.
     func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage)
+    /// A binary message of one frame arrived; `bytes` are valid only during the call (they are
+    /// read where they were received, without a copy). By default they are copied into a
+    /// `WebSocketMessage` for `webSocket(_:received:)`.
+    func webSocket(_ connection: WebSocketConnection, receivedBinary bytes: UnsafeRawBufferPointer)
     /// The connection stopped being open; no more messages follow. `code` is the peer's close
     /// code when the peer closed (`.noStatusReceived` for a close frame without one), the code
     /// this side sent when it closed (including protocol errors and slow consumers), and nil
     /// when the connection dropped without a close frame.
     func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String)
+}
+
+extension WebSocketHandler {
+    public func webSocket(_ connection: WebSocketConnection, receivedBinary bytes: UnsafeRawBufferPointer) {
+        webSocket(connection, received: .binary(Array(bytes)))
+    }
 }
