@@ -58,6 +58,23 @@ struct ClientFrameTests {
         #expect(try ClientFrame.decode(encoded) == .subscribe(id: 42, channel: "room", features: .message))
     }
 
+    @Test(arguments: [1, 15, 16, 17, 40])
+    func aRepeatedKeyTakesItsLastValueHoweverManyEntriesTheMapHas(repeats: Int) throws {
+        // Up to 16 known keys are found in one pass over the map, more in a second one: both
+        // read the same frame, and a bad value is reported under its key either way.
+        var pairs = [MessagePackPair(.string("t"), .string("publish")), MessagePackPair(.string("id"), .uint(7))]
+        for index in 0..<repeats { pairs.append(MessagePackPair(.string("channel"), .string("c\(index)"))) }
+        pairs += [
+            MessagePackPair(.string("channelType"), .uint(3)), MessagePackPair(.string("message"), .string("hi")),
+        ]
+        #expect(try ClientFrame.decode(pack(.map(pairs)))
+                == .publish(id: 7, channelType: .user, channel: "c\(repeats - 1)", message: .string("hi"), customType: ""))
+        pairs.append(MessagePackPair(.string("customType"), .uint(1)))
+        let bad = pack(.map(pairs))
+        let failure = wireError { () throws(WireError) in try ClientFrame.decode(bad) }
+        #expect(failure?.key == "customType" && failure?.requestId == 7 && failure?.messageType == "publish")
+    }
+
     @Test func publishCustomTypeDefaultsToEmpty() throws {
         let encoded = pack(map([
             "t": .string("publish"), "id": .uint(1), "channelType": .uint(1), "channel": .string("c"),

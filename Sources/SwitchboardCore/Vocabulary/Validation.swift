@@ -11,7 +11,8 @@ public enum Validation {
                 .invalidUserId, operation: operation,
                 reason: "user id is \(bytes.count) bytes; at most \(limits.userIdMaxBytes)")
         }
-        guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+        var contiguous = userId
+        guard contiguous.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }) else {
             throw RtmError(.invalidUserId, operation: operation, reason: "user id has a non-printable character")
         }
     }

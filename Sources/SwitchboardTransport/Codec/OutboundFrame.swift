@@ -90,11 +90,10 @@ public struct OutboundFrame: @unchecked Sendable {
     /// loop's thread that array is the loop's, kept between frames, so the frame costs one
     /// allocation (its own) however the payload is built.
     public static func binary(encodedBy encode: (inout [UInt8]) -> Void) -> OutboundFrame {
-        var bytes = EventLoop.takeScratchBytes()
-        encode(&bytes)
-        let frame = bytes.withUnsafeBytes { encoding(opcode: .binary, payload: $0) }
-        EventLoop.returnScratchBytes(bytes)
-        return frame
+        EventLoop.withScratchBytes { bytes in
+            encode(&bytes)
+            return bytes.withUnsafeBytes { encoding(opcode: .binary, payload: $0) }
+        }
     }
 
     /// A text message frame.

@@ -70,9 +70,10 @@ public struct WebSocketParser: Sendable {
         }
     }
 
-    /// Calls `body` with the bytes of a `.binaryInPlace` range.
-    func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    /// Calls `body` with the bytes of a `.binaryInPlace` range. (Mutating only so that a parser
+    /// stored in a class is read in place rather than copied for the call.)
+    mutating func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        buffer.withUnsafeMutableBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
     /// Gives the read buffer's memory back when every byte received has been consumed.

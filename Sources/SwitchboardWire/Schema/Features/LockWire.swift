@@ -207,7 +207,7 @@ extension LockPush: PushFamily {
 
 extension ChannelTypes {
     /// Where locks live: message and stream channels.
-    static let lockable: Set<RtmChannelType> = [.message, .stream]
+    static var lockable: ChannelTypes { ChannelTypes(.message, .stream) }
 }
 
 extension MessagePackWriter {

@@ -300,7 +300,7 @@ extension FrameWriter {
 
 extension ChannelTypes {
     /// The channels presence is kept for.
-    static let presence: Set<RtmChannelType> = [.message, .stream]
+    static var presence: ChannelTypes { ChannelTypes(.message, .stream) }
 }
 
 extension MessagePackWriter {

@@ -74,7 +74,7 @@ extension MessagePackReader {
     }
 
     /// Reads a channel type and checks that it is one of `allowed`.
-    mutating func readChannelType(allowed: Set<RtmChannelType>) throws(WireError) -> RtmChannelType {
+    mutating func readChannelType(allowed: ChannelTypes) throws(WireError) -> RtmChannelType {
         let start = offset
         let raw = try readInteger(Int.self)
         guard let type = RtmChannelType(rawValue: raw), allowed.contains(type) else {
@@ -113,10 +113,19 @@ extension MessagePackWriter {
     }
 }
 
-/// The channel-type sets fields accept.
-enum ChannelTypes {
+/// A set of channel types as one bit per raw value: checked on every publish, so without
+/// hashing and without a lazily made global.
+struct ChannelTypes {
+    private let bits: UInt8
+
+    init(_ first: RtmChannelType, _ second: RtmChannelType, _ third: RtmChannelType? = nil) {
+        bits = 1 << first.rawValue | 1 << second.rawValue | (third.map { 1 << $0.rawValue } ?? 0)
+    }
+
+    func contains(_ type: RtmChannelType) -> Bool { bits & 1 << type.rawValue != 0 }
+
     /// What a publish may target: a message channel or a user.
-    static let publishable: Set<RtmChannelType> = [.message, .user]
+    static var publishable: ChannelTypes { ChannelTypes(.message, .user) }
     /// Every type that names a channel.
-    static let named: Set<RtmChannelType> = [.message, .stream, .user]
+    static var named: ChannelTypes { ChannelTypes(.message, .stream, .user) }
 }

@@ -11,6 +11,10 @@ struct FrameHead: Sendable {
     var count: Int
     /// The index of the first entry.
     var bodyStart: Int
+    /// The known keys other than `"t"`, `"id"` and `"result"` with where their values start, in
+    /// map order, so `readFields` goes straight to the values; nil for a map with more such keys
+    /// than `RecordedFields` holds (`readFields` then reads the keys again).
+    var fields: RecordedFields?
 
     /// An error for a required key that is absent.
     func missing(_ key: FrameKey) -> WireError {
@@ -29,6 +33,23 @@ struct FrameHead: Sendable {
     }
 }
 
+/// Up to 16 entries of a frame's map: each known key and the offset of its value.
+struct RecordedFields {
+    static let capacity = 16
+    private var entries = InlineArray<16, (key: FrameKey, valueOffset: Int32)>(repeating: (.t, 0))
+    private(set) var count = 0
+
+    /// Adds an entry; false when there is no room (or the offset does not fit).
+    mutating func append(_ key: FrameKey, valueOffset: Int) -> Bool {
+        guard count < Self.capacity, let offset = Int32(exactly: valueOffset) else { return false }
+        entries[count] = (key, offset)
+        count += 1
+        return true
+    }
+
+    subscript(index: Int) -> (key: FrameKey, valueOffset: Int32) { entries[index] }
+}
+
 extension MessagePackReader {
     /// Reads the frame's map once to find `"t"` and `"id"` and checks that nothing follows it,
     /// then rewinds to the first entry.
@@ -40,12 +61,14 @@ extension MessagePackReader {
         var badType: WireError?
         let count: Int
         let bodyStart: Int
+        var fields: RecordedFields? = RecordedFields()
         do throws(WireError) {
             count = try readMapHeader()
             bodyStart = position
             for _ in 0..<count {
                 key = nil
-                switch try readFrameKey() {
+                let entryKey = try readFrameKey()
+                switch entryKey {
                 case .t?:
                     key = .t
                     // A mistyped "t" is reported after the rest is read, so the answer can carry the id.
@@ -62,6 +85,7 @@ extension MessagePackReader {
                     key = .result
                     result = try readString()
                 default:
+                    if let entryKey, fields?.append(entryKey, valueOffset: offset) == false { fields = nil }
                     try skipValue()
                 }
             }
@@ -82,7 +106,7 @@ extension MessagePackReader {
             throw WireError(.missingKey("t"), offset: 0, requestId: id)
         }
         position = bodyStart
-        return FrameHead(type: type, id: id, result: result, count: count, bodyStart: bodyStart)
+        return FrameHead(type: type, id: id, result: result, count: count, bodyStart: bodyStart, fields: fields)
     }
 
     /// Reads the entries of the frame after `readFrameHead`, handing each known key other than
@@ -94,6 +118,17 @@ extension MessagePackReader {
         position = head.bodyStart
         var current: FrameKey?
         do throws(WireError) {
+            if let fields = head.fields {
+                // The first pass checked every entry's shape: go straight to each value.
+                for index in 0..<fields.count {
+                    let (key, valueOffset) = fields[index]
+                    current = key
+                    position = bytes.startIndex + Int(valueOffset)
+                    _ = try visit(key, &self)
+                }
+                position = bytes.endIndex
+                return
+            }
             for _ in 0..<head.count {
                 current = nil
                 guard let key = try readFrameKey(), key != .t, key != .id, key != .result else {
