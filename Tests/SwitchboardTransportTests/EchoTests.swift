@@ -37,6 +37,25 @@ import Testing
         }
     }
 
+    @Test func aHandlerFindsItsContextInEveryCallAndTheConnectionLetsItGoOnceClosed() async throws {
+        let handler = ContextHandler()
+        let group = try EventLoopGroup(threads: 2)
+        defer { group.shutdown() }
+        let server = WebSocketServer(group: group, handler: handler)
+        let port = try server.start()
+        defer { server.stop() }
+        let client = RecordingHandler()
+        let connection = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", group: group, handler: client)
+        connection.sendBinary([1, 2, 3])
+        connection.sendText("hi")
+        #expect(await eventually { handler.seen.withLock { $0.count } == 3 })
+        connection.close()
+        #expect(await eventually { handler.seen.withLock { $0.count } == 4 })
+        #expect(handler.seen.withLock { $0 } == ["opened", "binary 3: mine", "text: mine", "closed: mine"])
+        // Nothing but the connection held the context: it is gone with the connection's engine.
+        #expect(await eventually { handler.contexts.withLock { $0.allSatisfy { $0.value == nil } } })
+    }
+
     @Test func aServerThatKeepsNoHeadersStillSeesThePath() async throws {
         let handler = RecordingHandler(echo: true)
         var configuration = WebSocketServer.Configuration()
@@ -96,5 +115,45 @@ import Testing
                 last[parts[0]] = parts[1]
             }
         }
+    }
+}
+
+/// Keeps an object with each connection as its context and records whether each call finds it.
+private final class ContextHandler: WebSocketHandler {
+    final class Context {
+        let id: UInt64
+        init(id: UInt64) { self.id = id }
+    }
+
+    struct WeakContext: @unchecked Sendable {
+        // Sendable proof: only ever read to check whether the object is gone.
+        weak var value: Context?
+    }
+
+    let seen = Mutex<[String]>([])
+    let contexts = Mutex<[WeakContext]>([])
+
+    private func whose(_ connection: WebSocketConnection) -> String {
+        (connection.handlerContext as? Context)?.id == connection.id ? "mine" : "missing"
+    }
+
+    func webSocketOpened(_ connection: WebSocketConnection) {
+        let context = Context(id: connection.id)
+        connection.handlerContext = context
+        contexts.withLock { $0.append(WeakContext(value: context)) }
+        seen.withLock { $0.append("opened") }
+    }
+
+    func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
+        let name = if case .text = message { "text" } else { "binary copied" }
+        seen.withLock { $0.append("\(name): \(whose(connection))") }
+    }
+
+    func webSocket(_ connection: WebSocketConnection, receivedBinary bytes: UnsafeRawBufferPointer) {
+        seen.withLock { $0.append("binary \(bytes.count): \(whose(connection))") }
+    }
+
+    func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
+        seen.withLock { $0.append("closed: \(whose(connection))") }
     }
 }

@@ -1,4 +1,3 @@
-import Synchronization
 import Testing
 @testable import SwitchboardTransport
 
@@ -177,32 +176,21 @@ import Testing
         #expect(parser.framesParsed == 5)
     }
 
-    @Test func framesEncodedOnALoopEachKeepTheirOwnBytes() async throws {
-        let group = try EventLoopGroup(threads: 1)
-        defer { group.shutdown() }
-        let frames = Mutex<[(OutboundFrame, [UInt8])]>([])
-        group.next().execute {
-            // The loop lends one byte array to every frame it builds: a later, larger, or nested
-            // frame must not change an earlier one.
-            for size in [3, 200, 1, 70_000, 5] {
-                let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &+ size) }
-                let frame = OutboundFrame.binary { bytes in
-                    #expect(bytes.isEmpty)
-                    bytes.append(contentsOf: payload)
-                    if size == 200 {
-                        let inner = OutboundFrame.binary { $0 = [9, 9] }
-                        frames.withLock { $0.append((inner, [9, 9])) }
-                    }
-                }
-                frames.withLock { $0.append((frame, payload)) }
-            }
+    @Test(arguments: [(0, 0), (3, 200), (125, 125), (126, 200), (125, 70_000), (65_535, 65_536), (65_536, 65_536)])
+    func aFrameWrittenInPlaceCarriesWhatWasWrittenWithItsHeader(written: Int, room: Int) {
+        // The room decides how much header space is kept; the header written fits what was written.
+        let payload = (0..<written).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let frame = OutboundFrame.binary(payloadCountAtMost: room) { buffer in
+            #expect(buffer.count == room)
+            payload.withUnsafeBytes { if !$0.isEmpty { buffer.copyMemory(from: $0) } }
+            return written
         }
-        #expect(await eventually { frames.withLock { $0.count } == 6 })
-        for (frame, payload) in frames.withLock({ $0 }) {
-            #expect(parseAll(frame.bytes, role: .client).events == [.message(.binary(payload))])
-        }
-        let offLoop = OutboundFrame.binary { $0 = [1, 2, 3] }
-        #expect(parseAll(offLoop.bytes, role: .client).events == [.message(.binary([1, 2, 3]))])
+        #expect(frame.headerLength == FrameHeader.encodedLength(payloadLength: written, masked: false))
+        #expect(frame.count == frame.headerLength + written)
+        #expect(Array(frame.payload) == payload)
+        #expect(parseAll(frame.bytes, role: .client).events == [.message(.binary(payload))])
+        let masked = frame.masked(with: MaskKeys.next())
+        #expect(parseAll(masked.bytes, role: .server).events == [.message(.binary(payload))])
     }
 
     @Test func closeReasonIsTruncatedToControlFrameLimit() {

@@ -55,11 +55,22 @@ struct ServerFrameTests {
         }
     }
 
-    @Test func pushReservesEnoughCapacityUpFront() {
-        let push = Push.message(Self.delivery(.binary(ClientFrameTests.thirtyTwoKiB)))
-        let encoded = Wire.encodePush(push)
-        #expect(encoded.capacity >= encoded.count)
-        #expect(encoded.count <= 32_768 + 128)
+    @Test("a message written into memory of its size bound is its encoded push", arguments: [
+        delivery(.binary(ClientFrameTests.thirtyTwoKiB)), delivery(.string("")), delivery(.binary([]), type: .user),
+        MessageDelivery(
+            channelType: .stream, channelName: String(repeating: "é", count: 64), channelTopic: String(repeating: "t", count: 300),
+            payload: .string(String(repeating: "ß", count: 40_000)), publisher: String(repeating: "p", count: 64),
+            customType: String(repeating: "c", count: 32), timestamp: .max),
+    ])
+    func aMessageEncodesIntoMemoryOfItsSizeBound(delivery: MessageDelivery) throws {
+        let push = Push.message(delivery)
+        let bound = try #require(Wire.encodedSizeBound(of: push))
+        let written = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+            count = Wire.encodePush(push, into: UnsafeMutableRawBufferPointer(buffer))
+        }
+        #expect(written == Wire.encodePush(push))
+        #expect(written.count <= bound)
+        #expect(Wire.encodedSizeBound(of: .session(.tokenPrivilegeWillExpire(secondsLeft: 30))) == nil)
     }
 
     @Test func unknownClosingReasonBecomesUnknown() throws {

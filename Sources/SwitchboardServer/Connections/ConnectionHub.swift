@@ -28,6 +28,7 @@ final class ConnectionHub: WebSocketHandler {
     func webSocketOpened(_ connection: WebSocketConnection) {
         let link = ClientLink(socket: connection, limiter: dispatcher.callLimiter)
         links.insert(link)
+        connection.handlerContext = link
         registry.opened(link)
         log(.debug, "\(link.id) opened from \(connection.remoteAddress)")
         loginDeadline.start(for: link)
@@ -45,13 +46,14 @@ final class ConnectionHub: WebSocketHandler {
         case .binary(let bytes):
             bytes.withUnsafeBytes { webSocket(connection, receivedBinary: $0) }
         case .text:
-            guard links[connection.id] != nil else { return }
+            guard connection.handlerContext is ClientLink else { return }
             connection.close(code: .unsupportedData, reason: "send binary MessagePack frames")
         }
     }
 
     func webSocket(_ connection: WebSocketConnection, receivedBinary bytes: UnsafeRawBufferPointer) {
-        guard let link = links[connection.id] else { return }
+        // The link kept with the connection: no lookup in the table both loops share.
+        guard let link = connection.handlerContext as? ClientLink else { return }
         let size = bytes.count
         guard link.waitingBytes + size <= Self.maxWaitingBytes else {
             let reason = "more than \(Self.maxWaitingBytes) bytes of requests waiting"

@@ -289,7 +289,7 @@ final class SessionRegistry: Outbox {
     }
 
     func deliver(_ push: Push, to session: SessionID) {
-        let frame = OutboundFrame.binary { Wire.encodePush(push, into: &$0) }
+        let frame = Self.frame(of: push)
         let (size, channel) = (push.approximateSize, push.channel)
         let startPump = state.withLock { state -> Bool in
             guard let outlet = state.outlets[session] else { return false }
@@ -299,6 +299,12 @@ final class SessionRegistry: Outbox {
         if startPump { pump() }
     }
 
+    /// `push` as one frame for all its receivers; a message is encoded straight into the frame.
+    private static func frame(of push: Push) -> OutboundFrame {
+        guard let bound = Wire.encodedSizeBound(of: push) else { return OutboundFrame.binary(Wire.encodePush(push)) }
+        return OutboundFrame.binary(payloadCountAtMost: bound) { Wire.encodePush(push, into: $0) }
+    }
+
     func deliver(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority) {
         deliver(push, to: sessions, lane: PriorityBacklog<OutboundFrame>.lane(for: priority))
     }
@@ -306,7 +312,7 @@ final class SessionRegistry: Outbox {
     /// Writes `push` to each session's connection, or holds it (`State.hand`).
     private func deliver(_ push: Push, to sessions: [SessionID], lane: Int?) {
         guard !sessions.isEmpty else { return }
-        let frame = OutboundFrame.binary { Wire.encodePush(push, into: &$0) }
+        let frame = Self.frame(of: push)
         let (size, channel) = (push.approximateSize, push.channel)
         let startPump = state.withLock { state -> Bool in
             let outlets = state.resolved.targets(of: sessions) { [outlets = state.outlets] list in

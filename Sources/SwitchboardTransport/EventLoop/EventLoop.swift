@@ -18,12 +18,6 @@ public final class EventLoop: Sendable {
         var wakeClosed = false
     }
 
-    /// A loop's byte array for building payloads in, and whether it is lent now.
-    struct ScratchBytes {
-        var bytes: [UInt8] = []
-        var lent = false
-    }
-
     /// State touched only by the loop thread.
     final class Local: @unchecked Sendable {
         // Sendable proof: the only path to an instance is `EventLoop.local`, which checks
@@ -37,18 +31,8 @@ public final class EventLoop: Sendable {
         /// waits for events again.
         var wakesDue: [EventLoop] = []
         let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-        /// Bytes lent to `OutboundFrame.binary(encodedBy:)` to build a payload in, kept between
-        /// frames. Behind a pointer, so lending them is neither reference counted nor checked for
-        /// exclusive access at run time.
-        let scratch: UnsafeMutablePointer<ScratchBytes> = {
-            let scratch = UnsafeMutablePointer<ScratchBytes>.allocate(capacity: 1)
-            scratch.initialize(to: ScratchBytes())
-            return scratch
-        }()
         let iovecs = UnsafeMutableBufferPointer<iovec>.allocate(capacity: 64)
         deinit {
-            scratch.deinitialize(count: 1)
-            scratch.deallocate()
             readBuffer.deallocate()
             iovecs.deallocate()
         }
@@ -157,31 +141,6 @@ public final class EventLoop: Sendable {
         guard !state.wakesDue.isEmpty else { return }
         for loop in state.wakesDue { loop.wake() }
         state.wakesDue.removeAll(keepingCapacity: true)
-    }
-
-    /// The most of the scratch bytes kept between frames; a larger array is let go after its frame.
-    static let scratchBytesKept = 64 * 1024
-
-    /// Calls `body` with an empty byte array to build a payload in: on a loop's thread the loop's,
-    /// kept between calls with its capacity (a nested call gets a new one), elsewhere a new one.
-    static func withScratchBytes<Result>(_ body: (inout [UInt8]) -> Result) -> Result {
-        guard let pointer = pthread_getspecific(currentKey) else {
-            var bytes: [UInt8] = []
-            return body(&bytes)
-        }
-        // The loop is not retained: its thread is the caller, which keeps it alive.
-        let scratch = Unmanaged<EventLoop>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.localState.scratch }
-        guard !scratch.pointee.lent else {
-            var bytes: [UInt8] = []
-            return body(&bytes)
-        }
-        scratch.pointee.lent = true
-        defer {
-            scratch.pointee.lent = false
-            if scratch.pointee.bytes.capacity > scratchBytesKept { scratch.pointee.bytes = [] }
-        }
-        scratch.pointee.bytes.removeAll(keepingCapacity: true)
-        return body(&scratch.pointee.bytes)
     }
 
     /// Runs `action` on the loop thread after `delay`; returns an id for `cancelTimer`. Loop only.

@@ -4,7 +4,8 @@ final class LoopConfined<Value>: @unchecked Sendable {
     // `loop.inEventLoop` with a precondition, so every access happens on the single loop thread
     // and is therefore serialized; the reference itself may travel between threads freely.
     let loop: EventLoop
-    private var storage: Value
+    // A plain read or write, never overlapping another access: no run-time exclusivity check.
+    @exclusivity(unchecked) private var storage: Value
 
     init(_ value: Value, loop: EventLoop) {
         self.loop = loop

@@ -61,6 +61,14 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         self.engine = LoopConfined(nil, loop: eventLoop)
     }
 
+    /// What the handler keeps for this connection (its per-connection state), so its calls find
+    /// it without a shared table: set it in `webSocketOpened`. Only on `eventLoop`'s thread; kept
+    /// by the connection's engine, so it is let go of once the connection has closed.
+    public var handlerContext: AnyObject? {
+        get { engine.value?.handlerContext }
+        set { engine.value?.handlerContext = newValue }
+    }
+
     /// True until a close starts from either side.
     public var isOpen: Bool { outbound.withLock { $0.isOpen } }
 

@@ -26,6 +26,9 @@ final class WebSocketEngine: ByteStreamDelegate {
     let connection: WebSocketConnection
     private let handler: any WebSocketHandler
     private var parser: WebSocketParser
+    /// `WebSocketConnection.handlerContext`. (Read as the handler gets each message; a plain
+    /// read or write on the loop thread, never overlapping another, so not checked at run time.)
+    @exclusivity(unchecked) var handlerContext: AnyObject?
     private var state = State.open
     private var closingTimer: UInt64?
     private let closingTimeout: Duration

@@ -1,37 +1,34 @@
-/// Appends MessagePack values to a byte buffer, always in the smallest encoding.
-public struct MessagePackWriter: Sendable {
-    /// The bytes written so far.
-    public var bytes: [UInt8]
+/// Where MessagePack values are written: a growing byte array (`MessagePackWriter`) or a buffer
+/// of known size (`MessagePackBufferWriter`). The encodings are written once, here, for both.
+public protocol MessagePackOutput {
+    /// Appends one byte.
+    mutating func append(_ byte: UInt8)
+    /// Appends `bytes`.
+    mutating func append(contentsOf bytes: UnsafeRawBufferPointer)
+}
 
-    /// Creates a writer whose buffer has room for `capacity` bytes before it grows.
-    public init(reservingCapacity capacity: Int = 64) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
-    }
-
-    /// Creates a writer that writes into `buffer`'s storage (taking it, emptied, with room for
-    /// `capacity` bytes); give the bytes back from `bytes` when done.
-    public init(reusing buffer: inout [UInt8], reservingCapacity capacity: Int) {
-        bytes = []
-        swap(&bytes, &buffer)
-        bytes.removeAll(keepingCapacity: true)
-        bytes.reserveCapacity(capacity)
+extension MessagePackOutput {
+    /// Appends the bytes of `collection`.
+    mutating func append<Bytes: Collection<UInt8>>(contentsOf collection: Bytes) {
+        if collection.withContiguousStorageIfAvailable({ append(contentsOf: UnsafeRawBufferPointer($0)) }) == nil {
+            for byte in collection { append(byte) }
+        }
     }
 
     /// Writes `nil`.
-    public mutating func writeNil() { bytes.append(0xc0) }
+    public mutating func writeNil() { append(0xc0) }
 
     /// Writes a boolean.
-    public mutating func writeBool(_ value: Bool) { bytes.append(value ? 0xc3 : 0xc2) }
+    public mutating func writeBool(_ value: Bool) { append(value ? 0xc3 : 0xc2) }
 
     /// Writes a non-negative integer (positive fixint or uint 8/16/32/64).
     public mutating func writeUInt(_ value: UInt64) {
         switch value {
-        case 0...0x7f: bytes.append(UInt8(value))
-        case 0x80...0xff: bytes.append(0xcc); bytes.append(UInt8(value))
-        case 0x100...0xffff: bytes.append(0xcd); appendBigEndian(UInt16(value))
-        case 0x1_0000...0xffff_ffff: bytes.append(0xce); appendBigEndian(UInt32(value))
-        default: bytes.append(0xcf); appendBigEndian(value)
+        case 0...0x7f: append(UInt8(value))
+        case 0x80...0xff: append(0xcc); append(UInt8(value))
+        case 0x100...0xffff: append(0xcd); appendBigEndian(UInt16(value))
+        case 0x1_0000...0xffff_ffff: append(0xce); appendBigEndian(UInt32(value))
+        default: append(0xcf); appendBigEndian(value)
         }
     }
 
@@ -40,13 +37,13 @@ public struct MessagePackWriter: Sendable {
     public mutating func writeInt(_ value: Int64) {
         if value >= 0 { return writeUInt(UInt64(value)) }
         switch value {
-        case -32 ... -1: bytes.append(UInt8(truncatingIfNeeded: value))
-        case -0x80 ... -33: bytes.append(0xd0); bytes.append(UInt8(truncatingIfNeeded: value))
+        case -32 ... -1: append(UInt8(truncatingIfNeeded: value))
+        case -0x80 ... -33: append(0xd0); append(UInt8(truncatingIfNeeded: value))
         case -0x8000 ... -0x81:
-            bytes.append(0xd1); appendBigEndian(UInt16(truncatingIfNeeded: value))
+            append(0xd1); appendBigEndian(UInt16(truncatingIfNeeded: value))
         case -0x8000_0000 ... -0x8001:
-            bytes.append(0xd2); appendBigEndian(UInt32(truncatingIfNeeded: value))
-        default: bytes.append(0xd3); appendBigEndian(UInt64(bitPattern: value))
+            append(0xd2); appendBigEndian(UInt32(truncatingIfNeeded: value))
+        default: append(0xd3); appendBigEndian(UInt64(bitPattern: value))
         }
     }
 
@@ -61,13 +58,13 @@ public struct MessagePackWriter: Sendable {
 
     /// Writes a 32-bit float.
     public mutating func writeFloat(_ value: Float) {
-        bytes.append(0xca)
+        append(0xca)
         appendBigEndian(value.bitPattern)
     }
 
     /// Writes a 64-bit float.
     public mutating func writeDouble(_ value: Double) {
-        bytes.append(0xcb)
+        append(0xcb)
         appendBigEndian(value.bitPattern)
     }
 
@@ -76,14 +73,14 @@ public struct MessagePackWriter: Sendable {
         var value = value
         value.withUTF8 { utf8 in
             writeLengthHeader(utf8.count, fix: 0xa0, fixLimit: 31, formats: (0xd9, 0xda, 0xdb))
-            bytes.append(contentsOf: utf8)
+            append(contentsOf: UnsafeRawBufferPointer(utf8))
         }
     }
 
     /// Writes raw bytes (bin 8/16/32).
     public mutating func writeBinary<Bytes: Collection<UInt8>>(_ value: Bytes) {
         writeLengthHeader(value.count, fix: nil, fixLimit: -1, formats: (0xc4, 0xc5, 0xc6))
-        bytes.append(contentsOf: value)
+        append(contentsOf: value)
     }
 
     /// Writes the header of an array of `count` values; the values follow.
@@ -99,15 +96,15 @@ public struct MessagePackWriter: Sendable {
     /// Writes an extension value (fixext 1/2/4/8/16 or ext 8/16/32).
     public mutating func writeExtension(type: Int8, data: [UInt8]) {
         switch data.count {
-        case 1: bytes.append(0xd4)
-        case 2: bytes.append(0xd5)
-        case 4: bytes.append(0xd6)
-        case 8: bytes.append(0xd7)
-        case 16: bytes.append(0xd8)
+        case 1: append(0xd4)
+        case 2: append(0xd5)
+        case 4: append(0xd6)
+        case 8: append(0xd7)
+        case 16: append(0xd8)
         default: writeLengthHeader(data.count, fix: nil, fixLimit: -1, formats: (0xc7, 0xc8, 0xc9))
         }
-        bytes.append(UInt8(bitPattern: type))
-        bytes.append(contentsOf: data)
+        append(UInt8(bitPattern: type))
+        append(contentsOf: data)
     }
 
     /// Writes a whole value tree.
@@ -134,36 +131,77 @@ public struct MessagePackWriter: Sendable {
         }
     }
 
+    mutating func writeLengthHeader(
+        _ count: Int, fix: UInt8?, fixLimit: Int, formats: (UInt8?, UInt8, UInt8)
+    ) {
+        precondition(count >= 0 && count <= Int(UInt32.max), "MessagePack length out of range")
+        if let fix, count <= fixLimit {
+            append(fix | UInt8(count))
+        } else if let format8 = formats.0, count <= 0xff {
+            append(format8)
+            append(UInt8(count))
+        } else if count <= 0xffff {
+            append(formats.1)
+            appendBigEndian(UInt16(count))
+        } else {
+            append(formats.2)
+            appendBigEndian(UInt32(count))
+        }
+    }
+
+    mutating func appendBigEndian<T: FixedWidthInteger & UnsignedInteger>(_ value: T) {
+        var shift = T.bitWidth - 8
+        while shift >= 0 {
+            append(UInt8(truncatingIfNeeded: value >> shift))
+            shift -= 8
+        }
+    }
+}
+
+/// Appends MessagePack values to a byte buffer, always in the smallest encoding.
+public struct MessagePackWriter: Sendable, MessagePackOutput {
+    /// The bytes written so far.
+    public var bytes: [UInt8]
+
+    /// Creates a writer whose buffer has room for `capacity` bytes before it grows.
+    public init(reservingCapacity capacity: Int = 64) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func append(_ byte: UInt8) { bytes.append(byte) }
+
+    public mutating func append(contentsOf bytes: UnsafeRawBufferPointer) { self.bytes.append(contentsOf: bytes) }
+
     /// Encodes one value tree.
     public static func encode(_ value: MessagePackValue) -> [UInt8] {
         var writer = MessagePackWriter()
         writer.writeValue(value)
         return writer.bytes
     }
+}
 
-    private mutating func writeLengthHeader(
-        _ count: Int, fix: UInt8?, fixLimit: Int, formats: (UInt8?, UInt8, UInt8)
-    ) {
-        precondition(count >= 0 && count <= Int(UInt32.max), "MessagePack length out of range")
-        if let fix, count <= fixLimit {
-            bytes.append(fix | UInt8(count))
-        } else if let format8 = formats.0, count <= 0xff {
-            bytes.append(format8)
-            bytes.append(UInt8(count))
-        } else if count <= 0xffff {
-            bytes.append(formats.1)
-            appendBigEndian(UInt16(count))
-        } else {
-            bytes.append(formats.2)
-            appendBigEndian(UInt32(count))
-        }
+/// Writes MessagePack values into memory the caller provides and sized beforehand: no growth,
+/// no reference counting, no copy afterwards (a push is encoded straight into its frame).
+/// Writing past the end is a programming error and stops the process.
+public struct MessagePackBufferWriter: MessagePackOutput {
+    private let buffer: UnsafeMutableRawBufferPointer
+    /// Bytes written so far, from the start of the buffer.
+    public private(set) var count = 0
+
+    /// A writer at the start of `buffer`.
+    public init(_ buffer: UnsafeMutableRawBufferPointer) { self.buffer = buffer }
+
+    public mutating func append(_ byte: UInt8) {
+        precondition(count < buffer.count, "MessagePack output past its buffer")
+        buffer[count] = byte
+        count += 1
     }
 
-    private mutating func appendBigEndian<T: FixedWidthInteger & UnsignedInteger>(_ value: T) {
-        var shift = T.bitWidth - 8
-        while shift >= 0 {
-            bytes.append(UInt8(truncatingIfNeeded: value >> shift))
-            shift -= 8
-        }
+    public mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
+        precondition(bytes.count <= buffer.count - count, "MessagePack output past its buffer")
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        (buffer.baseAddress! + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
     }
 }

@@ -72,19 +72,20 @@ extension MessageDelivery: PushFamily {
     var frameType: String { "message" }
 
     func encodeFrame() -> [UInt8] {
-        var bytes: [UInt8] = []
-        encodeFrame(into: &bytes)
-        return bytes
+        var writer = MessagePackWriter(reservingCapacity: encodedSizeBound)
+        encodeFrame(into: &writer)
+        return writer.bytes
     }
 
-    /// Encoded in one pass into `bytes` (replacing them), grown once to the right size if they
-    /// are too small: this runs once per publish.
-    func encodeFrame(into bytes: inout [UInt8]) {
-        let capacity =
-            128 + payload.byteCount + channelName.utf8.count + channelTopic.utf8.count + publisher.utf8.count
+    /// The most bytes the frame takes: its keys and the headers and integers at their largest
+    /// (119 bytes) plus its strings and payload.
+    var encodedSizeBound: Int {
+        128 + payload.byteCount + channelName.utf8.count + channelTopic.utf8.count + publisher.utf8.count
             + customType.utf8.count
-        var writer = MessagePackWriter(reusing: &bytes, reservingCapacity: capacity)
-        defer { bytes = writer.bytes }
+    }
+
+    /// Encoded in one pass: this runs once per publish, usually straight into the frame's memory.
+    func encodeFrame<Output: MessagePackOutput>(into writer: inout Output) {
         writer.writeMapHeader(8)
         writer.writeKey(.t); writer.writeString(frameType)
         writer.writeKey(.channelType); writer.writeInt(Int64(channelType.rawValue))

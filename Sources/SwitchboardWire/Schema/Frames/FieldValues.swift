@@ -104,6 +104,9 @@ extension MessagePackWriter {
         for string in strings { writeString(string) }
     }
 
+}
+
+extension MessagePackOutput {
     /// Writes a message body: a string as str, bytes as bin.
     mutating func writePayload(_ payload: MessagePayload) {
         switch payload {

@@ -54,7 +54,7 @@ enum FrameKey: String, CaseIterable, Sendable {
     }
 }
 
-extension MessagePackWriter {
+extension MessagePackOutput {
     /// Writes a frame key.
     mutating func writeKey(_ key: FrameKey) { writeString(key.rawValue) }
 }

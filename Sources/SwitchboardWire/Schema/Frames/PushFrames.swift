@@ -15,19 +15,6 @@ extension Wire {
     /// Encodes a push once, so the same bytes can go to every receiver. Equal to
     /// `ServerFrame.push(push).encode()`.
     public static func encodePush(_ push: Push) -> [UInt8] {
-        var bytes: [UInt8] = []
-        encodePush(push, into: &bytes)
-        return bytes
-    }
-
-    /// Encodes a push into `bytes` (which it replaces), using their capacity: a message, the
-    /// push of every publish, is written into it without allocating when it fits.
-    public static func encodePush(_ push: Push, into bytes: inout [UInt8]) {
-        if case .message(let delivery) = push { return delivery.encodeFrame(into: &bytes) }
-        bytes = encodedPush(push)
-    }
-
-    private static func encodedPush(_ push: Push) -> [UInt8] {
         switch push {
         case .message(let delivery): delivery.encodeFrame()
         case .session(let push): push.encodeFrame()
@@ -37,6 +24,23 @@ extension Wire {
         case .presence(let event): event.encodeFrame()
         case .lock(let push): push.encodeFrame()
         }
+    }
+
+    /// The most bytes `encodePush(_:into:)` writes for `push`, for the pushes it can encode into
+    /// memory sized beforehand (messages, the push of every publish); nil for the others.
+    public static func encodedSizeBound(of push: Push) -> Int? {
+        if case .message(let delivery) = push { delivery.encodedSizeBound } else { nil }
+    }
+
+    /// Encodes `push` into `buffer`, which has room for `encodedSizeBound(of: push)` bytes, and
+    /// returns how many it wrote. Equal to `encodePush(push)`.
+    public static func encodePush(_ push: Push, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard case .message(let delivery) = push else {
+            preconditionFailure("only a push with an encodedSizeBound is encoded into a buffer")
+        }
+        var writer = MessagePackBufferWriter(buffer)
+        delivery.encodeFrame(into: &writer)
+        return writer.count
     }
 
     /// The `"t"` value of a push.
