@@ -4,6 +4,14 @@ import SwitchboardCore
 struct Publishing: Sendable {
     let context: ModuleContext
     let routes: Routes
+    /// Who listens for `MessagePublished`, read on every publish.
+    private let publishedListeners: ListenerCount
+
+    init(context: ModuleContext, routes: Routes) {
+        self.context = context
+        self.routes = routes
+        publishedListeners = context.bus.listenerCount(of: MessagePublished.self)
+    }
 
     func publish(_ request: Publish) throws(RtmError) -> Done {
         let limits = context.limits
@@ -52,7 +60,7 @@ struct Publishing: Sendable {
         }
         // A subscription change of the channel is answered only once this push is handed over.
         if let inFlight { routes.delivered(inFlight.ticket, on: inFlight.channel) }
-        if context.bus.subscriberCount(of: MessagePublished.self) > 0 {
+        if publishedListeners.current > 0 {
             context.bus.publish(
                 MessagePublished(
                     publisher: caller, channel: caller.channel(request.channelType, request.channelName),

@@ -144,13 +144,13 @@ private struct Doubler: BusRequest {
         #expect(throws: RtmError.self) { try bus.answerAtOnce(Doubler.self) { doubler(3) } }
     }
 
-    @Test func eachTypeCountsItsOwnListenersAmongManyTypes() {
+    @Test func aLiveListenerCountFollowsEachTypesSubscribersAndObservers() {
         let bus = EventBus()
-        // More types than the lock-free check has buckets, so that several share one.
-        var counters: [(count: () -> Int, listen: () -> BusSubscription)] = []
+        // Counts handed out before and after listeners come, for many types, each its own.
+        var counters: [(count: () -> Int, live: ListenerCount, listen: () -> BusSubscription)] = []
         func add<T>(_: T.Type, depth: Int) {
             counters.append((
-                { bus.subscriberCount(of: Tagged<T>.self) },
+                { bus.subscriberCount(of: Tagged<T>.self) }, bus.listenerCount(of: Tagged<T>.self),
                 { bus.subscribe(Tagged<T>.self) { _ in } }))
             if depth > 0 {
                 add([T].self, depth: depth - 1)
@@ -158,15 +158,20 @@ private struct Doubler: BusRequest {
             }
         }
         add(Int.self, depth: 6)
-        #expect(counters.count >= 64)
-        #expect(counters.allSatisfy { $0.count() == 0 })
+        #expect(counters.allSatisfy { $0.count() == 0 && $0.live.current == 0 })
         let subscriptions = counters.indices.filter { $0 % 3 == 0 }.map { counters[$0].listen() }
-        for (index, counter) in counters.enumerated() { #expect(counter.count() == (index % 3 == 0 ? 1 : 0)) }
+        for (index, counter) in counters.enumerated() {
+            #expect(counter.count() == (index % 3 == 0 ? 1 : 0))
+            #expect(counter.live.current == counter.count())
+        }
         bus.observe(Tagged<Int>.self) { _ in }
-        #expect(counters[0].count() == 2)
+        #expect(counters[0].live.current == 2)
+        #expect(bus.listenerCount(of: Tagged<Int>.self) === counters[0].live)
         for subscription in subscriptions { subscription.cancel() }
-        #expect(counters[0].count() == 1)
-        #expect(counters.dropFirst().allSatisfy { $0.count() == 0 })
+        #expect(counters[0].live.current == 1)
+        #expect(counters.dropFirst().allSatisfy { $0.count() == 0 && $0.live.current == 0 })
+        bus.close()
+        #expect(counters[0].live.current == 0)
     }
 
     @Test func observersSeeEachEventBeforePublishReturnsInPublishOrder() async {

@@ -29,13 +29,17 @@ public final class EventBus: Sendable {
             handlers.removeAll()
         }
 
-        /// One bit per bucket of event types (`EventBus.bucketBit`), set when a type in that bucket
-        /// has a subscriber or an observer.
-        var listenedBuckets: UInt64 {
-            var bits: UInt64 = 0
-            for (type, mailboxes) in subscribers where !mailboxes.isEmpty { bits |= EventBus.bucketBit(of: type) }
-            for (type, boxes) in observers where !boxes.isEmpty { bits |= EventBus.bucketBit(of: type) }
-            return bits
+        /// The live counts handed out by `listenerCount(of:)`, by event type.
+        var counts: [ObjectIdentifier: ListenerCount] = [:]
+
+        /// How many subscribers and observers events of `type` have.
+        func count(of type: ObjectIdentifier) -> Int {
+            (subscribers[type]?.count ?? 0) + (observers[type]?.count ?? 0)
+        }
+
+        /// Brings the live count of `type`, if one was handed out, up to date.
+        func recount(_ type: ObjectIdentifier) {
+            counts[type]?.value.store(count(of: type), ordering: .releasing)
         }
 
         /// The mailboxes and the observers of events of type `E`.
@@ -45,9 +49,6 @@ public final class EventBus: Sendable {
     }
 
     private let registry = Mutex(Registry())
-    /// `Registry.listenedBuckets`, stored under the registry's lock whenever subscribers or
-    /// observers change: a publisher asks whether anyone listens without taking the lock.
-    private let listened = Atomic<UInt64>(0)
     /// Extension operations, routed by name (see `ExtensionDirectory`).
     let extensions = ExtensionDirectory()
     /// Serialises `publish` so every subscriber sees events in one global order.
@@ -79,7 +80,7 @@ public final class EventBus: Sendable {
             if !(registry.subscribers[type] ?? []).contains(where: { $0 === mailbox }) {
                 registry.subscribers[type, default: []].append(mailbox)
             }
-            listened.store(registry.listenedBuckets, ordering: .releasing)
+            registry.recount(type)
         }
     }
 
@@ -92,14 +93,17 @@ public final class EventBus: Sendable {
         registry.withLock { registry in
             guard !registry.closed else { return }
             registry.observers[ObjectIdentifier(type), default: []].append(box)
-            listened.store(registry.listenedBuckets, ordering: .releasing)
+            registry.recount(ObjectIdentifier(type))
         }
     }
 
     func unregister(_ mailbox: EventMailbox) {
         registry.withLock { registry in
-            for type in registry.subscribers.keys { registry.subscribers[type]?.removeAll { $0 === mailbox } }
-            listened.store(registry.listenedBuckets, ordering: .releasing)
+            for type in registry.subscribers.keys {
+                guard registry.subscribers[type]?.contains(where: { $0 === mailbox }) == true else { continue }
+                registry.subscribers[type]?.removeAll { $0 === mailbox }
+                registry.recount(type)
+            }
         }
     }
 
@@ -129,18 +133,21 @@ public final class EventBus: Sendable {
     }
 
     /// How many subscribers and observers events of type `E` have.
-    /// Without a subscriber or observer of `E` it answers without taking the bus's lock, so a
-    /// publisher may ask on every message whether to build an event at all.
     public func subscriberCount<E: BusEvent>(of type: E.Type) -> Int {
-        guard listened.load(ordering: .acquiring) & Self.bucketBit(of: ObjectIdentifier(type)) != 0 else { return 0 }
-        return registry.withLock { registry in
-            (registry.subscribers[ObjectIdentifier(type)]?.count ?? 0) + (registry.observers[ObjectIdentifier(type)]?.count ?? 0)
-        }
+        registry.withLock { $0.count(of: ObjectIdentifier(type)) }
     }
 
-    /// The bit of `type`'s bucket in `listened`: 64 buckets by the type's metadata address.
-    fileprivate static func bucketBit(of type: ObjectIdentifier) -> UInt64 {
-        1 << ((UInt(bitPattern: type) >> 4) & 63)
+    /// The number of subscribers and observers of `E`, kept current by the bus as they come and
+    /// go: a publisher that builds an event only when someone listens reads it on every message
+    /// without taking the bus's lock.
+    public func listenerCount<E: BusEvent>(of type: E.Type) -> ListenerCount {
+        registry.withLock { registry in
+            let key = ObjectIdentifier(type)
+            if let count = registry.counts[key] { return count }
+            let count = ListenerCount(registry.count(of: key))
+            registry.counts[key] = count
+            return count
+        }
     }
 
     /// Ends every subscription and forgets every handler: what was published before is still
@@ -151,7 +158,7 @@ public final class EventBus: Sendable {
             defer {
                 registry.subscribers.removeAll()
                 registry.observers.removeAll()
-                listened.store(0, ordering: .releasing)
+                for count in registry.counts.values { count.value.store(0, ordering: .releasing) }
                 registry.removeAllHandlers()
             }
             return registry.subscribers.values.flatMap { $0 }
@@ -335,4 +342,14 @@ private final class Countdown: Sendable {
             if done { continuation.resume() }
         }
     }
+}
+
+/// How many subscribers and observers one event type has now (`EventBus.listenerCount(of:)`).
+public final class ListenerCount: Sendable {
+    let value: Atomic<Int>
+
+    init(_ count: Int) { value = Atomic(count) }
+
+    /// The count now.
+    public var current: Int { value.load(ordering: .acquiring) }
 }
