@@ -20,6 +20,11 @@ public enum ServerFrameScan: Equatable, Sendable {
         self = bytes.withUnsafeBytes { Self.scan($0) ?? .other }
     }
 
+    /// Scans one MessagePack-encoded server frame where it lies.
+    public init(_ bytes: UnsafeRawBufferPointer) {
+        self = Self.scan(bytes) ?? .other
+    }
+
     private enum FrameType { case message, ok, error, other }
 
     private static func scan(_ bytes: UnsafeRawBufferPointer) -> ServerFrameScan? {

@@ -118,6 +118,12 @@ final class BenchClient: WebSocketHandler {
 
     func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
         guard case .binary(let bytes) = message else { return }
+        bytes.withUnsafeBytes { webSocket(connection, receivedBinary: $0) }
+    }
+
+    /// Read where the transport received it: deliveries and the answers of a publisher's
+    /// requests cost no copy.
+    func webSocket(_ connection: WebSocketConnection, receivedBinary bytes: UnsafeRawBufferPointer) {
         switch ServerFrameScan(bytes) {
         case .message(let timestamp):
             run.recorder(for: connection.eventLoop).delivered(
@@ -127,6 +133,7 @@ final class BenchClient: WebSocketHandler {
         case .error(let id) where id >= Publisher.firstId:
             answers?.answered(id, accepted: false, bytes: bytes, measuring: run.measuring)
         case .ok(let id), .error(let id):
+            let bytes = Array(bytes)
             let waiter = waiting.withLock { $0.removeValue(forKey: id) }
             guard let waiter else { return }
             do {
@@ -135,7 +142,7 @@ final class BenchClient: WebSocketHandler {
                 waiter.resume(throwing: error)
             }
         case .other:
-            onPush?(bytes, connection.eventLoop)
+            onPush?(Array(bytes), connection.eventLoop)
         }
     }
 
@@ -153,6 +160,7 @@ final class BenchClient: WebSocketHandler {
 protocol AnswerSink: AnyObject, Sendable {
     /// The client's connection is open.
     func attach(_ socket: WebSocketConnection)
-    /// The answer to request `id` arrived: `ok` (`accepted`) or an error, as `bytes`.
-    func answered(_ id: UInt32, accepted: Bool, bytes: [UInt8], measuring: Bool)
+    /// The answer to request `id` arrived: `ok` (`accepted`) or an error, as `bytes` (valid
+    /// during the call only).
+    func answered(_ id: UInt32, accepted: Bool, bytes: UnsafeRawBufferPointer, measuring: Bool)
 }

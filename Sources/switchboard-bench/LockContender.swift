@@ -60,7 +60,7 @@ final class LockContender: AnswerSink {
 
     // MARK: On the loop thread
 
-    func answered(_ id: UInt32, accepted: Bool, bytes: [UInt8], measuring: Bool) {
+    func answered(_ id: UInt32, accepted: Bool, bytes: UnsafeRawBufferPointer, measuring: Bool) {
         guard accepted else {
             // A refused acquire or release: the turn is over either way.
             let again = state.withLock { state -> Bool in
@@ -71,7 +71,7 @@ final class LockContender: AnswerSink {
             if again { acquire() }
             return
         }
-        if case .acquireAnswer(let answered, let acquired, let token)? = LockScan.scan(bytes) {
+        if case .acquireAnswer(let answered, let acquired, let token)? = LockScan.scan(Array(bytes)) {
             let mine = state.withLock { state -> Bool in
                 // An acquire that waits may be granted before it is answered: its answer then
                 // finds the lock already taken and released.
@@ -93,7 +93,7 @@ final class LockContender: AnswerSink {
 
     /// A push arrived: the lock was granted, or the wait failed.
     func pushed(_ bytes: [UInt8], measuring: Bool) {
-        switch LockScan.scan(bytes) {
+        switch LockScan.scan(Array(bytes)) {
         case .granted(let token)?:
             let waiting = state.withLock { state -> Bool in
                 switch state.phase {

@@ -89,14 +89,14 @@ final class Publisher: AnswerSink {
     }
 
     /// The answer to request `id` arrived (on the loop thread), `ok` or not.
-    func answered(_ id: UInt32, accepted: Bool, bytes: [UInt8], measuring: Bool) {
+    func answered(_ id: UInt32, accepted: Bool, bytes: UnsafeRawBufferPointer, measuring: Bool) {
         if recordsLatency {
             let now = MonotonicClock.now()
             answerTimes.withLock { $0.answered(id, at: now, measuring: measuring) }
         }
         if accepted {
             acceptedCount.wrappingAdd(1, ordering: .relaxed)
-            if let check, !check(bytes) { wrongCount.wrappingAdd(1, ordering: .relaxed) }
+            if let check, !check(Array(bytes)) { wrongCount.wrappingAdd(1, ordering: .relaxed) }
         } else {
             refusedCount.wrappingAdd(1, ordering: .relaxed)
         }

@@ -105,11 +105,21 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
 
     /// Sends `bytes` as one binary message.
     @discardableResult
-    public func sendBinary(_ bytes: [UInt8]) -> Bool { send(.binary(bytes)) }
+    public func sendBinary(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { sendMessage(.binary, $0) }
+    }
 
     /// Sends `text` as one text message.
     @discardableResult
-    public func sendText(_ text: String) -> Bool { send(.text(text)) }
+    public func sendText(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { sendMessage(.text, UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Encodes one data frame, masked already on a client, and queues it.
+    private func sendMessage(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) -> Bool {
+        queue(.encoding(opcode: opcode, payload: payload, maskKey: role == .client ? MaskKeys.next() : nil))
+    }
 
     /// Sends a ping; the peer's pong is not reported.
     @discardableResult
