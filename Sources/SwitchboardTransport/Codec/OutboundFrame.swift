@@ -6,7 +6,8 @@
 public struct OutboundFrame: @unchecked Sendable {
     // Sendable proof: `storage` is written in full by the static constructors before the frame
     // is returned (so before it can be shared), never mutated afterwards, and freed when the last
-    // frame referring to it goes. Its header (`Layout`) is an immutable value set at creation.
+    // frame referring to it goes. Its header (`Layout`) is written once, before the frame is
+    // returned, and only read after.
     private let storage: Storage
 
     /// The layout and the bytes of a frame in one allocation.

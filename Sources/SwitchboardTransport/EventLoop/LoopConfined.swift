@@ -5,6 +5,8 @@ final class LoopConfined<Value>: @unchecked Sendable {
     // and is therefore serialized; the reference itself may travel between threads freely.
     let loop: EventLoop
     // A plain read or write, never overlapping another access: no run-time exclusivity check.
+    // (That holds because `value` has only `get` and `set`; a yielding accessor such as
+    // `_modify` would need the check back.)
     @exclusivity(unchecked) private var storage: Value
 
     init(_ value: Value, loop: EventLoop) {

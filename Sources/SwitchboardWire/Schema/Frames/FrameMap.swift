@@ -110,8 +110,9 @@ extension MessagePackReader {
     }
 
     /// Reads the entries of the frame after `readFrameHead`, handing each known key other than
-    /// `"t"` and `"id"` to `visit`, which reads its value and returns true, or returns false to
-    /// have it skipped. Unknown keys are skipped. Errors name the key and the frame.
+    /// `"t"` and `"id"` to `visit`, which reads its value (exactly that one value) and returns
+    /// true, or reads nothing and returns false to have it skipped. Unknown keys are skipped.
+    /// Errors name the key and the frame.
     mutating func readFields(
         _ head: FrameHead, _ visit: (FrameKey, inout Self) throws(WireError) -> Bool
     ) throws(WireError) {
