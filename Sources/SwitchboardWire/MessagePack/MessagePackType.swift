@@ -4,7 +4,9 @@ public enum MessagePackType: Sendable, Hashable, CustomStringConvertible {
     /// The byte `0xc1`, which MessagePack never uses.
     case reserved
 
-    /// The type family the format byte `byte` starts.
+    /// The type family the format byte `byte` starts. (Inlined: a reader asking whether the next
+    /// value is a string then tests the byte's range, not a chain of them.)
+    @inlinable @inline(__always)
     public init(formatByte byte: UInt8) {
         switch byte {
         case 0x00...0x7f, 0xe0...0xff, 0xcc...0xd3: self = .integer
