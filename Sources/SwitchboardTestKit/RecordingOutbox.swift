@@ -13,6 +13,7 @@ public final class RecordingOutbox: Outbox {
     private struct State {
         var calls: [Call] = []
         var delivered: [SessionID: [Push]] = [:]
+        var receiverLists: [[SessionID]] = []
         var priorities: [SessionID: [RtmMessagePriority?]] = [:]
         var open: Set<SessionID> = []
     }
@@ -39,12 +40,17 @@ public final class RecordingOutbox: Outbox {
 
     private func record(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority?) {
         state.withLock { state in
+            state.receiverLists.append(sessions)
             for session in sessions {
                 state.delivered[session, default: []].append(push)
                 state.priorities[session, default: []].append(priority)
             }
         }
     }
+
+    /// The receivers of each delivery, in the order the deliveries came and as each named them
+    /// (a delivery to one session is a list of one).
+    public var receiverLists: [[SessionID]] { state.withLock { $0.receiverLists } }
 
     /// The priority each push to `session` was delivered with (nil: none), in order.
     public func priorities(to session: SessionID) -> [RtmMessagePriority?] {

@@ -80,6 +80,22 @@ import SwitchboardTestKit
         await expectError(.channelReceiverOffline) { _ = try publish(toDave) }
     }
 
+    @Test func aUserWithSeveralSessionsGetsTheMessageOnEachOldestFirst() async throws {
+        let (harness, _) = await world()
+        let newer = Caller(app: "app", userId: "erin", session: SessionID(41))
+        let older = Caller(app: "app", userId: "erin", session: SessionID(40))
+        let toErin = Publish(caller: alice, channelType: .user, channelName: "erin", payload: .string("hi"))
+        harness.bus.publish(SessionOpened(caller: newer))
+        harness.bus.publish(SessionOpened(caller: older))
+        _ = try harness.bus.answerAtOnce(Publish.self) { toErin }
+        #expect(harness.outbox.receiverLists.last == [older.session, newer.session])
+        harness.bus.publish(SessionClosed(caller: older, reason: .logout))
+        _ = try harness.bus.answerAtOnce(Publish.self) { toErin }
+        #expect(harness.outbox.receiverLists.last == [newer.session])
+        #expect(harness.outbox.messages(to: newer.session).count == 2)
+        #expect(harness.outbox.messages(to: older.session).count == 1)
+    }
+
     @Test func limitsAreRefusedWithTheReferenceCodes() async throws {
         let (harness, _) = await world()
         let bus = harness.bus
