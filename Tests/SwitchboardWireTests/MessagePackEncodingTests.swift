@@ -17,6 +17,28 @@ struct MessagePackEncodingTests {
         #expect(hex(writer.bytes) == expected)
     }
 
+    @Test func sizesAreWhatTheWriterWrites() {
+        // Every boundary of every form, and the values around it.
+        let boundaries = [0, 1, 15, 16, 31, 32, 0x7f, 0x80, 0xff, 0x100, 0xffff, 0x1_0000, 70_000]
+        for length in boundaries.flatMap({ [$0 - 1, $0, $0 + 1] }) where length >= 0 {
+            var writer = MessagePackWriter()
+            writer.writeString(String(repeating: "a", count: length))
+            #expect(writer.bytes.count == MessagePackSize.string(utf8Count: length), "string of \(length)")
+            writer = MessagePackWriter()
+            writer.writeBinary([UInt8](repeating: 1, count: length))
+            #expect(writer.bytes.count == MessagePackSize.binary(count: length), "binary of \(length)")
+            writer = MessagePackWriter()
+            writer.writeMapHeader(length)
+            #expect(writer.bytes.count == MessagePackSize.mapHeader(length), "map of \(length)")
+        }
+        let values: [UInt64] = [0, 0x7f, 0x80, 0xff, 0x100, 0xffff, 0x1_0000, 0xffff_ffff, 0x1_0000_0000, .max]
+        for value in values {
+            var writer = MessagePackWriter()
+            writer.writeUInt(value)
+            #expect(writer.bytes.count == MessagePackSize.uint(value), "uint \(value)")
+        }
+    }
+
     @Test func uint64Max() {
         #expect(hex(pack(.uint(.max))) == "cfffffffffffffffff")
     }

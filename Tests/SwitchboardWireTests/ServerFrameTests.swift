@@ -55,22 +55,22 @@ struct ServerFrameTests {
         }
     }
 
-    @Test("a message written into memory of its size bound is its encoded push", arguments: [
+    @Test("a message written into memory of its exact size is its encoded push", arguments: [
         delivery(.binary(ClientFrameTests.thirtyTwoKiB)), delivery(.string("")), delivery(.binary([]), type: .user),
         MessageDelivery(
             channelType: .stream, channelName: String(repeating: "é", count: 64), channelTopic: String(repeating: "t", count: 300),
             payload: .string(String(repeating: "ß", count: 40_000)), publisher: String(repeating: "p", count: 64),
             customType: String(repeating: "c", count: 32), timestamp: .max),
     ])
-    func aMessageEncodesIntoMemoryOfItsSizeBound(delivery: MessageDelivery) throws {
+    func aMessageEncodesIntoMemoryOfItsExactSize(delivery: MessageDelivery) throws {
         let push = Push.message(delivery)
-        let bound = try #require(Wire.encodedSizeBound(of: push))
-        let written = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+        let size = try #require(Wire.encodedSize(of: push))
+        let written = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             count = Wire.encodePush(push, into: UnsafeMutableRawBufferPointer(buffer))
         }
         #expect(written == Wire.encodePush(push))
-        #expect(written.count <= bound)
-        #expect(Wire.encodedSizeBound(of: .session(.tokenPrivilegeWillExpire(secondsLeft: 30))) == nil)
+        #expect(written.count == size)
+        #expect(Wire.encodedSize(of: .session(.tokenPrivilegeWillExpire(secondsLeft: 30))) == nil)
     }
 
     @Test func unknownClosingReasonBecomesUnknown() throws {

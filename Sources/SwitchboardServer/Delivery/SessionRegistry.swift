@@ -301,8 +301,8 @@ final class SessionRegistry: Outbox {
 
     /// `push` as one frame for all its receivers; a message is encoded straight into the frame.
     private static func frame(of push: Push) -> OutboundFrame {
-        guard let bound = Wire.encodedSizeBound(of: push) else { return OutboundFrame.binary(Wire.encodePush(push)) }
-        return OutboundFrame.binary(payloadCountAtMost: bound) { Wire.encodePush(push, into: $0) }
+        guard let size = Wire.encodedSize(of: push) else { return OutboundFrame.binary(Wire.encodePush(push)) }
+        return OutboundFrame.binary(payloadCount: size) { Wire.encodePush(push, into: $0) }
     }
 
     func deliver(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority) {

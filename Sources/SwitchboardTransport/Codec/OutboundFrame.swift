@@ -21,8 +21,6 @@ public struct OutboundFrame: @unchecked Sendable {
         let headerLength: Int
         /// Total encoded size, in bytes.
         let count: Int
-        /// Where the frame starts in the allocation (after room left for a longer header).
-        var start = 0
     }
 
     private init(storage: Storage) { self.storage = storage }
@@ -64,29 +62,12 @@ public struct OutboundFrame: @unchecked Sendable {
     }
 
     /// A binary message frame whose payload `write` puts straight into the frame's memory: it
-    /// gets room for `payloadCountAtMost` bytes and returns how many it wrote. One allocation and
-    /// no copy, however the payload is built (the header, whose length depends on the payload's,
-    /// is written after it, into room kept for the longest).
-    public static func binary(
-        payloadCountAtMost capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int
-    ) -> OutboundFrame {
-        let room = FrameHeader.encodedLength(payloadLength: capacity, masked: false)
-        let buffer = Storage.create(minimumCapacity: room + capacity) { _ in
-            Layout(opcode: .binary, headerLength: 0, count: 0)
+    /// gets room for exactly `payloadCount` bytes, fills them and returns how many it wrote (all
+    /// of them). One allocation and no copy, however the payload is built.
+    public static func binary(payloadCount: Int, write: (UnsafeMutableRawBufferPointer) -> Int) -> OutboundFrame {
+        make(opcode: .binary, payloadCount: payloadCount, fin: true, maskKey: nil) { body in
+            precondition(write(body) == payloadCount, "a frame's payload not the size it was given")
         }
-        buffer.withUnsafeMutablePointers { layout, start in
-            let storage = UnsafeMutableRawBufferPointer(start: start, count: room + capacity)
-            let payloadCount = write(UnsafeMutableRawBufferPointer(rebasing: storage[room...]))
-            precondition(payloadCount >= 0 && payloadCount <= capacity, "a frame's payload past its room")
-            let headerLength = FrameHeader.encodedLength(payloadLength: payloadCount, masked: false)
-            let frameStart = room - headerLength
-            FrameHeader.write(
-                fin: true, opcode: .binary, payloadLength: payloadCount, maskKey: nil,
-                into: UnsafeMutableRawBufferPointer(rebasing: storage[frameStart..<room]))
-            layout.pointee = Layout(
-                opcode: .binary, headerLength: headerLength, count: headerLength + payloadCount, start: frameStart)
-        }
-        return OutboundFrame(storage: unsafeDowncast(buffer, to: Storage.self))
     }
 
     /// Wraps bytes that are sent verbatim (used for handshake heads); never empty.
@@ -163,9 +144,7 @@ public struct OutboundFrame: @unchecked Sendable {
     /// The whole encoded frame; valid as long as this instance is alive (the bytes are stored in
     /// the object itself, which never moves them).
     var encoded: UnsafeRawBufferPointer {
-        storage.withUnsafeMutablePointers { layout, bytes in
-            UnsafeRawBufferPointer(start: bytes + layout.pointee.start, count: layout.pointee.count)
-        }
+        storage.withUnsafeMutablePointers { layout, bytes in UnsafeRawBufferPointer(start: bytes, count: layout.pointee.count) }
     }
 
     /// A copy of this unmasked frame with its payload masked by `key`, for the client role.

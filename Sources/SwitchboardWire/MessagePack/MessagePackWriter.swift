@@ -205,3 +205,33 @@ public struct MessagePackBufferWriter: MessagePackOutput {
         count += bytes.count
     }
 }
+
+/// How many bytes a value takes as the writers above write it (always the smallest encoding),
+/// so a frame can be given memory of its exact size before it is written.
+public enum MessagePackSize {
+    /// A non-negative integer (`writeUInt`, and `writeInt` of one).
+    public static func uint(_ value: UInt64) -> Int {
+        switch value {
+        case 0...0x7f: 1
+        case 0x80...0xff: 2
+        case 0x100...0xffff: 3
+        case 0x1_0000...0xffff_ffff: 5
+        default: 9
+        }
+    }
+
+    /// A string of `utf8Count` bytes (`writeString`).
+    public static func string(utf8Count: Int) -> Int { lengthHeader(utf8Count, fixLimit: 31, has8: true) + utf8Count }
+
+    /// Raw bytes, `count` of them (`writeBinary`).
+    public static func binary(count: Int) -> Int { lengthHeader(count, fixLimit: -1, has8: true) + count }
+
+    /// The header of a map of `count` entries (`writeMapHeader`).
+    public static func mapHeader(_ count: Int) -> Int { lengthHeader(count, fixLimit: 15, has8: false) }
+
+    /// `writeLengthHeader`'s size: a fix form up to `fixLimit`, then 8 (if the format has one),
+    /// 16 or 32 bits of length after the format byte.
+    private static func lengthHeader(_ count: Int, fixLimit: Int, has8: Bool) -> Int {
+        if count <= fixLimit { 1 } else if has8 && count <= 0xff { 2 } else if count <= 0xffff { 3 } else { 5 }
+    }
+}

@@ -69,20 +69,32 @@ public enum ChannelOperation: ClientOperationFamily {
 }
 
 extension MessageDelivery: PushFamily {
-    var frameType: String { "message" }
+    var frameType: String { Self.type }
+    private static let type = "message"
 
     func encodeFrame() -> [UInt8] {
-        var writer = MessagePackWriter(reservingCapacity: encodedSizeBound)
+        var writer = MessagePackWriter(reservingCapacity: encodedSize)
         encodeFrame(into: &writer)
         return writer.bytes
     }
 
-    /// The most bytes the frame takes: its keys and the headers and integers at their largest
-    /// (119 bytes) plus its strings and payload.
-    var encodedSizeBound: Int {
-        128 + payload.byteCount + channelName.utf8.count + channelTopic.utf8.count + publisher.utf8.count
-            + customType.utf8.count
+    /// The bytes `encodeFrame(into:)` writes, exactly: a push kept for a resume holds no slack.
+    var encodedSize: Int {
+        func string(_ value: String) -> Int { MessagePackSize.string(utf8Count: value.utf8.count) }
+        let body = switch payload {
+        case .string(let text): string(text)
+        case .binary(let bytes): MessagePackSize.binary(count: bytes.count)
+        }
+        return Self.encodedSizeOfFixedParts + MessagePackSize.uint(UInt64(channelType.rawValue)) + string(channelName)
+            + string(channelTopic) + body + string(publisher) + string(customType) + MessagePackSize.uint(timestamp)
     }
+
+    /// What every message frame has: the map header, the eight keys and the `"t"` value.
+    private static let encodedSizeOfFixedParts: Int = {
+        let keys: [FrameKey] = [.t, .channelType, .channel, .topic, .message, .publisher, .customType, .timestamp]
+        return MessagePackSize.mapHeader(keys.count) + MessagePackSize.string(utf8Count: type.utf8.count)
+            + keys.reduce(0) { $0 + MessagePackSize.string(utf8Count: $1.rawValue.utf8.count) }
+    }()
 
     /// Encoded in one pass: this runs once per publish, usually straight into the frame's memory.
     func encodeFrame<Output: MessagePackOutput>(into writer: inout Output) {
@@ -98,7 +110,7 @@ extension MessageDelivery: PushFamily {
     }
 
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
-        guard head.type == "message" else { return nil }
+        guard head.type == type else { return nil }
         var channelType: RtmChannelType?
         var channel: String?
         var topic = ""

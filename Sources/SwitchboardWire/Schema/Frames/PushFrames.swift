@@ -26,17 +26,17 @@ extension Wire {
         }
     }
 
-    /// The most bytes `encodePush(_:into:)` writes for `push`, for the pushes it can encode into
-    /// memory sized beforehand (messages, the push of every publish); nil for the others.
-    public static func encodedSizeBound(of push: Push) -> Int? {
-        if case .message(let delivery) = push { delivery.encodedSizeBound } else { nil }
+    /// The bytes `encodePush(_:into:)` writes for `push`, exactly, for the pushes it can encode
+    /// into memory sized beforehand (messages, the push of every publish); nil for the others.
+    public static func encodedSize(of push: Push) -> Int? {
+        if case .message(let delivery) = push { delivery.encodedSize } else { nil }
     }
 
-    /// Encodes `push` into `buffer`, which has room for `encodedSizeBound(of: push)` bytes, and
-    /// returns how many it wrote. Equal to `encodePush(push)`.
+    /// Encodes `push` into `buffer`, which has room for `encodedSize(of: push)` bytes, and
+    /// returns how many it wrote (that many). Equal to `encodePush(push)`.
     public static func encodePush(_ push: Push, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard case .message(let delivery) = push else {
-            preconditionFailure("only a push with an encodedSizeBound is encoded into a buffer")
+            preconditionFailure("only a push with an encodedSize is encoded into a buffer")
         }
         var writer = MessagePackBufferWriter(buffer)
         delivery.encodeFrame(into: &writer)
