@@ -70,8 +70,14 @@ extension MessagePackOutput {
 
     /// Writes a string as UTF-8 (fixstr or str 8/16/32).
     public mutating func writeString(_ value: String) {
-        var value = value
-        value.withUTF8 { utf8 in
+        // Read in place (a copy of the string to call `withUTF8` on costs a retain and a release).
+        let wroteInPlace: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            writeLengthHeader(utf8.count, fix: 0xa0, fixLimit: 31, formats: (0xd9, 0xda, 0xdb))
+            append(contentsOf: UnsafeRawBufferPointer(utf8))
+        }
+        guard wroteInPlace == nil else { return }
+        var contiguous = value
+        contiguous.withUTF8 { utf8 in
             writeLengthHeader(utf8.count, fix: 0xa0, fixLimit: 31, formats: (0xd9, 0xda, 0xdb))
             append(contentsOf: UnsafeRawBufferPointer(utf8))
         }
@@ -201,7 +207,13 @@ public struct MessagePackBufferWriter: MessagePackOutput {
     public mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
         precondition(bytes.count <= buffer.count - count, "MessagePack output past its buffer")
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        (buffer.baseAddress! + count).copyMemory(from: source, byteCount: bytes.count)
+        let target = buffer.baseAddress! + count
+        if bytes.count <= 16 {
+            // Names and ids are short: a loop beats a call to memmove.
+            for index in 0..<bytes.count { target.storeBytes(of: source.load(fromByteOffset: index, as: UInt8.self), toByteOffset: index, as: UInt8.self) }
+        } else {
+            target.copyMemory(from: source, byteCount: bytes.count)
+        }
         count += bytes.count
     }
 }
