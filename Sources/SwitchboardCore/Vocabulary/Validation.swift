@@ -11,8 +11,9 @@ public enum Validation {
                 .invalidUserId, operation: operation,
                 reason: "user id is \(bytes.count) bytes; at most \(limits.userIdMaxBytes)")
         }
-        var contiguous = userId
-        guard contiguous.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }) else {
+        func printable(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F }
+        // Over the UTF-8 where it lies (nearly always), else byte by byte.
+        guard bytes.withContiguousStorageIfAvailable({ $0.allSatisfy(printable) }) ?? bytes.allSatisfy(printable) else {
             throw RtmError(.invalidUserId, operation: operation, reason: "user id has a non-printable character")
         }
     }
