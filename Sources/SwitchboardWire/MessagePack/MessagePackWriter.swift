@@ -71,16 +71,15 @@ extension MessagePackOutput {
     /// Writes a string as UTF-8 (fixstr or str 8/16/32).
     public mutating func writeString(_ value: String) {
         // Read in place (a copy of the string to call `withUTF8` on costs a retain and a release).
-        let wroteInPlace: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
-            writeLengthHeader(utf8.count, fix: 0xa0, fixLimit: 31, formats: (0xd9, 0xda, 0xdb))
-            append(contentsOf: UnsafeRawBufferPointer(utf8))
-        }
-        guard wroteInPlace == nil else { return }
+        guard value.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0) }) == nil else { return }
         var contiguous = value
-        contiguous.withUTF8 { utf8 in
-            writeLengthHeader(utf8.count, fix: 0xa0, fixLimit: 31, formats: (0xd9, 0xda, 0xdb))
-            append(contentsOf: UnsafeRawBufferPointer(utf8))
-        }
+        contiguous.withUTF8 { writeString(utf8: $0) }
+    }
+
+    /// Writes a string given as its UTF-8 bytes.
+    private mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
+        writeLengthHeader(utf8.count, fix: 0xa0, fixLimit: 31, formats: (0xd9, 0xda, 0xdb))
+        append(contentsOf: UnsafeRawBufferPointer(utf8))
     }
 
     /// Writes raw bytes (bin 8/16/32).

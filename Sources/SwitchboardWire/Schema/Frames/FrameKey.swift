@@ -20,9 +20,6 @@ enum FrameKey: String, CaseIterable, Sendable {
     // Lock.
     case lockName, retry, acquired, fencingToken, locks, owner
 
-    /// The keys with their UTF-8 bytes, so a key on the wire is matched without building a String.
-    static let table: [(key: FrameKey, utf8: [UInt8])] = allCases.map { ($0, Array($0.rawValue.utf8)) }
-
     /// What `match` looks keys up in, made once.
     private struct Matcher {
         /// Every key's bytes, one after another, ordered by byte length, then first byte, then
@@ -36,7 +33,8 @@ enum FrameKey: String, CaseIterable, Sendable {
         let longest: Int
 
         init() {
-            let sorted = FrameKey.table.sorted {
+            let keys: [(key: FrameKey, utf8: [UInt8])] = FrameKey.allCases.map { ($0, Array($0.rawValue.utf8)) }
+            let sorted = keys.sorted {
                 ($0.utf8.count, $0.utf8[0], $0.utf8.last!) < ($1.utf8.count, $1.utf8[0], $1.utf8.last!)
             }
             var bytes: [UInt8] = []
