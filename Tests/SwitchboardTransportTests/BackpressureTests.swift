@@ -53,21 +53,10 @@ import Testing
     }
 
     @Test func aBurstOfSendsWakesTheLoopOnceAndIsWrittenInOneBatch() async throws {
-        let handler = RecordingHandler()
-        try await withServer(handler: handler) { _, port, _ in
-            let raw = try RawClient(port: port)
-            _ = raw.handshake()
-            #expect(await handler.wait { $0.opened.count == 1 })
-            let connection = handler.opened[0]
+        try await withRawConnection { raw, connection in
             let loop = connection.eventLoop
-            // Hold the loop busy so every send below queues behind one pending wake-up.
-            let gate = DispatchSemaphore(value: 0)
-            let parked = DispatchSemaphore(value: 0)
-            loop.execute {
-                parked.signal()
-                gate.wait()
-            }
-            parked.wait()
+            // Every send below queues behind one pending wake-up.
+            let gate = park(loop)
             let before = loop.wakeupCount
             let frame = OutboundFrame.binary([1, 2, 3])
             for _ in 0..<1000 { #expect(connection.send(frame)) }

@@ -143,9 +143,9 @@ final class ClientLink: Sendable {
     /// Sends an answer or any other frame built for this link alone.
     func reply(_ frame: ServerFrame) {
         if case .answer(let id, .done) = frame {
-            socket.send(ServerFrame.withOkAnswer(id: id) { OutboundFrame.encoding(opcode: .binary, payload: $0) })
+            ServerFrame.withOkAnswer(id: id) { socket.sendBinary($0) }
         } else {
-            socket.send(OutboundFrame.binary(frame.encode()))
+            socket.sendBinary(frame.encode())
         }
     }
 

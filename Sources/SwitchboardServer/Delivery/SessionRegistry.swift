@@ -34,19 +34,22 @@ final class SessionRegistry: Outbox {
             self.history = history
         }
 
-        /// Numbers and sends one push now.
-        func write(_ frame: OutboundFrame, size: Int, channel: ChannelAddress?) {
+        /// Numbers and sends one push now; `alone` when no other session receives it (a small
+        /// one is then copied into the socket's batch, `WebSocketConnection.sendCopy`).
+        func write(_ frame: OutboundFrame, size: Int, channel: ChannelAddress?, alone: Bool = false) {
             history.record(frame, size: size, channel: channel)
-            socketReference?._withUnsafeGuaranteedRef { $0.send(frame) }
+            socketReference?._withUnsafeGuaranteedRef { alone ? $0.sendCopy(of: frame) : $0.send(frame) }
         }
 
         /// Numbers and sends one push now unless it must wait: the session is detached, pushes
         /// are held already, or the push has a priority (`lane`) and the socket has
         /// `backlogBytes` unsent. Returns whether it was sent.
-        func writeUnlessHeld(_ frame: OutboundFrame, size: Int, channel: ChannelAddress?, lane: Int?, backlogBytes: Int) -> Bool {
+        func writeUnlessHeld(
+            _ frame: OutboundFrame, size: Int, channel: ChannelAddress?, lane: Int?, backlogBytes: Int, alone: Bool
+        ) -> Bool {
             guard let socketReference, backlog.isEmpty else { return false }
             if lane != nil, socketReference._withUnsafeGuaranteedRef({ $0.bufferedBytes >= backlogBytes }) { return false }
-            write(frame, size: size, channel: channel)
+            write(frame, size: size, channel: channel, alone: alone)
             return true
         }
 
@@ -124,11 +127,14 @@ final class SessionRegistry: Outbox {
         /// push waits behind pushes already held (one without a priority in the normal lane). Held
         /// pushes past the connection's outbound bound are all handed over, and the socket closes
         /// the slow consumer as it would have. A detached session keeps the push for its resume.
+        /// `alone`: no other session receives the push (`Outlet.write`).
         mutating func hand(
             _ frame: OutboundFrame, size: Int, channel: ChannelAddress?, lane: Int?, to outlet: Outlet,
-            backlogBytes: Int
+            backlogBytes: Int, alone: Bool = false
         ) {
-            if outlet.writeUnlessHeld(frame, size: size, channel: channel, lane: lane, backlogBytes: backlogBytes) {
+            let written = outlet.writeUnlessHeld(
+                frame, size: size, channel: channel, lane: lane, backlogBytes: backlogBytes, alone: alone)
+            if written {
                 return
             }
             guard let socket = outlet.socket else {
@@ -293,7 +299,7 @@ final class SessionRegistry: Outbox {
         let (size, channel) = (push.approximateSize, push.channel)
         let startPump = state.withLock { state -> Bool in
             guard let outlet = state.outlets[session] else { return false }
-            state.hand(frame, size: size, channel: channel, lane: nil, to: outlet, backlogBytes: backlogBytes)
+            state.hand(frame, size: size, channel: channel, lane: nil, to: outlet, backlogBytes: backlogBytes, alone: true)
             return state.pumpNeeded()
         }
         if startPump { pump() }
@@ -318,9 +324,10 @@ final class SessionRegistry: Outbox {
             let outlets = state.resolved.targets(of: sessions) { [outlets = state.outlets] list in
                 list.compactMap { outlets[$0].map(Unmanaged.passUnretained) }
             }
+            let alone = outlets.count == 1
             for reference in outlets {
                 reference._withUnsafeGuaranteedRef {
-                    state.hand(frame, size: size, channel: channel, lane: lane, to: $0, backlogBytes: backlogBytes)
+                    state.hand(frame, size: size, channel: channel, lane: lane, to: $0, backlogBytes: backlogBytes, alone: alone)
                 }
             }
             return state.pumpNeeded()

@@ -7,7 +7,10 @@ public struct OutboundFrame: @unchecked Sendable {
     // Sendable proof: `storage` is written in full by the static constructors before the frame
     // is returned (so before it can be shared), never mutated afterwards, and freed when the last
     // frame referring to it goes. Its header (`Layout`) is written once, before the frame is
-    // returned, and only read after.
+    // returned, and only read after. A batch (`batch(capacity:)`) is the one exception: its
+    // `count` and the bytes after it are written only by the connection whose outbound queue
+    // holds it as its last frame, under that queue's lock; the stream reads it only after taking
+    // the queue under the same lock, and the connection never writes into it after that.
     private let storage: Storage
 
     /// The layout and the bytes of a frame in one allocation.
@@ -19,8 +22,10 @@ public struct OutboundFrame: @unchecked Sendable {
         let opcode: WebSocketOpcode
         /// Size of the encoded WebSocket header, in bytes.
         let headerLength: Int
-        /// Total encoded size, in bytes.
-        let count: Int
+        /// Total encoded size, in bytes (grows while a batch is written).
+        var count: Int
+        /// Bytes the allocation holds.
+        let capacity: Int
     }
 
     private init(storage: Storage) { self.storage = storage }
@@ -34,16 +39,27 @@ public struct OutboundFrame: @unchecked Sendable {
         let headerLength = FrameHeader.encodedLength(payloadLength: payloadCount, masked: maskKey != nil)
         let count = headerLength + payloadCount
         let buffer = Storage.create(minimumCapacity: count) { _ in
-            Layout(opcode: opcode, headerLength: headerLength, count: count)
+            Layout(opcode: opcode, headerLength: headerLength, count: count, capacity: count)
         }
         buffer.withUnsafeMutablePointerToElements { start in
-            let storage = UnsafeMutableRawBufferPointer(start: start, count: count)
-            FrameHeader.write(fin: fin, opcode: opcode, payloadLength: payloadCount, maskKey: maskKey, into: storage)
-            let body = UnsafeMutableRawBufferPointer(rebasing: storage[headerLength...])
-            fill(body)
-            if let maskKey { applyMask(maskKey, to: body) }
+            write(
+                into: UnsafeMutableRawBufferPointer(start: start, count: count), headerLength: headerLength,
+                opcode: opcode, fin: fin, maskKey: maskKey, fill: fill)
         }
         return OutboundFrame(storage: unsafeDowncast(buffer, to: Storage.self))
+    }
+
+    /// Writes one frame into `memory`, exactly its size: the header, the payload written by
+    /// `fill`, masked with `maskKey` if given.
+    private static func write(
+        into memory: UnsafeMutableRawBufferPointer, headerLength: Int, opcode: WebSocketOpcode, fin: Bool,
+        maskKey: (UInt8, UInt8, UInt8, UInt8)?, fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) {
+        let payloadCount = memory.count - headerLength
+        FrameHeader.write(fin: fin, opcode: opcode, payloadLength: payloadCount, maskKey: maskKey, into: memory)
+        let body = UnsafeMutableRawBufferPointer(rebasing: memory[headerLength...])
+        fill(body)
+        if let maskKey { applyMask(maskKey, to: body) }
     }
 
     /// Encodes one frame of `opcode` carrying `payload`, masked with `maskKey` if given.
@@ -74,7 +90,7 @@ public struct OutboundFrame: @unchecked Sendable {
     static func wrapping(rawBytes: [UInt8]) -> OutboundFrame {
         precondition(!rawBytes.isEmpty, "a raw write needs bytes")
         let buffer = Storage.create(minimumCapacity: rawBytes.count) { _ in
-            Layout(opcode: .binary, headerLength: 0, count: rawBytes.count)
+            Layout(opcode: .binary, headerLength: 0, count: rawBytes.count, capacity: rawBytes.count)
         }
         buffer.withUnsafeMutablePointerToElements { start in
             rawBytes.withUnsafeBytes { UnsafeMutableRawPointer(start).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
@@ -145,6 +161,48 @@ public struct OutboundFrame: @unchecked Sendable {
     /// the object itself, which never moves them).
     var encoded: UnsafeRawBufferPointer {
         storage.withUnsafeMutablePointers { layout, bytes in UnsafeRawBufferPointer(start: bytes, count: layout.pointee.count) }
+    }
+
+    // MARK: Batches
+
+    /// An empty buffer of `capacity` bytes into which one connection writes small frames back to
+    /// back (`appendFrame`, `append(copyOf:)`): many frames for one allocation and one write
+    /// vector. A batch is bytes to write and nothing more (its `opcode` and `payload` mean nothing);
+    /// it is never shared (see the proof above).
+    static func batch(capacity: Int) -> OutboundFrame {
+        let buffer = Storage.create(minimumCapacity: capacity) { _ in
+            Layout(opcode: .binary, headerLength: 0, count: 0, capacity: capacity)
+        }
+        return OutboundFrame(storage: unsafeDowncast(buffer, to: Storage.self))
+    }
+
+    /// The bytes a batch can still take.
+    var batchRoom: Int { layout.capacity - layout.count }
+
+    /// Encodes one frame of `opcode` carrying `payload` at the end of this batch (masked with
+    /// `maskKey` if given), which must have room for it.
+    func appendFrame(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, maskKey: (UInt8, UInt8, UInt8, UInt8)?) {
+        let headerLength = FrameHeader.encodedLength(payloadLength: payload.count, masked: maskKey != nil)
+        appendToBatch(count: headerLength + payload.count) { memory in
+            Self.write(into: memory, headerLength: headerLength, opcode: opcode, fin: true, maskKey: maskKey) {
+                if payload.count > 0 { $0.copyMemory(from: payload) }
+            }
+        }
+    }
+
+    /// Copies the encoded bytes of `frame` to the end of this batch, which must have room for them.
+    func append(copyOf frame: OutboundFrame) {
+        let bytes = frame.encoded
+        withExtendedLifetime(frame) { appendToBatch(count: bytes.count) { $0.copyMemory(from: bytes) } }
+    }
+
+    /// Lets `write` fill the `count` bytes after this batch's end, then counts them in.
+    private func appendToBatch(count: Int, _ write: (UnsafeMutableRawBufferPointer) -> Void) {
+        storage.withUnsafeMutablePointers { layout, bytes in
+            precondition(count <= layout.pointee.capacity - layout.pointee.count, "a batch written past its capacity")
+            write(UnsafeMutableRawBufferPointer(start: bytes + layout.pointee.count, count: count))
+            layout.pointee.count += count
+        }
     }
 
     /// A copy of this unmasked frame with its payload masked by `key`, for the client role.

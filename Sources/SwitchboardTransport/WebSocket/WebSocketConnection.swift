@@ -5,6 +5,8 @@ import Synchronization
 public final class WebSocketConnection: Sendable, LoopFlushable {
     private struct Outbound {
         var queue: [OutboundFrame] = []
+        /// Whether `queue.last` is a batch that small frames are still written into.
+        var batchOpen = false
         var bufferedBytes = 0
         var isOpen = true
         var flushScheduled = false
@@ -17,8 +19,27 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         mutating func dropQueue() {
             bufferedBytes -= queue.reduce(0) { $0 + $1.count }
             queue.removeAll()
+            batchOpen = false
+        }
+
+        /// The batch to write `count` more bytes into: the open one if it has room, else a new
+        /// one queued after the rest.
+        mutating func batch(room count: Int) -> OutboundFrame {
+            if batchOpen, let open = queue.last, open.batchRoom >= count { return open }
+            let batch = OutboundFrame.batch(capacity: WebSocketConnection.batchCapacity)
+            queue.append(batch)
+            batchOpen = true
+            return batch
         }
     }
+
+    /// Frames of at most this many bytes are written into a batch (`OutboundFrame.batch`) with
+    /// the small frames queued before and after them, instead of being queued on their own:
+    /// answers and pushes of a busy connection cost one allocation and one write vector per
+    /// batch (`sendBinary`, `sendText`, `sendCopy`).
+    static let batchedFrameLimit = 256
+    /// The bytes of one batch: within the allocator's per-thread cache for small blocks.
+    static let batchCapacity = 960
 
     private static let ids = Atomic<UInt64>(1)
 
@@ -79,20 +100,44 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     /// pushed the queue past `maxOutboundBytes` (the connection is then closed with 1008).
     @discardableResult
     public func send(_ frame: OutboundFrame) -> Bool {
-        guard role == .server else { return queue(frame.masked(with: MaskKeys.next())) }
-        return queue(frame)
+        guard role == .server else { return queue(frame.masked(with: MaskKeys.next()), copying: true) }
+        return queue(frame, copying: false)
     }
 
-    private func queue(_ frame: OutboundFrame) -> Bool {
+    /// Like `send`, for a frame this connection alone sends (a push to one receiver): a small one
+    /// is copied into the queue's batch, which costs less than keeping a reference to it. A frame
+    /// sent to many connections is better shared (`send`): one copy for all of them.
+    @discardableResult
+    public func sendCopy(of frame: OutboundFrame) -> Bool {
+        guard role == .server else { return queue(frame.masked(with: MaskKeys.next()), copying: true) }
+        return queue(frame, copying: true)
+    }
+
+    private func queue(_ frame: OutboundFrame, copying: Bool) -> Bool {
+        let count = frame.count
+        return queue(count: count) { state in
+            if copying && count <= Self.batchedFrameLimit {
+                state.batch(room: count).append(copyOf: frame)
+            } else {
+                state.queue.append(frame)
+                state.batchOpen = false
+            }
+        }
+    }
+
+    /// Queues a frame of `count` bytes that `add` puts in the queue, unless it would take the
+    /// queue past `maxOutboundBytes` (the connection is then closed with 1008); false when the
+    /// frame was not queued.
+    private func queue(count: Int, _ add: (inout Outbound) -> Void) -> Bool {
         let (accepted, schedule) = outbound.withLock { state -> (Bool, Bool) in
             guard state.isOpen else { return (false, false) }
-            if state.bufferedBytes + frame.count > maxOutboundBytes {
+            if state.bufferedBytes + count > maxOutboundBytes {
                 state.isOpen = false
                 state.overflowed = true
                 state.dropQueue()
             } else {
-                state.queue.append(frame)
-                state.bufferedBytes += frame.count
+                add(&state)
+                state.bufferedBytes += count
                 state.framesSent += 1
             }
             guard !state.flushScheduled else { return (!state.overflowed, false) }
@@ -109,6 +154,12 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         bytes.withUnsafeBytes { sendMessage(.binary, $0) }
     }
 
+    /// Sends `bytes` as one binary message (copied before this returns).
+    @discardableResult
+    public func sendBinary(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        sendMessage(.binary, bytes)
+    }
+
     /// Sends `text` as one text message.
     @discardableResult
     public func sendText(_ text: String) -> Bool {
@@ -116,9 +167,17 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         return text.withUTF8 { sendMessage(.text, UnsafeRawBufferPointer($0)) }
     }
 
-    /// Encodes one data frame, masked already on a client, and queues it.
+    /// Encodes one data frame, masked already on a client, and queues it: a small one straight
+    /// into the queue's batch.
     private func sendMessage(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) -> Bool {
-        queue(.encoding(opcode: opcode, payload: payload, maskKey: role == .client ? MaskKeys.next() : nil))
+        let maskKey = role == .client ? MaskKeys.next() : nil
+        let count = FrameHeader.encodedLength(payloadLength: payload.count, masked: maskKey != nil) + payload.count
+        guard count <= Self.batchedFrameLimit else {
+            return queue(.encoding(opcode: opcode, payload: payload, maskKey: maskKey), copying: false)
+        }
+        return queue(count: count) { state in
+            state.batch(room: count).appendFrame(opcode: opcode, payload: payload, maskKey: maskKey)
+        }
     }
 
     /// Sends a ping; the peer's pong is not reported.
@@ -149,6 +208,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         let stream = engine.stream
         let (closeRequest, overflowed) = outbound.withLock { state in
             state.flushScheduled = false
+            state.batchOpen = false
             if !state.overflowed { stream.enqueue(contentsOf: &state.queue) }
             defer { state.closeRequest = nil }
             return (state.closeRequest, state.overflowed)
@@ -168,6 +228,9 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
             state.dropQueue()
         }
     }
+
+    /// Buffers queued and not yet taken by the stream (a batch of small frames counts once).
+    var queuedBufferCount: Int { outbound.withLock { $0.queue.count } }
 
     /// Frames accepted by `send` so far; the engine watches it to see when the handler has
     /// stopped answering.

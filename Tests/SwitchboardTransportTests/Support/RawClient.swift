@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 import SwitchboardCrypto
 @testable import SwitchboardTransport
 
@@ -164,5 +165,30 @@ final class RawClient {
     func readsEOF() -> Bool {
         while fill() {}
         return true
+    }
+}
+
+/// Holds `loop` busy until the returned gate is signalled, so what is sent to its connections in
+/// the meantime stays queued.
+func park(_ loop: EventLoop) -> DispatchSemaphore {
+    let gate = DispatchSemaphore(value: 0)
+    let parked = DispatchSemaphore(value: 0)
+    loop.execute {
+        parked.signal()
+        gate.wait()
+    }
+    parked.wait()
+    return gate
+}
+
+/// Runs `body` with a raw client that has completed its handshake with a fresh server, and the
+/// server's side of that connection.
+func withRawConnection(_ body: (_ raw: RawClient, _ connection: WebSocketConnection) async throws -> Void) async throws {
+    let handler = RecordingHandler()
+    try await withServer(handler: handler) { _, port, _ in
+        let raw = try RawClient(port: port)
+        _ = raw.handshake()
+        #expect(await handler.wait { $0.opened.count == 1 })
+        try await body(raw, handler.opened[0])
     }
 }

@@ -1,0 +1,84 @@
+import Dispatch
+import Testing
+@testable import SwitchboardTransport
+
+/// Small frames written into shared batches: the same bytes as frames of their own, in order.
+@Suite(.timeLimit(.minutes(1))) struct BatchTests {
+    @Test func aBatchHoldsTheSameBytesAsItsFramesEncodedOneByOne() {
+        let payloads: [[UInt8]] = [[], [1], Array(repeating: 7, count: 125), Array(repeating: 9, count: 126)]
+        let batch = OutboundFrame.batch(capacity: 512)
+        var expected: [UInt8] = []
+        for payload in payloads {
+            payload.withUnsafeBytes { batch.appendFrame(opcode: .binary, payload: $0, maskKey: nil) }
+            expected += OutboundFrame.binary(payload).bytes
+        }
+        let shared = OutboundFrame.text("shared")
+        batch.append(copyOf: shared)
+        expected += shared.bytes
+        #expect(batch.bytes == expected)
+        #expect(batch.batchRoom == 512 - expected.count)
+
+        let key: (UInt8, UInt8, UInt8, UInt8) = (0x12, 0x34, 0x56, 0x78)
+        let masked = OutboundFrame.batch(capacity: 64)
+        [UInt8]([5, 6, 7]).withUnsafeBytes { masked.appendFrame(opcode: .binary, payload: $0, maskKey: key) }
+        #expect(masked.bytes == wireFrame(opcode: 2, payload: [5, 6, 7], mask: key))
+    }
+
+    @Test func smallFramesShareBatchesAndArriveWholeInOrder() async throws {
+        try await withRawConnection { raw, connection in
+            // Every send below stays queued until the gate opens.
+            let gate = park(connection.eventLoop)
+            let shared = OutboundFrame.binary([0xEE, 0xEE])
+            let large = OutboundFrame.binary([UInt8](repeating: 0xAB, count: WebSocketConnection.batchedFrameLimit))
+            var expected: [(opcode: UInt8, payload: [UInt8])] = []
+            var bytes = 0
+            for index in 0..<40 {
+                let payload = [UInt8](repeating: UInt8(index), count: index * 3)
+                #expect(connection.sendBinary(payload))
+                expected.append((2, payload))
+                bytes += OutboundFrame.binary(payload).count
+                switch index % 4 {
+                case 0:
+                    #expect(connection.sendCopy(of: shared))
+                    expected.append((2, [0xEE, 0xEE]))
+                    bytes += shared.count
+                case 1:
+                    #expect(connection.send(shared))
+                    expected.append((2, [0xEE, 0xEE]))
+                    bytes += shared.count
+                case 2:
+                    #expect(connection.sendCopy(of: large))
+                    expected.append((2, Array(large.payload)))
+                    bytes += large.count
+                default:
+                    #expect(connection.sendText("t\(index)"))
+                    expected.append((1, Array("t\(index)".utf8)))
+                    bytes += OutboundFrame.text("t\(index)").count
+                }
+            }
+            #expect(connection.bufferedBytes == bytes)
+            // Frames sent on their own (shared or large) split batches; the rest share them.
+            let ownFrames = 20
+            #expect(connection.queuedBufferCount < expected.count - ownFrames)
+            gate.signal()
+            for frame in expected {
+                let received = raw.readFrame()
+                #expect(received?.opcode == frame.opcode)
+                #expect(received?.payload == frame.payload)
+            }
+            #expect(await eventually { connection.bufferedBytes == 0 })
+        }
+    }
+
+    @Test func aClientsSmallMessagesAreMaskedInBatchesAndArriveInOrder() async throws {
+        let handler = RecordingHandler()
+        try await withServer(handler: handler) { _, port, group in
+            let client = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", group: group, handler: RecordingHandler())
+            #expect(await handler.wait { $0.opened.count == 1 })
+            let sent = (0..<300).map { [UInt8](repeating: UInt8($0 % 256), count: $0 % 200) }
+            for payload in sent { #expect(client.sendBinary(payload)) }
+            #expect(await handler.wait { $0.messages.count == sent.count })
+            #expect(handler.messages(for: handler.opened[0].id) == sent.map { .binary($0) })
+        }
+    }
+}
