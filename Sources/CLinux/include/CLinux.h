@@ -11,4 +11,7 @@
 
 /// accept4(2), which glibc only declares under _GNU_SOURCE.
 int switchboard_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+/// Names the calling thread as tools show it (at most 15 bytes are kept); prctl(2) is variadic.
+int switchboard_name_thread(const char *name);
 #endif

@@ -10,23 +10,27 @@ public final class EventBus: Sendable {
         var subscribers: [ObjectIdentifier: [EventMailbox]] = [:]
         var observers: [ObjectIdentifier: [any Sendable]] = [:]
         /// Each a `RequestHandler<R>` under the `ObjectIdentifier` of its `R`.
-        private(set) var handlers: [ObjectIdentifier: AnyRequestHandler] = [:]
-        /// Every handler that left `handlers` (replaced, removed, or at `close`), kept as long as
-        /// the bus: `answerAtOnce` runs a handler without retaining it. Handlers are registered a
-        /// few times in a server's life, so this stays small.
-        private var retired: [AnyRequestHandler] = []
+        private var handlers: [ObjectIdentifier: AnyRequestHandler] = [:]
+        /// Every table of `handlers` made so far, the current one last. All are kept as long as
+        /// the bus, so a lookup without the lock never reads a freed table, and a handler stays
+        /// alive for `answerAtOnce`, which runs it without retaining it. Handlers are registered
+        /// a few times in a server's life, so this stays small.
+        private var tables = [HandlerTable([:])]
         var closed = false
 
-        /// Makes `handler` (nil: none) the handler under `type`, keeping the one it replaces.
+        /// The current table of handlers, not retained (`tables` keeps it).
+        var currentTable: Unmanaged<HandlerTable> { .passUnretained(tables[tables.count - 1]) }
+
+        /// Makes `handler` (nil: none) the handler under `type`.
         mutating func setHandler(_ handler: AnyRequestHandler?, for type: ObjectIdentifier) {
-            let old = if let handler { handlers.updateValue(handler, forKey: type) } else { handlers.removeValue(forKey: type) }
-            if let old { retired.append(old) }
+            handlers[type] = handler
+            tables.append(HandlerTable(handlers))
         }
 
-        /// Forgets every handler, keeping them.
+        /// Forgets every handler.
         mutating func removeAllHandlers() {
-            retired.append(contentsOf: handlers.values)
             handlers.removeAll()
+            tables.append(HandlerTable(handlers))
         }
 
         /// The live counts handed out by `listenerCount(of:)`, by event type.
@@ -49,13 +53,25 @@ public final class EventBus: Sendable {
     }
 
     private let registry = Mutex(Registry())
+    /// `registry`'s current table of request handlers, read without its lock; set under it.
+    private let handlerTable: Atomic<Unmanaged<HandlerTable>>
     /// Extension operations, routed by name (see `ExtensionDirectory`).
     let extensions = ExtensionDirectory()
     /// Serialises `publish` so every subscriber sees events in one global order.
     private let publishOrder = Mutex(())
 
     /// Creates an empty bus.
-    public init() {}
+    public init() {
+        handlerTable = Atomic(registry.withLock { $0.currentTable })
+    }
+
+    /// Changes the handlers with `change`, under the registry's lock, and publishes their new table.
+    private func changeHandlers(_ change: (inout Registry) -> Void) {
+        registry.withLock { registry in
+            change(&registry)
+            handlerTable.store(registry.currentTable, ordering: .releasing)
+        }
+    }
 
     // MARK: Events
 
@@ -159,10 +175,10 @@ public final class EventBus: Sendable {
                 registry.subscribers.removeAll()
                 registry.observers.removeAll()
                 for count in registry.counts.values { count.value.store(0, ordering: .releasing) }
-                registry.removeAllHandlers()
             }
             return registry.subscribers.values.flatMap { $0 }
         }
+        changeHandlers { $0.removeAllHandlers() }
         for mailbox in mailboxes { mailbox.close() }
         extensions.removeAll()
     }
@@ -188,12 +204,12 @@ public final class EventBus: Sendable {
 
     private func handler<R: BusRequest>(for type: R.Type) -> RequestHandler<R>? {
         // The box under R's identifier is always a RequestHandler<R> (`register` puts it there).
-        guard let box = registry.withLock({ $0.handlers[ObjectIdentifier(type)] }) else { return nil }
+        guard let box = handlerUnretained(for: ObjectIdentifier(type))?.takeUnretainedValue() else { return nil }
         return unsafeDowncast(box, to: RequestHandler<R>.self)
     }
 
     private func register<R: BusRequest>(_ box: RequestHandler<R>, for type: R.Type) {
-        registry.withLock { registry in
+        changeHandlers { registry in
             guard !registry.closed else { return }
             registry.setHandler(box, for: ObjectIdentifier(type))
         }
@@ -222,21 +238,21 @@ public final class EventBus: Sendable {
         return try answer.get()
     }
 
-    /// The handler registered under `type`, not retained. Safe: a handler leaves the registry
-    /// only for its `retired` list, which lives as long as the bus, and the caller holds the bus.
+    /// The handler registered under `type`, not retained, found without a lock. Safe: every
+    /// table of handlers the registry made lives as long as the bus, and the caller holds the bus.
     @usableFromInline
     func handlerUnretained(for type: ObjectIdentifier) -> Unmanaged<AnyRequestHandler>? {
-        registry.withLock { registry in registry.handlers[type].map { Unmanaged.passUnretained($0) } }
+        handlerTable.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.handler(for: type) }
     }
 
     /// Removes the handler of requests of type `R`.
     public func removeHandler<R: BusRequest>(_ type: R.Type) {
-        registry.withLock { $0.setHandler(nil, for: ObjectIdentifier(type)) }
+        changeHandlers { $0.setHandler(nil, for: ObjectIdentifier(type)) }
     }
 
     /// Whether a handler is registered for requests of type `R`.
     public func hasHandler<R: BusRequest>(_ type: R.Type) -> Bool {
-        registry.withLock { $0.handlers[ObjectIdentifier(type)] != nil }
+        handlerUnretained(for: ObjectIdentifier(type)) != nil
     }
 
     /// Sends `request` to its handler and returns the handler's response.

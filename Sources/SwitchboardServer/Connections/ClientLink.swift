@@ -35,6 +35,9 @@ final class ClientLink: Sendable {
         var closeReported = false
         /// Monotonic time the session was last told of a sign of life.
         var lastSignOfLife: Duration?
+        /// The session this link carries, as the `SessionRegistry` (its only writer, under its
+        /// own lock) last set it: kept with the inbox, so a frame answered at once takes one lock.
+        var caller: Caller?
     }
 
     /// What the request loop does next.
@@ -47,9 +50,6 @@ final class ClientLink: Sendable {
 
     let id: ConnectionID
     let socket: WebSocketConnection
-    /// The session this link carries, as the `SessionRegistry` (its only writer, under its own
-    /// lock) last set it: the request loop reads it here without taking the registry's lock.
-    private let binding = Mutex<Caller?>(nil)
     private let inbox = Mutex(Inbox())
     private let loggedIn = Atomic<Bool>(false)
     private let limiter: Mutex<CallRateLimiter>
@@ -62,10 +62,10 @@ final class ClientLink: Sendable {
     }
 
     /// The session this link carries, if it is logged in.
-    var caller: Caller? { binding.withLock { $0 } }
+    var caller: Caller? { inbox.withLock { $0.caller } }
 
     /// Records the session this link carries. Only `SessionRegistry` calls this, under its lock.
-    func setCaller(_ caller: Caller?) { binding.withLock { $0 = caller } }
+    func setCaller(_ caller: Caller?) { inbox.withLock { $0.caller = caller } }
 
     // MARK: Inbox
 
@@ -83,14 +83,16 @@ final class ClientLink: Sendable {
         }
     }
 
-    /// True when no frame waits, no request loop runs and the session was told of a sign of life
-    /// within the last second: a frame received now may be answered at once without overtaking
-    /// another. Only the connection's loop thread adds frames, so this stays true until that
-    /// thread queues one.
-    func canAnswerAtOnce(now: Duration) -> Bool {
+    /// The session this link carries when no frame waits, no request loop runs and the session
+    /// was told of a sign of life within the last second: a frame received now may be answered at
+    /// once for it without overtaking another. Only the connection's loop thread adds frames, so
+    /// this holds until that thread queues one. Nil otherwise, or when not logged in.
+    func callerAnsweringAtOnce(now: Duration) -> Caller? {
         inbox.withLock { inbox in
-            guard !inbox.looping, inbox.frames.isEmpty, let last = inbox.lastSignOfLife else { return false }
-            return now - last < .seconds(1)
+            guard !inbox.looping, inbox.frames.isEmpty, let last = inbox.lastSignOfLife, now - last < .seconds(1) else {
+                return nil
+            }
+            return inbox.caller
         }
     }
 

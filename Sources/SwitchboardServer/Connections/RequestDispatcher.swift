@@ -108,7 +108,7 @@ struct RequestDispatcher: Sendable {
     /// false, having done nothing, when the frame must go through the request loop.
     func answerAtOnce(_ frame: ClientFrame, on link: ClientLink) -> Bool {
         let now = clock.now
-        guard link.canAnswerAtOnce(now: now), let caller = link.caller else { return false }
+        guard let caller = link.callerAnsweringAtOnce(now: now) else { return false }
         do throws(RtmError) {
             let answer: Answer?
             switch frame.operation {

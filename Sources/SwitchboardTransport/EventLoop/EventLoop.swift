@@ -202,9 +202,7 @@ public final class EventLoop: Sendable {
     // MARK: Running
 
     func start() {
-        let thread = Thread { [self] in self.run() }
-        thread.name = name
-        thread.start()
+        Thread { [self] in self.run() }.start()
     }
 
     /// Asks the loop to finish and waits until its thread has exited. Not on the loop thread.
@@ -222,6 +220,8 @@ public final class EventLoop: Sendable {
 
     private func run() {
         thread.store(UInt(pthread_self()), ordering: .releasing)
+        // The system's thread name (`top -H`, `perf`): at most 15 bytes, so the loop's number stays.
+        _ = switchboard_name_thread(name.replacingOccurrences(of: "switchboard-", with: "sb-"))
         pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
         let capacity: Int32 = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
