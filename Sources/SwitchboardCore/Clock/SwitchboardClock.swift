@@ -7,6 +7,10 @@ import Foundation
 public protocol SwitchboardClock: Sendable {
     /// Monotonic time since this clock's origin.
     var now: Duration { get }
+    /// Monotonic time to within a few milliseconds, cheaper to read than `now`: for the
+    /// once-a-second bookkeeping of every request (rate budgets, signs of life). Compare it only
+    /// with other readings of `coarseNow` of the same clock.
+    var coarseNow: Duration { get }
     /// Milliseconds since 1970 for user-visible timestamps.
     var wallMilliseconds: UInt64 { get }
     /// Suspends until `now` reaches `deadline`; throws `CancellationError` when the task is cancelled.
@@ -14,6 +18,9 @@ public protocol SwitchboardClock: Sendable {
 }
 
 extension SwitchboardClock {
+    /// `now`, for a clock with nothing cheaper.
+    public var coarseNow: Duration { now }
+
     /// Suspends for `duration` from now.
     public func sleep(for duration: Duration) async throws {
         try await sleep(until: now + duration)
@@ -23,11 +30,26 @@ extension SwitchboardClock {
 /// The real clock: `ContinuousClock` for deadlines, the system clock for timestamps.
 public struct SystemClock: SwitchboardClock {
     private let origin: ContinuousClock.Instant
+    /// The coarse monotonic clock's reading at the origin.
+    private let coarseOrigin: Duration
 
     /// Creates a clock whose origin is the moment of creation.
-    public init() { origin = ContinuousClock.now }
+    public init() {
+        origin = ContinuousClock.now
+        coarseOrigin = Self.readCoarse()
+    }
 
     public var now: Duration { ContinuousClock.now - origin }
+
+    /// The kernel's coarse monotonic clock (its tick, a few milliseconds; read without a system
+    /// call, several times faster than the precise one).
+    public var coarseNow: Duration { Self.readCoarse() - coarseOrigin }
+
+    private static func readCoarse() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
 
     public var wallMilliseconds: UInt64 { UInt64(Date().timeIntervalSince1970 * 1000) }
 

@@ -63,7 +63,7 @@ struct RequestDispatcher: Sendable {
             return
         }
         // Any request is a sign of life, not only heartbeats; tell the session at most once a second.
-        if link.isDueForSignOfLife(now: clock.now), frame.operation != .session(.heartbeat) {
+        if link.isDueForSignOfLife(now: clock.coarseNow), frame.operation != .session(.heartbeat) {
             _ = try? await bus.request(Heartbeat(caller: caller))
         }
         do {
@@ -96,7 +96,7 @@ struct RequestDispatcher: Sendable {
         _ binding: Binding.Type, _ operation: Binding.Operation, _ link: ClientLink, now: Duration? = nil
     ) throws(RtmError) {
         if let budget = Binding.budget(for: operation) {
-            try link.takeRateBudget(budget, now: now ?? clock.now, operation: operation.name)
+            try link.takeRateBudget(budget, now: now ?? clock.coarseNow, operation: operation.name)
         }
     }
 
@@ -107,7 +107,7 @@ struct RequestDispatcher: Sendable {
     /// operation without suspending (`EventBus.handleImmediately`): no task, no actor hop. Returns
     /// false, having done nothing, when the frame must go through the request loop.
     func answerAtOnce(_ frame: ClientFrame, on link: ClientLink) -> Bool {
-        let now = clock.now
+        let now = clock.coarseNow
         guard let caller = link.callerAnsweringAtOnce(now: now) else { return false }
         do throws(RtmError) {
             let answer: Answer?

@@ -197,6 +197,7 @@ public struct MessagePackBufferWriter: MessagePackOutput {
     /// A writer at the start of `buffer`.
     public init(_ buffer: UnsafeMutableRawBufferPointer) { self.buffer = buffer }
 
+    @inline(__always)
     public mutating func append(_ byte: UInt8) {
         precondition(count < buffer.count, "MessagePack output past its buffer")
         buffer[count] = byte

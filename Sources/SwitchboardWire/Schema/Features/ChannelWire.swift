@@ -18,34 +18,43 @@ public enum ChannelOperation: ClientOperationFamily {
         }
     }
 
+    /// Which operation a frame names, read once from its type (publishing first: it is nearly
+    /// every frame), so that its fields are told apart without comparing strings again.
+    private enum Kind { case publish, subscribe, unsubscribe }
+
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
+        let kind: Kind
+        switch head.type {
+        case "publish": kind = .publish
+        case "subscribe": kind = .subscribe
+        case "unsubscribe": kind = .unsubscribe
+        default: return nil
+        }
         var channel: String?
         var features: UInt32?
         var channelType: RtmChannelType?
         var message: MessagePayload?
         var customType = ""
-        let type = head.type
-        guard type == "subscribe" || type == "unsubscribe" || type == "publish" else { return nil }
         try reader.readFields(head) { key, reader throws(WireError) in
             switch key {
             case .channel: channel = try reader.readString()
-            case .features where type == "subscribe": features = try reader.readInteger(UInt32.self)
-            case .channelType where type == "publish":
+            case .features where kind == .subscribe: features = try reader.readInteger(UInt32.self)
+            case .channelType where kind == .publish:
                 channelType = try reader.readChannelType(allowed: ChannelTypes.publishable)
-            case .message where type == "publish": message = try reader.readPayload()
-            case .customType where type == "publish": customType = try reader.readString()
+            case .message where kind == .publish: message = try reader.readPayload()
+            case .customType where kind == .publish: customType = try reader.readString()
             default: return false
             }
             return true
         }
         let name = try head.required(channel, .channel)
-        switch type {
-        case "subscribe":
+        switch kind {
+        case .subscribe:
             return .subscribe(
                 channel: name, features: RtmSubscribeChannelFeature(rawValue: try head.required(features, .features)))
-        case "unsubscribe":
+        case .unsubscribe:
             return .unsubscribe(channel: name)
-        default:
+        case .publish:
             return .publish(
                 channelType: try head.required(channelType, .channelType), channel: name,
                 message: try head.required(message, .message), customType: customType)
@@ -85,28 +94,50 @@ extension MessageDelivery: PushFamily {
         case .string(let text): string(text)
         case .binary(let bytes): MessagePackSize.binary(count: bytes.count)
         }
-        return Self.encodedSizeOfFixedParts + MessagePackSize.uint(UInt64(channelType.rawValue)) + string(channelName)
+        return Self.keys.bytes.count + MessagePackSize.uint(UInt64(channelType.rawValue)) + string(channelName)
             + string(channelTopic) + body + string(publisher) + string(customType) + MessagePackSize.uint(timestamp)
     }
 
-    /// What every message frame has: the map header, the eight keys and the `"t"` value.
-    private static let encodedSizeOfFixedParts: Int = {
-        let keys: [FrameKey] = [.t, .channelType, .channel, .topic, .message, .publisher, .customType, .timestamp]
-        return MessagePackSize.mapHeader(keys.count) + MessagePackSize.string(utf8Count: type.utf8.count)
-            + keys.reduce(0) { $0 + MessagePackSize.string(utf8Count: $1.rawValue.utf8.count) }
-    }()
+    /// What every message frame has, encoded once: the map header with `"t": "message"` and each
+    /// key, so a frame is its values written between these.
+    private struct Keys {
+        /// The fixed parts, one after another.
+        let bytes: [UInt8]
+        /// Where each part ends in `bytes`: before the channel type, the channel, the topic, the
+        /// message, the publisher, the custom type and the timestamp.
+        let ends: (Int, Int, Int, Int, Int, Int, Int)
+
+        init() {
+            var writer = MessagePackWriter()
+            var ends: [Int] = []
+            writer.writeMapHeader(8)
+            writer.writeKey(.t)
+            writer.writeString(MessageDelivery.type)
+            for key: FrameKey in [.channelType, .channel, .topic, .message, .publisher, .customType, .timestamp] {
+                writer.writeKey(key)
+                ends.append(writer.bytes.count)
+            }
+            bytes = writer.bytes
+            self.ends = (ends[0], ends[1], ends[2], ends[3], ends[4], ends[5], ends[6])
+        }
+    }
+
+    private static let keys = Keys()
 
     /// Encoded in one pass: this runs once per publish, usually straight into the frame's memory.
     func encodeFrame<Output: MessagePackOutput>(into writer: inout Output) {
-        writer.writeMapHeader(8)
-        writer.writeKey(.t); writer.writeString(frameType)
-        writer.writeKey(.channelType); writer.writeInt(Int64(channelType.rawValue))
-        writer.writeKey(.channel); writer.writeString(channelName)
-        writer.writeKey(.topic); writer.writeString(channelTopic)
-        writer.writeKey(.message); writer.writePayload(payload)
-        writer.writeKey(.publisher); writer.writeString(publisher)
-        writer.writeKey(.customType); writer.writeString(customType)
-        writer.writeKey(.timestamp); writer.writeUInt(timestamp)
+        // Through the global in place: a copy of `keys` would count references to its array.
+        let ends = Self.keys.ends
+        Self.keys.bytes.withUnsafeBytes { keys in
+            func key(_ range: Range<Int>) { writer.append(contentsOf: UnsafeRawBufferPointer(rebasing: keys[range])) }
+            key(0..<ends.0); writer.writeInt(Int64(channelType.rawValue))
+            key(ends.0..<ends.1); writer.writeString(channelName)
+            key(ends.1..<ends.2); writer.writeString(channelTopic)
+            key(ends.2..<ends.3); writer.writePayload(payload)
+            key(ends.3..<ends.4); writer.writeString(publisher)
+            key(ends.4..<ends.5); writer.writeString(customType)
+            key(ends.5..<ends.6); writer.writeUInt(timestamp)
+        }
     }
 
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
