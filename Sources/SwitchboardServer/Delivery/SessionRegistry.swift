@@ -14,7 +14,8 @@ import SwitchboardWire
 /// Lock order: this registry's lock, then a socket's; a link never calls back into the registry.
 final class SessionRegistry: Outbox {
     /// A session's delivery state. A class, so the fan-out changes its history in place through
-    /// one dictionary read per receiver; it never leaves the registry's lock.
+    /// one dictionary read per receiver; it never leaves the registry's lock, which orders every
+    /// access to its variables (so they are not checked for exclusive access at run time).
     private final class Outlet {
         let session: SessionID
         /// The connection the session's pushes go to; nil while detached.
@@ -22,12 +23,12 @@ final class SessionRegistry: Outbox {
             didSet { socketReference = link.map { Unmanaged.passUnretained($0.socket) } }
         }
         /// The link's socket without reference counting: `link` keeps it alive while it is set.
-        private var socketReference: Unmanaged<WebSocketConnection>?
+        @exclusivity(unchecked) private var socketReference: Unmanaged<WebSocketConnection>?
         /// The link's socket.
         var socket: WebSocketConnection? { socketReference?.takeUnretainedValue() }
-        var history: PushHistory<OutboundFrame>
+        @exclusivity(unchecked) var history: PushHistory<OutboundFrame>
         /// Pushes not yet handed to the link because its socket is backlogged, by priority.
-        var backlog = PriorityBacklog<OutboundFrame>()
+        @exclusivity(unchecked) var backlog = PriorityBacklog<OutboundFrame>()
 
         init(session: SessionID, history: PushHistory<OutboundFrame>) {
             self.session = session

@@ -64,6 +64,9 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     public let maxOutboundBytes: Int
 
     private let outbound = Mutex(Outbound())
+    /// `Outbound.isOpen`, readable without the lock (the engine asks for every message it
+    /// receives, while other loops queue pushes under the lock); cleared with it, under the lock.
+    private let openFlag = Atomic<Bool>(true)
     let engine: LoopConfined<WebSocketEngine?>
 
     init(
@@ -91,7 +94,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     }
 
     /// True until a close starts from either side.
-    public var isOpen: Bool { outbound.withLock { $0.isOpen } }
+    public var isOpen: Bool { openFlag.load(ordering: .acquiring) }
 
     /// Bytes queued or in the socket's send queue of this process, not yet handed to the kernel.
     public var bufferedBytes: Int { outbound.withLock { $0.bufferedBytes } }
@@ -133,6 +136,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
             guard state.isOpen else { return (false, false) }
             if state.bufferedBytes + count > maxOutboundBytes {
                 state.isOpen = false
+                openFlag.store(false, ordering: .releasing)
                 state.overflowed = true
                 state.dropQueue()
             } else {
@@ -189,6 +193,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         let schedule = outbound.withLock { state -> Bool in
             guard state.isOpen else { return false }
             state.isOpen = false
+            openFlag.store(false, ordering: .releasing)
             state.closeRequest = (code, reason)
             guard !state.flushScheduled else { return false }
             state.flushScheduled = true
@@ -225,6 +230,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     func markClosed() {
         outbound.withLock { state in
             state.isOpen = false
+            openFlag.store(false, ordering: .releasing)
             state.dropQueue()
         }
     }

@@ -4,8 +4,10 @@ final class WebSocketEngine: ByteStreamDelegate {
     private enum State {
         case open
         /// Over the frame budget: input is ignored, and the close waits for the handler to
-        /// finish answering the frames it was given (see `closeAfterAnswers`).
-        case draining(quietSince: UInt64, deadline: ContinuousClock.Instant)
+        /// finish answering the frames it was given (see `closeAfterAnswers`), at the latest
+        /// `deadline`, the time since the loop's clock's origin (kept as a `Duration`, whose layout
+        /// is known when this module is compiled: the state is read for every frame).
+        case draining(quietSince: UInt64, deadline: Duration)
         case closing(receivedClose: Bool)
         case closed
 
@@ -17,6 +19,10 @@ final class WebSocketEngine: ByteStreamDelegate {
             }
         }
     }
+
+    /// Monotonic time since `origin`, for the drain's deadline.
+    private static func now() -> Duration { ContinuousClock.now - origin }
+    private static let origin = ContinuousClock.now
 
     /// How long the handler must have sent nothing before a connection over its frame budget is
     /// closed; the close never waits longer than `closingTimeout`.
@@ -111,7 +117,7 @@ final class WebSocketEngine: ByteStreamDelegate {
     /// `drainQuietTime` (at most `closingTimeout` from now), so answers it is still working on,
     /// possibly on other threads, go out ahead of the close frame. Sends stay open meanwhile.
     private func closeAfterAnswers(code: WebSocketCloseCode, reason: String) {
-        state = .draining(quietSince: connection.framesSent, deadline: .now + closingTimeout)
+        state = .draining(quietSince: connection.framesSent, deadline: Self.now() + closingTimeout)
         scheduleDrainCheck(code: code, reason: reason)
     }
 
@@ -120,7 +126,7 @@ final class WebSocketEngine: ByteStreamDelegate {
             guard let self, case .draining(let seen, let deadline) = state else { return }
             closingTimer = nil
             let sent = connection.framesSent
-            if sent == seen || ContinuousClock.now >= deadline {
+            if sent == seen || Self.now() >= deadline {
                 connection.close(code: code, reason: reason)
             } else {
                 state = .draining(quietSince: sent, deadline: deadline)
