@@ -7,20 +7,21 @@ import Testing
     @Test func aBatchHoldsTheSameBytesAsItsFramesEncodedOneByOne() {
         let payloads: [[UInt8]] = [[], [1], Array(repeating: 7, count: 125), Array(repeating: 9, count: 126)]
         let batch = OutboundFrame.batch(capacity: 512)
+        let writer = batch.batchWriter
         var expected: [UInt8] = []
         for payload in payloads {
-            payload.withUnsafeBytes { batch.appendFrame(opcode: .binary, payload: $0, maskKey: nil) }
+            payload.withUnsafeBytes { writer.appendFrame(opcode: .binary, payload: $0, maskKey: nil) }
             expected += OutboundFrame.binary(payload).bytes
         }
         let shared = OutboundFrame.text("shared")
-        batch.append(copyOf: shared)
+        writer.append(copyOf: shared)
         expected += shared.bytes
         #expect(batch.bytes == expected)
-        #expect(batch.batchRoom == 512 - expected.count)
+        #expect(writer.room == 512 - expected.count)
 
         let key: (UInt8, UInt8, UInt8, UInt8) = (0x12, 0x34, 0x56, 0x78)
         let masked = OutboundFrame.batch(capacity: 64)
-        [UInt8]([5, 6, 7]).withUnsafeBytes { masked.appendFrame(opcode: .binary, payload: $0, maskKey: key) }
+        [UInt8]([5, 6, 7]).withUnsafeBytes { masked.batchWriter.appendFrame(opcode: .binary, payload: $0, maskKey: key) }
         #expect(masked.bytes == wireFrame(opcode: 2, payload: [5, 6, 7], mask: key))
     }
 

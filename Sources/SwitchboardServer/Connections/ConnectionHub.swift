@@ -54,13 +54,6 @@ final class ConnectionHub: WebSocketHandler {
     func webSocket(_ connection: WebSocketConnection, receivedBinary bytes: UnsafeRawBufferPointer) {
         // The link kept with the connection: no lookup in the table both loops share.
         guard let link = connection.handlerContext as? ClientLink else { return }
-        let size = bytes.count
-        guard link.waitingBytes + size <= Self.maxWaitingBytes else {
-            let reason = "more than \(Self.maxWaitingBytes) bytes of requests waiting"
-            loginDeadline.refusals.refused(connection.remoteAddress, reason)
-            connection.close(code: .policyViolation, reason: reason)
-            return
-        }
         let item: ClientLink.Inbound
         do {
             // Decoded where the transport received it: the frame owns copies of what it keeps.
@@ -69,6 +62,15 @@ final class ConnectionHub: WebSocketHandler {
             item = .malformed(error)
         }
         if case .frame(let frame) = item, dispatcher.answerAtOnce(frame, on: link) { return }
+        // Only a frame that must wait counts against what may wait (one answered at once never
+        // waits, and the transport bounds a frame's size).
+        let size = bytes.count
+        guard link.waitingBytes + size <= Self.maxWaitingBytes else {
+            let reason = "more than \(Self.maxWaitingBytes) bytes of requests waiting"
+            loginDeadline.refusals.refused(connection.remoteAddress, reason)
+            connection.close(code: .policyViolation, reason: reason)
+            return
+        }
         if link.received(item, bytes: size) {
             let dispatcher = dispatcher
             Task { await dispatcher.serve(link) }

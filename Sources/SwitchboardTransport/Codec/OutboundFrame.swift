@@ -14,10 +14,10 @@ public struct OutboundFrame: @unchecked Sendable {
     private let storage: Storage
 
     /// The layout and the bytes of a frame in one allocation.
-    private final class Storage: ManagedBuffer<Layout, UInt8> {}
+    fileprivate final class Storage: ManagedBuffer<Layout, UInt8> {}
 
     /// What a frame knows of its bytes, stored in the same allocation ahead of them.
-    private struct Layout {
+    fileprivate struct Layout {
         /// The frame's opcode.
         let opcode: WebSocketOpcode
         /// Size of the encoded WebSocket header, in bytes.
@@ -51,7 +51,7 @@ public struct OutboundFrame: @unchecked Sendable {
 
     /// Writes one frame into `memory`, exactly its size: the header, the payload written by
     /// `fill`, masked with `maskKey` if given.
-    private static func write(
+    fileprivate static func write(
         into memory: UnsafeMutableRawBufferPointer, headerLength: Int, opcode: WebSocketOpcode, fin: Bool,
         maskKey: (UInt8, UInt8, UInt8, UInt8)?, fill: (UnsafeMutableRawBufferPointer) -> Void
     ) {
@@ -166,7 +166,7 @@ public struct OutboundFrame: @unchecked Sendable {
     // MARK: Batches
 
     /// An empty buffer of `capacity` bytes into which one connection writes small frames back to
-    /// back (`appendFrame`, `append(copyOf:)`): many frames for one allocation and one write
+    /// back (`batchWriter`): many frames for one allocation and one write
     /// vector. A batch is bytes to write and nothing more (its `opcode` and `payload` mean nothing);
     /// it is never shared (see the proof above).
     static func batch(capacity: Int) -> OutboundFrame {
@@ -176,32 +176,45 @@ public struct OutboundFrame: @unchecked Sendable {
         return OutboundFrame(storage: unsafeDowncast(buffer, to: Storage.self))
     }
 
-    /// The bytes a batch can still take.
-    var batchRoom: Int { layout.capacity - layout.count }
+    /// This batch, to write into without reference counting.
+    var batchWriter: BatchWriter { BatchWriter(storage: .passUnretained(storage)) }
 
-    /// Encodes one frame of `opcode` carrying `payload` at the end of this batch (masked with
-    /// `maskKey` if given), which must have room for it.
-    func appendFrame(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, maskKey: (UInt8, UInt8, UInt8, UInt8)?) {
-        let headerLength = FrameHeader.encodedLength(payloadLength: payload.count, masked: maskKey != nil)
-        appendToBatch(count: headerLength + payload.count) { memory in
-            Self.write(into: memory, headerLength: headerLength, opcode: opcode, fin: true, maskKey: maskKey) {
-                if payload.count > 0 { $0.copyMemory(from: payload) }
+    /// Writes into a batch it does not hold: valid only while the batch it was taken from is
+    /// held (a connection's queue holds its open batch until the stream takes it).
+    struct BatchWriter {
+        fileprivate let storage: Unmanaged<Storage>
+
+        /// The bytes the batch can still take.
+        var room: Int {
+            storage._withUnsafeGuaranteedRef { $0.withUnsafeMutablePointerToHeader { $0.pointee.capacity - $0.pointee.count } }
+        }
+
+        /// Encodes one frame of `opcode` carrying `payload` at the end of the batch (masked with
+        /// `maskKey` if given), which must have room for it.
+        func appendFrame(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, maskKey: (UInt8, UInt8, UInt8, UInt8)?) {
+            let headerLength = FrameHeader.encodedLength(payloadLength: payload.count, masked: maskKey != nil)
+            append(count: headerLength + payload.count) { memory in
+                OutboundFrame.write(into: memory, headerLength: headerLength, opcode: opcode, fin: true, maskKey: maskKey) {
+                    if payload.count > 0 { $0.copyMemory(from: payload) }
+                }
             }
         }
-    }
 
-    /// Copies the encoded bytes of `frame` to the end of this batch, which must have room for them.
-    func append(copyOf frame: OutboundFrame) {
-        let bytes = frame.encoded
-        withExtendedLifetime(frame) { appendToBatch(count: bytes.count) { $0.copyMemory(from: bytes) } }
-    }
+        /// Copies the encoded bytes of `frame` to the end of the batch, which must have room for them.
+        func append(copyOf frame: OutboundFrame) {
+            let bytes = frame.encoded
+            withExtendedLifetime(frame) { append(count: bytes.count) { $0.copyMemory(from: bytes) } }
+        }
 
-    /// Lets `write` fill the `count` bytes after this batch's end, then counts them in.
-    private func appendToBatch(count: Int, _ write: (UnsafeMutableRawBufferPointer) -> Void) {
-        storage.withUnsafeMutablePointers { layout, bytes in
-            precondition(count <= layout.pointee.capacity - layout.pointee.count, "a batch written past its capacity")
-            write(UnsafeMutableRawBufferPointer(start: bytes + layout.pointee.count, count: count))
-            layout.pointee.count += count
+        /// Lets `write` fill the `count` bytes after the batch's end, then counts them in.
+        private func append(count: Int, _ write: (UnsafeMutableRawBufferPointer) -> Void) {
+            storage._withUnsafeGuaranteedRef { batch in
+                batch.withUnsafeMutablePointers { layout, bytes in
+                    precondition(count <= layout.pointee.capacity - layout.pointee.count, "a batch written past its capacity")
+                    write(UnsafeMutableRawBufferPointer(start: bytes + layout.pointee.count, count: count))
+                    layout.pointee.count += count
+                }
+            }
         }
     }
 

@@ -5,8 +5,8 @@ import Synchronization
 public final class WebSocketConnection: Sendable, LoopFlushable {
     private struct Outbound {
         var queue: [OutboundFrame] = []
-        /// Whether `queue.last` is a batch that small frames are still written into.
-        var batchOpen = false
+        /// The batch small frames are still written into: `queue.last`, which keeps it alive.
+        var openBatch: OutboundFrame.BatchWriter?
         var bufferedBytes = 0
         var isOpen = true
         var flushScheduled = false
@@ -19,17 +19,17 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         mutating func dropQueue() {
             bufferedBytes -= queue.reduce(0) { $0 + $1.count }
             queue.removeAll()
-            batchOpen = false
+            openBatch = nil
         }
 
         /// The batch to write `count` more bytes into: the open one if it has room, else a new
         /// one queued after the rest.
-        mutating func batch(room count: Int) -> OutboundFrame {
-            if batchOpen, let open = queue.last, open.batchRoom >= count { return open }
+        mutating func batch(room count: Int) -> OutboundFrame.BatchWriter {
+            if let openBatch, openBatch.room >= count { return openBatch }
             let batch = OutboundFrame.batch(capacity: WebSocketConnection.batchCapacity)
             queue.append(batch)
-            batchOpen = true
-            return batch
+            openBatch = batch.batchWriter
+            return batch.batchWriter
         }
     }
 
@@ -123,7 +123,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
                 state.batch(room: count).append(copyOf: frame)
             } else {
                 state.queue.append(frame)
-                state.batchOpen = false
+                state.openBatch = nil
             }
         }
     }
@@ -213,7 +213,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         let stream = engine.stream
         let (closeRequest, overflowed) = outbound.withLock { state in
             state.flushScheduled = false
-            state.batchOpen = false
+            state.openBatch = nil
             if !state.overflowed { stream.enqueue(contentsOf: &state.queue) }
             defer { state.closeRequest = nil }
             return (state.closeRequest, state.overflowed)
