@@ -57,11 +57,12 @@ final class ConnectionHub: WebSocketHandler {
         let item: ClientLink.Inbound
         do {
             // Decoded where the transport received it: the frame owns copies of what it keeps.
-            item = .frame(try ClientFrame.decode(bytes.assumingMemoryBound(to: UInt8.self)))
+            let frame = try ClientFrame.decode(bytes.assumingMemoryBound(to: UInt8.self))
+            if dispatcher.answerAtOnce(frame, on: link) { return }
+            item = .frame(frame)
         } catch {
             item = .malformed(error)
         }
-        if case .frame(let frame) = item, dispatcher.answerAtOnce(frame, on: link) { return }
         // Only a frame that must wait counts against what may wait (one answered at once never
         // waits, and the transport bounds a frame's size).
         let size = bytes.count

@@ -107,18 +107,15 @@ struct RequestDispatcher: Sendable {
     /// operation without suspending (`EventBus.handleImmediately`): no task, no actor hop. Returns
     /// false, having done nothing, when the frame must go through the request loop.
     func answerAtOnce(_ frame: ClientFrame, on link: ClientLink) -> Bool {
+        // Only message-channel operations are answered at once today.
+        guard case .channel(let operation) = frame.operation else { return false }
         let now = clock.coarseNow
         guard let caller = link.callerAnsweringAtOnce(now: now) else { return false }
         do throws(RtmError) {
-            let answer: Answer?
-            switch frame.operation {
-            case .channel(let operation):
-                answer = try ChannelBinding.answerAtOnce(operation, caller: caller, bus: bus) { () throws(RtmError) in
-                    try takeBudget(ChannelBinding.self, operation, link, now: now)
-                }
-            default: answer = nil
+            let answered = try ChannelBinding.answerAtOnce(operation, caller: caller, bus: bus) { () throws(RtmError) in
+                try takeBudget(ChannelBinding.self, operation, link, now: now)
             }
-            guard let answer else { return false }
+            guard let answer = answered else { return false }
             link.reply(.answer(id: frame.id, answer))
         } catch {
             link.reply(.error(id: frame.id, error))
