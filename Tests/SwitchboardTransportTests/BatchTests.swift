@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Testing
 @testable import SwitchboardTransport
 
@@ -23,6 +24,21 @@ import Testing
         let masked = OutboundFrame.batch(capacity: 64)
         [UInt8]([5, 6, 7]).withUnsafeBytes { masked.batchWriter.appendFrame(opcode: .binary, payload: $0, maskKey: key) }
         #expect(masked.bytes == wireFrame(opcode: 2, payload: [5, 6, 7], mask: key))
+    }
+
+    @Test func aMostlyEmptyBatchIsTrimmedToItsBytesAndAFullerOneIsKept() {
+        let sparse = OutboundFrame.batch(capacity: 960)
+        [UInt8]([1, 2, 3]).withUnsafeBytes { sparse.batchWriter.appendFrame(opcode: .binary, payload: $0, maskKey: nil) }
+        let trimmed = sparse.trimmed()
+        #expect(trimmed.bytes == sparse.bytes)
+        #expect(trimmed.capacity == sparse.count)
+        let dense = OutboundFrame.batch(capacity: 16)
+        [UInt8](repeating: 9, count: 10).withUnsafeBytes { dense.batchWriter.appendFrame(opcode: .binary, payload: $0, maskKey: nil) }
+        #expect(dense.trimmed().capacity == 16)
+        var queue: [OutboundFrame] = []
+        queue.appendTrimmed([sparse, dense, .binary([7])])
+        #expect(queue.map(\.capacity) == [sparse.count, 16, OutboundFrame.binary([7]).count])
+        #expect(queue.map(\.bytes) == [sparse.bytes, dense.bytes, OutboundFrame.binary([7]).bytes])
     }
 
     @Test func smallFramesShareBatchesAndArriveWholeInOrder() async throws {
@@ -83,3 +99,48 @@ import Testing
         }
     }
 }
+
+/// A peer that does not read: what waits for it holds memory of about the size it is counted as.
+@Suite(.timeLimit(.minutes(1))) struct BatchMemoryTests {
+    @Test func smallFramesWaitingForASlowPeerHoldAboutTheirOwnSize() async throws {
+        let handler = RecordingHandler()
+        try await withServer(.init(maxOutboundBytes: 32 * 1024 * 1024), handler: handler) { _, port, _ in
+            let raw = try RawClient(port: port, receiveBufferSize: 4096)
+            _ = raw.handshake()
+            #expect(await handler.wait { $0.opened.count == 1 })
+            let connection = handler.opened[0]
+            let loop = connection.eventLoop
+            /// Runs `body` on the loop and waits for it (each call is at least one loop pass).
+            func onLoop<T>(_ body: @escaping @Sendable () -> T) -> T {
+                let result = Mutex<T?>(nil)
+                let done = DispatchSemaphore(value: 0)
+                loop.execute {
+                    result.withLock { $0 = body() }
+                    done.signal()
+                }
+                done.wait()
+                return result.withLock { $0! }
+            }
+            /// The connection's stream; on the loop only.
+            @Sendable func stream() -> TCPStream { connection.engine.value!.stream as! TCPStream }
+            // More than the kernel's buffers take from a peer that does not read (8.4 MB in large
+            // frames, never batched), so what follows waits in the stream however they grow.
+            let large = [UInt8](repeating: 1, count: 60_000)
+            for _ in 0..<140 { #expect(connection.sendBinary(large)) }
+            // One small frame per loop pass: each pass hands the stream a batch holding one.
+            let payload = [UInt8](repeating: 0x41, count: 20)
+            for _ in 0..<2_000 {
+                #expect(connection.sendBinary(payload))
+                _ = onLoop { () }
+            }
+            let (held, bytes) = onLoop {
+                let small = stream().unsentFrames.filter { $0.count <= WebSocketConnection.batchedFrameLimit }
+                return (small.reduce(0) { $0 + $1.capacity }, small.reduce(0) { $0 + $1.count })
+            }
+            #expect(bytes == 2_000 * OutboundFrame.binary(payload).count)
+            // A batch kept whole would hold 960 bytes for each 22-byte frame.
+            #expect(held < 2 * bytes)
+        }
+    }
+}
+

@@ -175,10 +175,11 @@ public final class EventBus: Sendable {
                 registry.subscribers.removeAll()
                 registry.observers.removeAll()
                 for count in registry.counts.values { count.value.store(0, ordering: .releasing) }
+                registry.removeAllHandlers()
+                handlerTable.store(registry.currentTable, ordering: .releasing)
             }
             return registry.subscribers.values.flatMap { $0 }
         }
-        changeHandlers { $0.removeAllHandlers() }
         for mailbox in mailboxes { mailbox.close() }
         extensions.removeAll()
     }

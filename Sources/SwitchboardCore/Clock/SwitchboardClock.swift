@@ -8,8 +8,9 @@ public protocol SwitchboardClock: Sendable {
     /// Monotonic time since this clock's origin.
     var now: Duration { get }
     /// Monotonic time to within a few milliseconds, cheaper to read than `now`: for the
-    /// once-a-second bookkeeping of every request (rate budgets, signs of life). Compare it only
-    /// with other readings of `coarseNow` of the same clock.
+    /// once-a-second bookkeeping of every request (rate budgets, signs of life: a one-second
+    /// window may then close up to one tick early). Compare it only with other readings of
+    /// `coarseNow` of the same clock.
     var coarseNow: Duration { get }
     /// Milliseconds since 1970 for user-visible timestamps.
     var wallMilliseconds: UInt64 { get }

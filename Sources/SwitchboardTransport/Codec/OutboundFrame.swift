@@ -176,6 +176,25 @@ public struct OutboundFrame: @unchecked Sendable {
         return OutboundFrame(storage: unsafeDowncast(buffer, to: Storage.self))
     }
 
+    /// The bytes the frame's memory holds (more than `count` for a batch with room left).
+    var capacity: Int { layout.capacity }
+
+    /// This frame, or an exact copy of its bytes when most of its memory is unused (a batch
+    /// handed over with a few frames in it): for frames that will wait behind unsent ones, so
+    /// what waits for a slow peer takes about the memory its bytes are counted as.
+    func trimmed() -> OutboundFrame {
+        let layout = layout
+        guard layout.capacity - layout.count > layout.count else { return self }
+        let buffer = Storage.create(minimumCapacity: layout.count) { _ in
+            Layout(opcode: layout.opcode, headerLength: layout.headerLength, count: layout.count, capacity: layout.count)
+        }
+        buffer.withUnsafeMutablePointerToElements { start in
+            let bytes = encoded
+            withExtendedLifetime(self) { UnsafeMutableRawPointer(start).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+        }
+        return OutboundFrame(storage: unsafeDowncast(buffer, to: Storage.self))
+    }
+
     /// This batch, to write into without reference counting.
     var batchWriter: BatchWriter { BatchWriter(storage: .passUnretained(storage)) }
 

@@ -31,3 +31,12 @@ protocol ByteStreamDelegate: AnyObject {
     /// The stream closed (peer EOF, error or `close`); called once.
     func streamClosed()
 }
+
+extension Array where Element == OutboundFrame {
+    /// Appends `frames`, each `trimmed()`: for frames that will wait behind unsent ones. (Frames
+    /// written at once keep their batches: those are freed as soon as they are written.)
+    mutating func appendTrimmed(_ frames: [OutboundFrame]) {
+        reserveCapacity(count + frames.count)
+        for frame in frames { append(frame.trimmed()) }
+    }
+}

@@ -34,6 +34,9 @@ final class TCPStream: ByteStream, Selectable {
 
     var hasPendingWrites: Bool { head < pending.count }
 
+    /// The frames not yet fully written, oldest first.
+    var unsentFrames: ArraySlice<OutboundFrame> { pending[head...] }
+
     func enqueue(_ frame: OutboundFrame) {
         guard !isClosed && !outputShutdown else { return }
         pending.append(frame)
@@ -52,7 +55,8 @@ final class TCPStream: ByteStream, Selectable {
                 swap(&pending, &frames)
                 return
             }
-            pending.append(contentsOf: frames)
+            // Behind unsent bytes: these wait for the peer, each in memory of about its size.
+            pending.appendTrimmed(frames)
         }
         frames.removeAll(keepingCapacity: true)
     }

@@ -50,7 +50,11 @@ final class TLSStream: ByteStream, ByteStreamDelegate {
     }
 
     func enqueue(contentsOf frames: inout [OutboundFrame]) {
-        if !isClosed && !shutdownRequested { waiting.append(contentsOf: frames) }
+        if !isClosed && !shutdownRequested {
+            // Behind frames still waiting to be encrypted, these wait too: in memory of about
+            // their size (`OutboundFrame.trimmed`).
+            if waiting.isEmpty { waiting.append(contentsOf: frames) } else { waiting.appendTrimmed(frames) }
+        }
         frames.removeAll(keepingCapacity: true)
     }
 

@@ -21,7 +21,10 @@ final class WebSocketEngine: ByteStreamDelegate {
     }
 
     /// Monotonic time since `origin`, for the drain's deadline.
-    private static func now() -> Duration { ContinuousClock.now - origin }
+    private static func now() -> Duration {
+        let origin = origin
+        return ContinuousClock.now - origin
+    }
     private static let origin = ContinuousClock.now
 
     /// How long the handler must have sent nothing before a connection over its frame budget is
@@ -191,8 +194,9 @@ final class WebSocketEngine: ByteStreamDelegate {
     }
 
     /// Closes a peer that does not read fast enough, with 1008 and a reason naming the bound.
-    /// Queued frames not yet started on the wire are dropped; a frame already partly written is
-    /// finished, since a close frame inside it would corrupt the stream. The close frame follows,
+    /// Queued frames not yet started on the wire are dropped; a write already partly done is
+    /// finished (a frame, or a batch of small frames, whole), since a close frame inside it would
+    /// corrupt the stream. The close frame follows,
     /// and the peer has `closingTimeout` to read it before the socket is closed.
     func closeSlowConsumer() {
         guard state.canStartClose else { return }
