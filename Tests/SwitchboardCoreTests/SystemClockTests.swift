@@ -15,4 +15,10 @@ import SwitchboardCore
         #expect(coarse <= precise + .milliseconds(20))
         #expect(clock.coarseNow >= coarseAfter)
     }
+
+    @Test func theClockFitsAnExistentialWithoutABox() {
+        // `any SwitchboardClock` holds up to three words inline; past that every module's clock
+        // read goes through a heap box.
+        #expect(MemoryLayout<SystemClock>.size <= 3 * MemoryLayout<Int>.size)
+    }
 }

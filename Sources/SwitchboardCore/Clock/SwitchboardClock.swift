@@ -31,8 +31,9 @@ extension SwitchboardClock {
 /// The real clock: `ContinuousClock` for deadlines, the system clock for timestamps.
 public struct SystemClock: SwitchboardClock {
     private let origin: ContinuousClock.Instant
-    /// The coarse monotonic clock's reading at the origin.
-    private let coarseOrigin: Duration
+    /// The coarse monotonic clock's reading at the origin, in nanoseconds (8 bytes, so the clock
+    /// still fits an existential's inline buffer and `any SwitchboardClock` needs no box).
+    private let coarseOrigin: Int64
 
     /// Creates a clock whose origin is the moment of creation.
     public init() {
@@ -44,12 +45,13 @@ public struct SystemClock: SwitchboardClock {
 
     /// The kernel's coarse monotonic clock (its tick, a few milliseconds; read without a system
     /// call, several times faster than the precise one).
-    public var coarseNow: Duration { Self.readCoarse() - coarseOrigin }
+    public var coarseNow: Duration { .nanoseconds(Self.readCoarse() - coarseOrigin) }
 
-    private static func readCoarse() -> Duration {
+    /// The coarse monotonic clock, in nanoseconds.
+    private static func readCoarse() -> Int64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
-        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
     public var wallMilliseconds: UInt64 {
