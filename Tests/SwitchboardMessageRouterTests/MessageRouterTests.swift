@@ -106,6 +106,11 @@ import SwitchboardTestKit
         await expectError(.channelCustomTypeLengthOverflow) {
             _ = try await bus.request(Publish(caller: alice, channelType: .message, channelName: "room", payload: .string("x"), customType: String(repeating: "c", count: 33)))
         }
+        // The limit counts characters, not bytes: 32 two-byte characters pass, 33 do not.
+        _ = try await bus.request(Publish(caller: alice, channelType: .message, channelName: "room", payload: .string("x"), customType: String(repeating: "é", count: 32)))
+        await expectError(.channelCustomTypeLengthOverflow) {
+            _ = try await bus.request(Publish(caller: alice, channelType: .message, channelName: "room", payload: .string("x"), customType: String(repeating: "é", count: 33)))
+        }
         await expectError(.invalidChannelName) {
             _ = try await bus.request(Subscribe(caller: alice, channelName: String(repeating: "n", count: 65)))
         }

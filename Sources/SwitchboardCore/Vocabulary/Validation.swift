@@ -43,6 +43,9 @@ public enum Validation {
 
     /// A custom type is at most `limits.customTypeMaxLength` characters (Unicode scalars).
     public static func checkCustomType(_ customType: String, limits: Limits, operation: String) throws(RtmError) {
+        // A string has no more characters than UTF-8 bytes: within the limit in bytes, it is
+        // within it in characters, without counting them (every publish checks this).
+        if customType.utf8.count <= limits.customTypeMaxLength { return }
         let length = customType.unicodeScalars.count
         guard length <= limits.customTypeMaxLength else {
             throw RtmError(

@@ -22,6 +22,7 @@ struct FrameHead: Sendable {
     }
 
     /// `value`, or the missing-key error for `key`.
+    @inline(__always)
     func required<T>(_ value: T?, _ key: FrameKey) throws(WireError) -> T {
         guard let value else { throw missing(key) }
         return value
