@@ -39,6 +39,24 @@ struct MessagePackEncodingTests {
         }
     }
 
+    @Test func aBufferWriterCopiesBytesOfEveryShortLengthExactlyWhereTheyBelong() {
+        let source = (0..<48).map { UInt8($0 + 1) }
+        for length in 1...40 {
+            for start in 0..<3 {
+                var memory = [UInt8](repeating: 0, count: 48)
+                memory.withUnsafeMutableBytes { buffer in
+                    var writer = MessagePackBufferWriter(buffer)
+                    for _ in 0..<start { writer.append(0xEE) }
+                    source.withUnsafeBytes { writer.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+                    #expect(writer.count == start + length)
+                }
+                #expect(Array(memory[..<start]) == [UInt8](repeating: 0xEE, count: start))
+                #expect(Array(memory[start..<(start + length)]) == Array(source[..<length]), "length \(length) at \(start)")
+                #expect(memory[(start + length)...].allSatisfy { $0 == 0 }, "nothing written past length \(length)")
+            }
+        }
+    }
+
     @Test func uint64Max() {
         #expect(hex(pack(.uint(.max))) == "cfffffffffffffffff")
     }

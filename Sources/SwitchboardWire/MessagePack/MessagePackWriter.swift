@@ -208,13 +208,37 @@ public struct MessagePackBufferWriter: MessagePackOutput {
         precondition(bytes.count <= buffer.count - count, "MessagePack output past its buffer")
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         let target = buffer.baseAddress! + count
-        if bytes.count <= 16 {
-            // Names and ids are short: a loop beats a call to memmove.
-            for index in 0..<bytes.count { target.storeBytes(of: source.load(fromByteOffset: index, as: UInt8.self), toByteOffset: index, as: UInt8.self) }
+        if bytes.count <= 32 {
+            // Keys, names and ids are short: a few word copies beat a call to memmove.
+            Self.copyShort(from: source, to: target, count: bytes.count)
         } else {
             target.copyMemory(from: source, byteCount: bytes.count)
         }
         count += bytes.count
+    }
+
+    /// Copies `count` bytes, 1 to 32, with at most four 8-byte loads and stores (overlapping
+    /// ones when `count` is not a multiple of 8) or, below 8, 4-byte and single ones.
+    @inline(__always)
+    private static func copyShort(from source: UnsafeRawPointer, to target: UnsafeMutableRawPointer, count: Int) {
+        func copy<Word: FixedWidthInteger>(_: Word.Type, at offset: Int) {
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: Word.self), toByteOffset: offset, as: Word.self)
+        }
+        switch count {
+        case 16...:
+            copy(UInt64.self, at: 0)
+            copy(UInt64.self, at: 8)
+            copy(UInt64.self, at: count - 16)
+            copy(UInt64.self, at: count - 8)
+        case 8...:
+            copy(UInt64.self, at: 0)
+            copy(UInt64.self, at: count - 8)
+        case 4...:
+            copy(UInt32.self, at: 0)
+            copy(UInt32.self, at: count - 4)
+        default:
+            for offset in 0..<count { copy(UInt8.self, at: offset) }
+        }
     }
 }
 
