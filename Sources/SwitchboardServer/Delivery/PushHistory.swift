@@ -52,7 +52,7 @@ struct PushHistory<Frame> {
     init(bounds: Bounds) { self.bounds = bounds }
 
     /// Numbers the next push and keeps it, forgetting the oldest past the bounds.
-    mutating func record(_ frame: Frame, size: Int, channel: ChannelAddress?) {
+    mutating func record(_ frame: consuming Frame, size: Int, channel: ChannelAddress?) {
         let entry = Entry(frame: frame, size: Int32(clamping: size), slot: slot(for: channel))
         // At the frame bound, make room first, so a full ring takes the push in place.
         if keptCount > 0 && keptCount >= bounds.frames { forgetOldest() }

@@ -37,21 +37,18 @@ final class SessionRegistry: Outbox {
 
         /// Numbers and sends one push now; `alone` when no other session receives it (a small
         /// one is then copied into the socket's batch, `WebSocketConnection.sendCopy`).
-        func write(_ frame: OutboundFrame, size: Int, channel: ChannelAddress?, alone: Bool = false) {
-            history.record(frame, size: size, channel: channel)
+        /// (The frame is given, not lent: the history keeps it without counting another reference.)
+        func write(_ frame: consuming OutboundFrame, size: Int, channel: ChannelAddress?, alone: Bool = false) {
             socketReference?._withUnsafeGuaranteedRef { alone ? $0.sendCopy(of: frame) : $0.send(frame) }
+            history.record(frame, size: size, channel: channel)
         }
 
-        /// Numbers and sends one push now unless it must wait: the session is detached, pushes
-        /// are held already, or the push has a priority (`lane`) and the socket has
-        /// `backlogBytes` unsent. Returns whether it was sent.
-        func writeUnlessHeld(
-            _ frame: OutboundFrame, size: Int, channel: ChannelAddress?, lane: Int?, backlogBytes: Int, alone: Bool
-        ) -> Bool {
+        /// Whether a push is sent now rather than held: not when the session is detached, when
+        /// pushes are held already, or when the push has a priority (`lane`) and the socket has
+        /// `backlogBytes` unsent.
+        func writesNow(lane: Int?, backlogBytes: Int) -> Bool {
             guard let socketReference, backlog.isEmpty else { return false }
-            if lane != nil, socketReference._withUnsafeGuaranteedRef({ $0.bufferedBytes >= backlogBytes }) { return false }
-            write(frame, size: size, channel: channel, alone: alone)
-            return true
+            return lane == nil || socketReference._withUnsafeGuaranteedRef { $0.bufferedBytes < backlogBytes }
         }
 
         /// Hands held pushes to the link, the highest priority first, while its socket holds fewer
@@ -115,7 +112,7 @@ final class SessionRegistry: Outbox {
 
         /// Records a push for a detached session, counting what it adds against the budget.
         mutating func keep(
-            _ frame: OutboundFrame, size: Int, channel: ChannelAddress?, in outlet: Outlet, of session: SessionID
+            _ frame: consuming OutboundFrame, size: Int, channel: ChannelAddress?, in outlet: Outlet, of session: SessionID
         ) {
             let before = outlet.history.keptBytes
             outlet.write(frame, size: size, channel: channel)
@@ -130,12 +127,11 @@ final class SessionRegistry: Outbox {
         /// the slow consumer as it would have. A detached session keeps the push for its resume.
         /// `alone`: no other session receives the push (`Outlet.write`).
         mutating func hand(
-            _ frame: OutboundFrame, size: Int, channel: ChannelAddress?, lane: Int?, to outlet: Outlet,
+            _ frame: consuming OutboundFrame, size: Int, channel: ChannelAddress?, lane: Int?, to outlet: Outlet,
             backlogBytes: Int, alone: Bool = false
         ) {
-            let written = outlet.writeUnlessHeld(
-                frame, size: size, channel: channel, lane: lane, backlogBytes: backlogBytes, alone: alone)
-            if written {
+            if outlet.writesNow(lane: lane, backlogBytes: backlogBytes) {
+                outlet.write(frame, size: size, channel: channel, alone: alone)
                 return
             }
             guard let socket = outlet.socket else {
@@ -296,10 +292,11 @@ final class SessionRegistry: Outbox {
     }
 
     func deliver(_ push: Push, to session: SessionID) {
-        let frame = Self.frame(of: push)
+        // Taken out of the optional under the lock: given to the session's history, not copied.
+        var frame = Optional(Self.frame(of: push))
         let (size, channel) = (push.approximateSize, push.channel)
         let startPump = state.withLock { state -> Bool in
-            guard let outlet = state.outlets[session] else { return false }
+            guard let outlet = state.outlets[session], let frame = frame.take() else { return false }
             state.hand(frame, size: size, channel: channel, lane: nil, to: outlet, backlogBytes: backlogBytes, alone: true)
             return state.pumpNeeded()
         }
