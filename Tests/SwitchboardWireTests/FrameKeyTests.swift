@@ -9,10 +9,12 @@ import Testing
             // In the middle of a larger buffer, as keys lie in a frame.
             let framed = [0xa0, 0xff] + utf8 + [0x01]
             #expect(FrameKey.match(framed[2..<(2 + utf8.count)]) == key)
-            // Near misses: a byte changed, one short, one more.
-            var changed = utf8
-            changed[changed.count - 1] ^= 0x20
-            #expect(FrameKey.match(changed) != key)
+            // Near misses: any one byte changed, one short, one more.
+            for position in utf8.indices {
+                var changed = utf8
+                changed[position] ^= 0x20
+                #expect(FrameKey.match(changed) != key, "\(key) with byte \(position) changed")
+            }
             #expect(FrameKey.match(utf8.dropLast()) != key)
             #expect(FrameKey.match(utf8 + [0x61]) != key)
         }
