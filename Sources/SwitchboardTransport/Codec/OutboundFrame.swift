@@ -89,11 +89,16 @@ public struct OutboundFrame: @unchecked Sendable {
     /// Wraps bytes that are sent verbatim (used for handshake heads); never empty.
     static func wrapping(rawBytes: [UInt8]) -> OutboundFrame {
         precondition(!rawBytes.isEmpty, "a raw write needs bytes")
-        let buffer = Storage.create(minimumCapacity: rawBytes.count) { _ in
-            Layout(opcode: .binary, headerLength: 0, count: rawBytes.count, capacity: rawBytes.count)
+        return rawBytes.withUnsafeBytes { copying($0, opcode: .binary, headerLength: 0) }
+    }
+
+    /// One allocation of exactly `bytes` (not empty), with the layout given.
+    private static func copying(_ bytes: UnsafeRawBufferPointer, opcode: WebSocketOpcode, headerLength: Int) -> OutboundFrame {
+        let buffer = Storage.create(minimumCapacity: bytes.count) { _ in
+            Layout(opcode: opcode, headerLength: headerLength, count: bytes.count, capacity: bytes.count)
         }
         buffer.withUnsafeMutablePointerToElements { start in
-            rawBytes.withUnsafeBytes { UnsafeMutableRawPointer(start).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            UnsafeMutableRawPointer(start).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
         }
         return OutboundFrame(storage: unsafeDowncast(buffer, to: Storage.self))
     }
@@ -185,14 +190,7 @@ public struct OutboundFrame: @unchecked Sendable {
     func trimmed() -> OutboundFrame {
         let layout = layout
         guard layout.capacity - layout.count > layout.count else { return self }
-        let buffer = Storage.create(minimumCapacity: layout.count) { _ in
-            Layout(opcode: layout.opcode, headerLength: layout.headerLength, count: layout.count, capacity: layout.count)
-        }
-        buffer.withUnsafeMutablePointerToElements { start in
-            let bytes = encoded
-            withExtendedLifetime(self) { UnsafeMutableRawPointer(start).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
-        }
-        return OutboundFrame(storage: unsafeDowncast(buffer, to: Storage.self))
+        return withExtendedLifetime(self) { Self.copying(encoded, opcode: layout.opcode, headerLength: layout.headerLength) }
     }
 
     /// This batch, to write into without reference counting.
