@@ -47,6 +47,11 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
     public init(_ rawValue: UInt64) { self.rawValue = rawValue }
     public static func < (a: SessionID, b: SessionID) -> Bool { a.rawValue < b.rawValue }
     public var description: String { "session#\(rawValue)" }
+    /// Hashes the raw value.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+    /// The raw value's one-shot hash, which `Dictionary` and `Set` ask for on every lookup (a
+    /// session is looked up for every push it receives): it needs no `Hasher` of its own.
+    public func _rawHashValue(seed: Int) -> Int { rawValue._rawHashValue(seed: seed) }
 }
 
 /// A channel is named within its app and its type: a message channel and a stream channel may

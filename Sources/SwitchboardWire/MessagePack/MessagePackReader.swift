@@ -32,7 +32,7 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
     public var isAtEnd: Bool { position >= bytes.endIndex }
 
     /// The type of the next value, without reading it.
-    @inlinable
+    @inlinable @inline(__always)
     public func peekType() throws(WireError) -> MessagePackType {
         MessagePackType(formatByte: try peekByte())
     }
@@ -115,11 +115,12 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
         return text
     }
 
-    /// `utf8` as a string if it is valid UTF-8; ASCII, the usual case, needs no further check.
+    /// `utf8` as a string if it is valid UTF-8: checked once, many bytes at a time, and copied
+    /// into the string without being checked again.
     @usableFromInline
     static func string(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
-        if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
-        return String(validating: utf8, as: UTF8.self)
+        guard let text = try? UTF8Span(validating: utf8.span) else { return nil }
+        return String(copying: text)
     }
 
     /// Reads a binary value.
@@ -147,7 +148,7 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
     }
 
     /// Reads a map header and returns how many key-value entries follow.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readMapHeader() throws(WireError) -> Int {
         let start = offset
         let count: Int
@@ -199,7 +200,7 @@ extension MessagePackReader {
         case signed(Int64)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func peekByte() throws(WireError) -> UInt8 {
         guard position < bytes.endIndex else { throw WireError(.truncated, offset: offset) }
         return bytes[position]
@@ -211,7 +212,7 @@ extension MessagePackReader {
         return WireError(.typeMismatch(expected: expected, found: found), offset: offset)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func readBigEndian<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) throws(WireError) -> T {
         let size = T.bitWidth / 8
         guard remaining >= size else { throw WireError(.truncated, offset: offset) }
@@ -224,7 +225,7 @@ extension MessagePackReader {
     }
 
     /// Advances over `count` bytes and returns their position range.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func take(_ count: Int, declaredAt start: Int) throws(WireError) -> Range<Int> {
         guard count <= remaining else {
             throw WireError(.lengthExceedsInput(declared: count, remaining: remaining), offset: start)
@@ -251,7 +252,7 @@ extension MessagePackReader {
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func readStringRange() throws(WireError) -> Range<Int> {
         let start = offset
         let count: Int

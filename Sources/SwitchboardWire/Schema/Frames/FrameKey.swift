@@ -1,5 +1,3 @@
-import Glibc
-
 /// Every map key the Switchboard frames use.
 enum FrameKey: String, CaseIterable, Sendable {
     // Every frame.
@@ -20,54 +18,8 @@ enum FrameKey: String, CaseIterable, Sendable {
     // Lock.
     case lockName, retry, acquired, fencingToken, locks, owner
 
-    /// What `match` looks keys up in, made once.
-    private struct Matcher {
-        /// Every key's bytes, one after another, ordered by byte length, then first byte, then
-        /// last byte.
-        let bytes: [UInt8]
-        /// In that order: each key and where its bytes are in `bytes`.
-        let entries: [(key: FrameKey, start: Int, count: Int)]
-        /// For each length and first byte (`length * 256 + byte`), the range of `entries` to
-        /// compare with: a handful of candidates, however many features add keys.
-        let candidates: [Range<Int>]
-        let longest: Int
-
-        init() {
-            let keys: [(key: FrameKey, utf8: [UInt8])] = FrameKey.allCases.map { ($0, Array($0.rawValue.utf8)) }
-            let sorted = keys.sorted {
-                ($0.utf8.count, $0.utf8[0], $0.utf8.last!) < ($1.utf8.count, $1.utf8[0], $1.utf8.last!)
-            }
-            var bytes: [UInt8] = []
-            var entries: [(key: FrameKey, start: Int, count: Int)] = []
-            for (key, utf8) in sorted {
-                entries.append((key, bytes.count, utf8.count))
-                bytes += utf8
-            }
-            longest = sorted.map(\.utf8.count).max() ?? 0
-            var ranges = Array(repeating: 0..<0, count: (longest + 1) * 256)
-            for (index, entry) in sorted.enumerated() {
-                let slot = entry.utf8.count * 256 + Int(entry.utf8[0])
-                ranges[slot] = ranges[slot].isEmpty ? index..<(index + 1) : ranges[slot].lowerBound..<(index + 1)
-            }
-            self.bytes = bytes
-            self.entries = entries
-            self.candidates = ranges
-        }
-
-        func match(_ wire: UnsafeBufferPointer<UInt8>) -> FrameKey? {
-            let count = wire.count
-            guard count > 0, count <= longest, let wireStart = wire.baseAddress else { return nil }
-            return bytes.withUnsafeBufferPointer { known in
-                for index in candidates[count * 256 + Int(wire[0])] {
-                    let entry = entries[index]
-                    if memcmp(known.baseAddress! + entry.start, wireStart, count) == 0 { return entry.key }
-                }
-                return nil
-            }
-        }
-    }
-
-    private static let matcher = Matcher()
+    /// Every key by its spelling, made once.
+    private static let matcher = NameMatcher(FrameKey.allCases.map { (value: $0, name: $0.rawValue) })
 
     /// The key whose UTF-8 bytes are `bytes`, if any.
     static func match<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> FrameKey? {

@@ -51,7 +51,27 @@ struct RecordedFields {
     subscript(index: Int) -> (key: FrameKey, valueOffset: Int32) { entries[index] }
 }
 
+extension FrameHead {
+    /// The types nearly every frame of a busy server carries, made into strings once: a frame of
+    /// one of these types is read without making its type's string.
+    static let commonTypes = NameMatcher(
+        ["publish", "publishTopicMessage", "heartbeat", "subscribe", "unsubscribe"].map { (value: $0, name: $0) })
+}
+
 extension MessagePackReader {
+    /// Reads a frame's `"t"` value: one of the common types without making a string.
+    mutating func readFrameType() throws(WireError) -> String {
+        let start = position
+        let range = try readStringRange()
+        let common = bytes.withContiguousStorageIfAvailable { storage in
+            FrameHead.commonTypes.match(
+                UnsafeBufferPointer(rebasing: storage[(range.lowerBound - bytes.startIndex)...].prefix(range.count)))
+        }
+        if let common = common ?? nil { return common }
+        position = start
+        return try readString()
+    }
+
     /// Reads the frame's map once to find `"t"` and `"id"` and checks that nothing follows it,
     /// then rewinds to the first entry.
     mutating func readFrameHead() throws(WireError) -> FrameHead {
@@ -74,7 +94,7 @@ extension MessagePackReader {
                     key = .t
                     // A mistyped "t" is reported after the rest is read, so the answer can carry the id.
                     if try peekType() == .string {
-                        type = try readString()
+                        type = try readFrameType()
                     } else {
                         badType = badType ?? mismatch("string")
                         try skipValue()
