@@ -12,9 +12,9 @@ struct FrameHead: Sendable {
     /// The index of the first entry.
     var bodyStart: Int
     /// The known keys other than `"t"`, `"id"` and `"result"` with where their values start, in
-    /// map order, so `readFields` goes straight to the values; nil for a map with more such keys
-    /// than `RecordedFields` holds (`readFields` then reads the keys again).
-    var fields: RecordedFields?
+    /// map order, so `readFields` goes straight to the values; incomplete for a map with more such
+    /// keys than `RecordedFields` holds (`readFields` then reads the keys again).
+    var fields: RecordedFields
 
     /// An error for a required key that is absent.
     func missing(_ key: FrameKey) -> WireError {
@@ -39,13 +39,17 @@ struct RecordedFields {
     static let capacity = 16
     private var entries = InlineArray<16, (key: FrameKey, valueOffset: Int32)>(repeating: (.t, 0))
     private(set) var count = 0
+    /// False once an entry found no room (or its offset did not fit): the entries are not all.
+    private(set) var isComplete = true
 
-    /// Adds an entry; false when there is no room (or the offset does not fit).
-    mutating func append(_ key: FrameKey, valueOffset: Int) -> Bool {
-        guard count < Self.capacity, let offset = Int32(exactly: valueOffset) else { return false }
+    /// Adds an entry, or marks the record incomplete when there is no room.
+    mutating func append(_ key: FrameKey, valueOffset: Int) {
+        guard isComplete, count < Self.capacity, let offset = Int32(exactly: valueOffset) else {
+            isComplete = false
+            return
+        }
         entries[count] = (key, offset)
         count += 1
-        return true
     }
 
     subscript(index: Int) -> (key: FrameKey, valueOffset: Int32) { entries[index] }
@@ -82,7 +86,7 @@ extension MessagePackReader {
         var badType: WireError?
         let count: Int
         let bodyStart: Int
-        var fields: RecordedFields? = RecordedFields()
+        var fields = RecordedFields()
         do throws(WireError) {
             count = try readMapHeader()
             bodyStart = position
@@ -106,7 +110,7 @@ extension MessagePackReader {
                     key = .result
                     result = try readString()
                 default:
-                    if let entryKey, fields?.append(entryKey, valueOffset: offset) == false { fields = nil }
+                    if let entryKey { fields.append(entryKey, valueOffset: offset) }
                     try skipValue()
                 }
             }
@@ -140,10 +144,10 @@ extension MessagePackReader {
         position = head.bodyStart
         var current: FrameKey?
         do throws(WireError) {
-            if let fields = head.fields {
+            if head.fields.isComplete {
                 // The first pass checked every entry's shape: go straight to each value.
-                for index in 0..<fields.count {
-                    let (key, valueOffset) = fields[index]
+                for index in 0..<head.fields.count {
+                    let (key, valueOffset) = head.fields[index]
                     current = key
                     position = bytes.startIndex + Int(valueOffset)
                     _ = try visit(key, &self)
