@@ -1,4 +1,5 @@
 import Testing
+import SwitchboardCore
 @testable import SwitchboardWire
 
 @Suite struct NameMatcherTests {
@@ -34,5 +35,28 @@ import Testing
             let frame = ClientFrame.publish(id: 7, channelType: .user, channel: "ünïcode-user", message: .string(text))
             #expect(try ClientFrame.decode(frame.encode()) == frame)
         }
+    }
+}
+
+@Suite struct RecordedFieldsTests {
+    /// A publish whose map holds `extra` known keys that publish does not use, before its own.
+    func publish(withExtraKeys extra: Int) -> [UInt8] {
+        let unused: [FrameKey] = Array(FrameKey.allCases.filter { ![.t, .id, .result, .channelType, .channel, .message, .customType].contains($0) }.prefix(extra))
+        var writer = MessagePackWriter()
+        writer.writeMapHeader(2 + unused.count + 4)
+        writer.writeString("t"); writer.writeString("publish")
+        writer.writeString("id"); writer.writeUInt(9)
+        for key in unused { writer.writeString(key.rawValue); writer.writeNil() }
+        writer.writeString("channelType"); writer.writeUInt(UInt64(RtmChannelType.user.rawValue))
+        writer.writeString("channel"); writer.writeString("bob")
+        writer.writeString("customType"); writer.writeString("kind")
+        writer.writeString("message"); writer.writeString("hello")
+        return writer.bytes
+    }
+
+    @Test(arguments: [0, 11, 12, 13, 20, 40])
+    func aFrameWithMoreKnownKeysThanAreRecordedDecodesTheSame(extra: Int) throws {
+        let expected = ClientFrame.publish(id: 9, channelType: .user, channel: "bob", message: .string("hello"), customType: "kind")
+        #expect(try ClientFrame.decode(publish(withExtraKeys: extra)) == expected)
     }
 }
