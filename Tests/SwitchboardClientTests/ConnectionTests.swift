@@ -86,15 +86,23 @@ struct ResumeScene {
         let bobLog = scene.bobLog
         for index in 0..<3 { expectOK(await alice.publish(channelName: "room", message: "\(index)", option: nil)) }
         #expect(await bobLog.wait { $0.messages.count == 3 })
-        // Bob's network dies silently: the server still writes to his old connection, unread.
+        // Bob's network dies silently: the server still writes to his old connection, unread,
+        // channel messages and messages sent to him alone alike.
         await bob.loseConnectionSilently()
-        for index in 3..<8 { expectOK(await alice.publish(channelName: "room", message: "\(index)", option: nil)) }
+        let direct = RtmPublishOptions()
+        direct.channelType = .user
+        for index in 3..<8 {
+            expectOK(await alice.publish(channelName: "room", message: "\(index)", option: nil))
+            expectOK(await alice.publish(channelName: "bob", message: "direct \(index)", option: direct))
+        }
         await scene.letBobReconnect()
         #expect(await bobLog.wait { $0.linkStates.last?.currentState == .connected })
         #expect(bobLog.linkStates.last?.isResumed == true)
         expectOK(await alice.publish(channelName: "room", message: "end", option: nil))
         #expect(await bobLog.wait { $0.messages.last?.message.stringData == "end" })
-        #expect(bobLog.messages.compactMap(\.message.stringData) == (0..<8).map { "\($0)" } + ["end"])
+        #expect(
+            bobLog.messages.compactMap(\.message.stringData)
+                == (0..<3).map { "\($0)" } + (3..<8).flatMap { ["\($0)", "direct \($0)"] } + ["end"])
         await scene.end()
     }
 

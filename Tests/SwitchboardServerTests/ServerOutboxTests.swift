@@ -154,7 +154,7 @@ import SwitchboardCore
         for _ in 0..<2_000 { history.record(Frame(), size: 32 * 1024, channel: nil) }
         #expect(history.keptCount == 2)
         #expect(watched.allSatisfy { $0.frame == nil })
-        #expect(history.unreceived(after: history.sent - 2).frames.count == 2)
+        #expect(history.unreceived(after: history.sent - 2) { _ in Frame() }.frames.count == 2)
     }
 
     struct WeakFrame {
@@ -181,5 +181,101 @@ import SwitchboardCore
         }
         budget.left(SessionID(1_000_001), holding: 5)
         #expect(budget.queueLength == 0)
+    }
+}
+
+extension PushHistory where Frame == Int {
+    /// A resume's replay, with a push kept as a copy read back as its first byte.
+    func unreceived(after received: UInt64) -> (frames: [Int], loss: ResumeLoss) {
+        unreceived(after: received) { Int($0.first ?? 0) }
+    }
+
+    /// Records a copy of one push whose bytes are `byte` repeated `count` times.
+    mutating func recordCopy(_ byte: UInt8, count: Int = 1, size: Int, channel: ChannelAddress?) {
+        [UInt8](repeating: byte, count: count).withUnsafeBytes { recordCopy(of: $0, size: size, channel: channel) }
+    }
+}
+
+@Suite struct PushHistoryCopyTests {
+    let room = ChannelAddress(.message, "room"), dm = ChannelAddress(.user, "bob")
+
+    @Test func copiesAndFramesComeBackTogetherInPushOrder() {
+        var history = PushHistory<Int>(bounds: .init(frames: 10, bytes: 1_000))
+        history.record(1, size: 10, channel: room)
+        history.recordCopy(2, size: 10, channel: dm)
+        history.recordCopy(3, count: 200, size: 10, channel: dm)
+        history.record(4, size: 10, channel: room)
+        history.recordCopy(5, size: 10, channel: dm)
+        #expect(history.sent == 5)
+        #expect(history.unreceived(after: 0).frames == [1, 2, 3, 4, 5])
+        #expect(history.unreceived(after: 2).frames == [3, 4, 5])
+        // A copy comes back with exactly its bytes.
+        var replayed: [[UInt8]] = []
+        _ = history.unreceived(after: 2) { copy -> Int in
+            replayed.append(Array(copy))
+            return 0
+        }
+        #expect(replayed == [[UInt8](repeating: 3, count: 200), [5]])
+    }
+
+    @Test func forgottenCopiesAreReportedLostAndTheirRoomIsReused() {
+        var history = PushHistory<Int>(bounds: .init(frames: 3, bytes: 1_000))
+        // Many more copies than the frame bound, each 300 bytes: the ring wraps many times over.
+        for push in 1...1_000 { history.recordCopy(UInt8(push % 251), count: 300, size: 300, channel: push.isMultiple(of: 2) ? dm : room) }
+        let (frames, loss) = history.unreceived(after: 0)
+        #expect(frames == [998, 999, 1_000].map { $0 % 251 })
+        #expect(loss == ResumeLoss(droppedPushes: 997, channels: [room, dm]))
+        #expect(history.keptBytes == 900)
+        // Forgetting the oldest by the budget frees a copy as well.
+        #expect(history.forgetOldestPush() == 300)
+        #expect(history.unreceived(after: 0).frames == [999, 1_000].map { $0 % 251 })
+    }
+
+    @Test func aShrunkBoundKeepsTheNewestCopiesIntact() {
+        var history = PushHistory<Int>(bounds: .init(frames: 1_000, bytes: 1_000_000))
+        for push in 1...500 { history.recordCopy(UInt8(push % 256), count: push, size: push, channel: dm) }
+        history.rebound(.init(frames: 4, bytes: 1_000_000))
+        var replayed: [[UInt8]] = []
+        _ = history.unreceived(after: 0) { copy -> Int in
+            replayed.append(Array(copy))
+            return 0
+        }
+        #expect(replayed == (497...500).map { [UInt8](repeating: UInt8($0 % 256), count: $0) })
+    }
+}
+
+@Suite struct ByteRingTests {
+    @Test func bytesComeBackExactlyAcrossWrapsGrowthAndCompaction() {
+        // Checked against a plain list of what is kept, over random appends and removals.
+        var ring = ByteRing()
+        var model: [(position: UInt64, bytes: [UInt8])] = []
+        var seed: UInt64 = 0x5eed
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        for step in 0..<5_000 {
+            if next(3) > 0 || model.isEmpty {
+                let bytes = (0..<next(700)).map { _ in UInt8(truncatingIfNeeded: next(256)) }
+                let position = bytes.withUnsafeBytes { ring.append($0) }
+                #expect(position == (model.last.map { $0.position + UInt64($0.bytes.count) } ?? ring.start))
+                model.append((position, bytes))
+            } else {
+                let oldest = model.removeFirst()
+                ring.removeFirst(oldest.bytes.count)
+            }
+            if step.isMultiple(of: 97) { ring.compact() }
+            #expect(ring.count == model.reduce(0) { $0 + $1.bytes.count })
+            #expect(ring.capacity >= ring.count)
+            for kept in model.suffix(3) + model.prefix(2) {
+                #expect(ring.withBytes(at: kept.position, count: kept.bytes.count) { Array($0) } == kept.bytes)
+            }
+        }
+        while let oldest = model.first {
+            model.removeFirst()
+            ring.removeFirst(oldest.bytes.count)
+        }
+        ring.compact()
+        #expect(ring.capacity == 0)
     }
 }

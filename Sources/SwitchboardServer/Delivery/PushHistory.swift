@@ -11,7 +11,9 @@ import SwitchboardCore
 ///
 /// `record` runs once per receiver of every push, so it does no hashing and no allocation once the
 /// ring has grown: pushes sit in a ring buffer, and a channel is a small slot number in a per-session
-/// table, found by comparing with the slot of the previous push first.
+/// table, found by comparing with the slot of the previous push first. A push the session received
+/// alone is kept as a copy of its bytes (`recordCopy`) in a byte ring, not as a frame: it needs no
+/// frame of its own, and forgetting it frees nothing (freeing a frame kept a while waits for memory).
 struct PushHistory<Frame> {
     /// Limits on what is kept.
     struct Bounds: Equatable {
@@ -20,9 +22,15 @@ struct PushHistory<Frame> {
     }
 
     private struct Entry {
-        let frame: Frame
+        let kept: Kept
         let size: Int32
         let slot: UInt16
+    }
+
+    /// How a push is kept: the frame it was sent as, or a copy of its bytes in `copies`.
+    private enum Kept {
+        case frame(Frame)
+        case copy(position: UInt64, count: Int32)
     }
 
     /// How many pushes the session was given so far.
@@ -42,6 +50,9 @@ struct PushHistory<Frame> {
     /// The bytes of the kept pushes, as counted against the bounds.
     private(set) var keptBytes = 0
 
+    /// The bytes of the kept pushes recorded as copies, oldest first.
+    private var copies = ByteRing()
+
     private var channels: [ChannelAddress] = []
     private var lastSlot = UInt16.max
     /// For each channel slot, the number of its latest forgotten push (0: none forgotten).
@@ -53,9 +64,26 @@ struct PushHistory<Frame> {
 
     /// Numbers the next push and keeps it, forgetting the oldest past the bounds.
     mutating func record(_ frame: consuming Frame, size: Int, channel: ChannelAddress?) {
-        let entry = Entry(frame: frame, size: Int32(clamping: size), slot: slot(for: channel))
-        // At the frame bound, make room first, so a full ring takes the push in place.
+        let entry = Entry(kept: .frame(frame), size: Int32(clamping: size), slot: slot(for: channel))
+        makeRoomForOne()
+        keep(entry, size: size)
+    }
+
+    /// Numbers the next push and keeps a copy of its bytes (`payload`, what a frame of it
+    /// carries), forgetting the oldest past the bounds; a replay makes it a frame again.
+    mutating func recordCopy(of payload: UnsafeRawBufferPointer, size: Int, channel: ChannelAddress?) {
+        let slot = slot(for: channel)
+        makeRoomForOne()
+        let position = copies.append(payload)
+        keep(Entry(kept: .copy(position: position, count: Int32(payload.count)), size: Int32(clamping: size), slot: slot), size: size)
+    }
+
+    /// At the frame bound, makes room first, so a full ring takes the next push in place.
+    private mutating func makeRoomForOne() {
         if keptCount > 0 && keptCount >= bounds.frames { forgetOldest() }
+    }
+
+    private mutating func keep(_ entry: consuming Entry, size: Int) {
         sent += 1
         if keptCount == ring.count {
             grow(with: entry)
@@ -73,11 +101,14 @@ struct PushHistory<Frame> {
         trim()
         // A ring grown under larger bounds gives its room back.
         if ring.count > 2 * max(4, bounds.frames) { compact() }
+        copies.compact()
     }
 
     /// The kept pushes numbered after `received` (the client's count), in order, and what it
-    /// missed that is no longer kept.
-    func unreceived(after received: UInt64) -> (frames: [Frame], loss: ResumeLoss) {
+    /// missed that is no longer kept; a push kept as a copy is made a frame by `frameOfCopy`.
+    func unreceived(
+        after received: UInt64, frameOfCopy: (UnsafeRawBufferPointer) -> Frame
+    ) -> (frames: [Frame], loss: ResumeLoss) {
         let firstKept = sent - UInt64(keptCount)
         let from = max(received, firstKept)
         guard from < sent || received < firstKept else { return ([], .none) }
@@ -86,7 +117,11 @@ struct PushHistory<Frame> {
             let skip = Int(from - firstKept)
             frames.reserveCapacity(keptCount - skip)
             for offset in skip..<keptCount {
-                if let entry = ring[(head + offset) % ring.count] { frames.append(entry.frame) }
+                switch ring[(head + offset) % ring.count]?.kept {
+                case .frame(let frame)?: frames.append(frame)
+                case .copy(let position, let count)?: frames.append(copies.withBytes(at: position, count: Int(count), frameOfCopy))
+                case nil: break
+                }
             }
         }
         guard received < firstKept else { return (frames, .none) }
@@ -108,7 +143,7 @@ struct PushHistory<Frame> {
         return lastSlot
     }
 
-    private mutating func grow(with entry: Entry) {
+    private mutating func grow(with entry: consuming Entry) {
         // Unroll the ring into order, then double it (at least 4, at most the frame bound).
         rebuild(capacity: max(4, min(ring.count * 2, max(bounds.frames, 1))))
         ring[keptCount] = entry
@@ -137,9 +172,9 @@ struct PushHistory<Frame> {
     /// Forgets the oldest kept push (reported lost to a resume, like one past the bounds) and
     /// returns its size; 0 when nothing is kept.
     mutating func forgetOldestPush() -> Int {
-        guard keptCount > 0, let oldest = ring[head] else { return 0 }
+        guard keptCount > 0, let size = ring[head]?.size else { return 0 }
         forgetOldest()
-        return Int(oldest.size)
+        return Int(size)
     }
 
     private mutating func forgetOldest() {
@@ -148,6 +183,11 @@ struct PushHistory<Frame> {
         // The oldest kept push is the one after the `sent - keptCount` pushes before it.
         let number = sent - UInt64(keptCount) + 1
         keptBytes -= Int(oldest.size)
+        // Copies are kept in push order, so the oldest push's copy is the ring's first bytes.
+        if case .copy(let position, let count) = oldest.kept {
+            assert(position == copies.start, "copies forgotten out of order")
+            copies.removeFirst(Int(count))
+        }
         head = (head + 1) % ring.count
         keptCount -= 1
         if oldest.slot != Self.noSlot { forget(slot: oldest.slot, number: number) }

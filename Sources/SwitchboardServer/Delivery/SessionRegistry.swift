@@ -43,6 +43,14 @@ final class SessionRegistry: Outbox {
             history.record(frame, size: size, channel: channel)
         }
 
+        /// Numbers and sends one push that no other session receives, given as its encoded bytes
+        /// (`payload`): copied into the socket's batch and into the history's byte ring, so it
+        /// needs no frame of its own. Only when `writesNow(lane: nil, …)`.
+        func writeCopy(of payload: UnsafeRawBufferPointer, size: Int, channel: ChannelAddress?) {
+            socketReference?._withUnsafeGuaranteedRef { _ = $0.sendBinary(payload) }
+            history.recordCopy(of: payload, size: size, channel: channel)
+        }
+
         /// Whether a push is sent now rather than held: not when the session is detached, when
         /// pushes are held already, or when the push has a priority (`lane`) and the socket has
         /// `backlogBytes` unsent.
@@ -258,7 +266,7 @@ final class SessionRegistry: Outbox {
                 outlet.history.rebound(detachedBounds)
                 outlet.keepBacklog()
             }
-            let (missed, loss) = outlet.history.unreceived(after: received)
+            let (missed, loss) = outlet.history.unreceived(after: received, frameOfCopy: Self.frame(copying:))
             link.socket.send(OutboundFrame.binary(answer(loss).encode()))
             for frame in missed { link.socket.send(frame) }
             state.budget.left(grant.session, holding: outlet.history.keptBytes)
@@ -292,15 +300,50 @@ final class SessionRegistry: Outbox {
     }
 
     func deliver(_ push: Push, to session: SessionID) {
-        // Taken out of the optional under the lock: given to the session's history, not copied.
-        var frame = Optional(Self.frame(of: push))
         let (size, channel) = (push.approximateSize, push.channel)
+        // A small message is encoded on the stack and copied into the socket's batch and the
+        // session's history: no frame is made for it.
+        if let payloadCount = Wire.encodedSize(of: push), payloadCount <= WebSocketConnection.batchedBinaryLimit {
+            withUnsafeTemporaryAllocation(byteCount: payloadCount, alignment: 1) { scratch in
+                let payload = UnsafeRawBufferPointer(rebasing: scratch[..<Wire.encodePush(push, into: scratch)])
+                deliver(payload, size: size, channel: channel, to: session)
+            }
+            return
+        }
+        deliver(Self.frame(of: push), size: size, channel: channel, to: session)
+    }
+
+    /// Delivers a push to one session given as its encoded bytes: copied where the session's
+    /// pushes are written now, otherwise made a frame and handed on like any other.
+    private func deliver(_ payload: UnsafeRawBufferPointer, size: Int, channel: ChannelAddress?, to session: SessionID) {
+        let bytes = LentBytes(payload)
+        let copied = state.withLock { state -> Bool in
+            guard let outlet = state.outlets[session] else { return true }
+            guard outlet.writesNow(lane: nil, backlogBytes: backlogBytes) else { return false }
+            outlet.writeCopy(of: bytes.payload, size: size, channel: channel)
+            return true
+        }
+        if !copied { deliver(Self.frame(copying: payload), size: size, channel: channel, to: session) }
+    }
+
+    /// Delivers `frame`, a push to one session, through `State.hand`.
+    private func deliver(_ frame: consuming OutboundFrame, size: Int, channel: ChannelAddress?, to session: SessionID) {
+        // Taken out of the optional under the lock: given to the session's history, not copied.
+        var frame = Optional(frame)
         let startPump = state.withLock { state -> Bool in
             guard let outlet = state.outlets[session], let frame = frame.take() else { return false }
             state.hand(frame, size: size, channel: channel, lane: nil, to: outlet, backlogBytes: backlogBytes, alone: true)
             return state.pumpNeeded()
         }
         if startPump { pump() }
+    }
+
+    /// A frame carrying a copy of `payload`, a push's encoded bytes.
+    private static func frame(copying payload: UnsafeRawBufferPointer) -> OutboundFrame {
+        OutboundFrame.binary(payloadCount: payload.count) { body in
+            body.copyMemory(from: payload)
+            return payload.count
+        }
     }
 
     /// `push` as one frame for all its receivers; a message is encoded straight into the frame.
@@ -316,6 +359,10 @@ final class SessionRegistry: Outbox {
     /// Writes `push` to each session's connection, or holds it (`State.hand`).
     private func deliver(_ push: Push, to sessions: [SessionID], lane: Int?) {
         guard !sessions.isEmpty else { return }
+        if lane == nil, sessions.count == 1 {
+            deliver(push, to: sessions[0])
+            return
+        }
         let frame = Self.frame(of: push)
         let (size, channel) = (push.approximateSize, push.channel)
         let startPump = state.withLock { state -> Bool in
@@ -373,4 +420,13 @@ final class SessionRegistry: Outbox {
             if let link = outlet.link { state.unbind(link) }
         }
     }
+}
+
+/// Bytes lent to the registry's lock for the length of one call.
+private struct LentBytes: @unchecked Sendable {
+    // Sendable proof: made and used within one call on one thread (`SessionRegistry.deliver`),
+    // which only copies the bytes under its lock and keeps no reference to them; the memory is
+    // the caller's for that call.
+    let payload: UnsafeRawBufferPointer
+    init(_ payload: UnsafeRawBufferPointer) { self.payload = payload }
 }

@@ -40,6 +40,9 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     static let batchedFrameLimit = 256
     /// The bytes of one batch: within the allocator's per-thread cache for small blocks.
     static let batchCapacity = 960
+    /// A server's binary message of at most this many bytes is copied into the queue's batch by
+    /// `sendBinary` (its frame, header included, is at most `batchedFrameLimit`).
+    public static var batchedBinaryLimit: Int { batchedFrameLimit - 4 }
 
     private static let ids = Atomic<UInt64>(1)
 
