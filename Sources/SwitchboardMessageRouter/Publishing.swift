@@ -14,21 +14,21 @@ struct Publishing: Sendable {
     }
 
     func publish(_ request: Publish) throws(RtmError) -> Done {
-        let limits = context.limits
+        // The limits are read where they are (a copy of them all is half a kilobyte per publish).
         let caller = request.caller
-        guard request.payload.byteCount <= limits.messagePayloadMaxBytes else {
+        guard request.payload.byteCount <= context.limits.messagePayloadMaxBytes else {
             throw RtmError(
                 .channelMessageLengthExceedLimitation, operation: Publish.operation,
-                reason: "payload is \(request.payload.byteCount) bytes; at most \(limits.messagePayloadMaxBytes)")
+                reason: "payload is \(request.payload.byteCount) bytes; at most \(context.limits.messagePayloadMaxBytes)")
         }
-        try Validation.checkCustomType(request.customType, limits: limits, operation: Publish.operation)
+        try Validation.checkCustomType(request.customType, limits: context.limits, operation: Publish.operation)
         let receivers: Receivers
         let deliveredName: String
         /// A message channel's publish, which changes of its subscriptions wait for.
         var inFlight: (ticket: UInt64, channel: ChannelKey)?
         switch request.channelType {
         case .message:
-            try Validation.checkChannelName(request.channelName, limits: limits, operation: Publish.operation)
+            try Validation.checkChannelName(request.channelName, limits: context.limits, operation: Publish.operation)
             let channel = caller.channel(.message, request.channelName)
             // Over the channel's rate the message is discarded, and the publish still succeeds.
             guard let admitted = routes.admitMessage(on: channel, now: context.clock.now) else { return Done() }
@@ -36,7 +36,7 @@ struct Publishing: Sendable {
             receivers = .list(admitted.receivers)
             deliveredName = request.channelName
         case .user:
-            try Validation.checkUserId(request.channelName, limits: limits, operation: Publish.operation)
+            try Validation.checkUserId(request.channelName, limits: context.limits, operation: Publish.operation)
             let sessions = routes.sessions(of: UserKey(caller.app, request.channelName))
             guard !sessions.isEmpty else {
                 throw RtmError(

@@ -1,15 +1,22 @@
 /// Checks of names and ids against the limits, shared by every module so they refuse alike.
 public enum Validation {
     /// A user id is non-empty, at most `limits.userIdMaxBytes` bytes, printable ASCII.
+    @inlinable
     public static func checkUserId(_ userId: String, limits: Limits, operation: String) throws(RtmError) {
+        // Inlined, so a caller reads the one limit without copying them all (half a kilobyte).
+        try checkUserId(userId, maxBytes: limits.userIdMaxBytes, operation: operation)
+    }
+
+    /// A user id is non-empty, at most `maxBytes` bytes, printable ASCII.
+    public static func checkUserId(_ userId: String, maxBytes: Int, operation: String) throws(RtmError) {
         let bytes = userId.utf8
         guard !bytes.isEmpty else {
             throw RtmError(.invalidUserId, operation: operation, reason: "user id is empty")
         }
-        guard bytes.count <= limits.userIdMaxBytes else {
+        guard bytes.count <= maxBytes else {
             throw RtmError(
                 .invalidUserId, operation: operation,
-                reason: "user id is \(bytes.count) bytes; at most \(limits.userIdMaxBytes)")
+                reason: "user id is \(bytes.count) bytes; at most \(maxBytes)")
         }
         func printable(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F }
         // Over the UTF-8 where it lies (nearly always), else byte by byte.
@@ -20,6 +27,7 @@ public enum Validation {
 
     /// A channel name is non-empty, at most `limits.channelNameMaxLength` characters (Unicode
     /// scalars, so the byte size is bounded too), no control characters.
+    @inlinable
     public static func checkChannelName(_ name: String, limits: Limits, operation: String) throws(RtmError) {
         try checkName(name, "channel name", maxLength: limits.channelNameMaxLength, code: .invalidChannelName, operation: operation)
     }
@@ -42,15 +50,21 @@ public enum Validation {
     }
 
     /// A custom type is at most `limits.customTypeMaxLength` characters (Unicode scalars).
+    @inlinable
     public static func checkCustomType(_ customType: String, limits: Limits, operation: String) throws(RtmError) {
+        try checkCustomType(customType, maxLength: limits.customTypeMaxLength, operation: operation)
+    }
+
+    /// A custom type is at most `maxLength` characters (Unicode scalars).
+    public static func checkCustomType(_ customType: String, maxLength: Int, operation: String) throws(RtmError) {
         // A string has no more characters than UTF-8 bytes: within the limit in bytes, it is
         // within it in characters, without counting them (every publish checks this).
-        if customType.utf8.count <= limits.customTypeMaxLength { return }
+        if customType.utf8.count <= maxLength { return }
         let length = customType.unicodeScalars.count
-        guard length <= limits.customTypeMaxLength else {
+        guard length <= maxLength else {
             throw RtmError(
                 .channelCustomTypeLengthOverflow, operation: operation,
-                reason: "customType is \(length) characters; at most \(limits.customTypeMaxLength)")
+                reason: "customType is \(length) characters; at most \(maxLength)")
         }
     }
 
