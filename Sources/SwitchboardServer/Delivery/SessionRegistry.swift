@@ -300,17 +300,17 @@ final class SessionRegistry: Outbox {
     }
 
     func deliver(_ push: Push, to session: SessionID) {
-        let (size, channel) = (push.approximateSize, push.channel)
+        let channel = push.channel
         // A small message is encoded on the stack and copied into the socket's batch and the
-        // session's history: no frame is made for it.
+        // session's history (counted there by its exact size): no frame is made for it.
         if let payloadCount = Wire.encodedSize(of: push), payloadCount <= WebSocketConnection.batchedBinaryLimit {
             withUnsafeTemporaryAllocation(byteCount: payloadCount, alignment: 1) { scratch in
                 let payload = UnsafeRawBufferPointer(rebasing: scratch[..<Wire.encodePush(push, into: scratch)])
-                deliver(payload, size: size, channel: channel, to: session)
+                deliver(payload, size: payload.count, channel: channel, to: session)
             }
             return
         }
-        deliver(Self.frame(of: push), size: size, channel: channel, to: session)
+        deliver(Self.frame(of: push), size: push.approximateSize, channel: channel, to: session)
     }
 
     /// Delivers a push to one session given as its encoded bytes: copied where the session's
