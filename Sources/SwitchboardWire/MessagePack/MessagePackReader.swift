@@ -126,7 +126,12 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
     /// Reads a binary value.
     @inlinable
     public mutating func readBinary() throws(WireError) -> [UInt8] {
-        [UInt8](bytes[try readBinaryRange()])
+        let range = try readBinaryRange()
+        // Copied in one piece from memory the input lies in (nearly always).
+        let copied = bytes.withContiguousStorageIfAvailable { storage in
+            [UInt8](UnsafeBufferPointer(rebasing: storage[(range.lowerBound - bytes.startIndex)...].prefix(range.count)))
+        }
+        return copied ?? [UInt8](bytes[range])
     }
 
     /// Reads an array header and returns how many values follow.
