@@ -5,6 +5,8 @@ struct BenchOptions {
         case topicFanout = "topic-fanout", presence
         case storageWrite = "storage-write", storageRead = "storage-read", storageFanout = "storage-fanout"
         case lock
+        /// No server: the server's decoding of a publish frame, timed in memory (`FrameDecoding`).
+        case decode
 
         /// Whether the scenario checks what each answer says (not only that it is `ok`).
         var answersChecked: Bool { self == .storageRead }
@@ -50,7 +52,9 @@ struct BenchOptions {
         switchboard-bench [options]   prints one JSON line per run
           --url URL                 server (default ws://127.0.0.1:9100)
           --scenario NAME           fanout | many-to-many | point-to-point | idle | churn | topic-fanout |
-                                    presence | storage-write | storage-read | storage-fanout | lock
+                                    presence | storage-write | storage-read | storage-fanout | lock |
+                                    decode (no server: times decoding a publish of --payload bytes
+                                    for --duration seconds)
           --subscribers N           fanout/churn/topic-fanout/storage-fanout: subscribers;
                                     many-to-many: per channel (100)
           --publishers N            publishers; many-to-many: channels; point-to-point: pairs;

@@ -18,6 +18,13 @@ struct BenchRun {
     }
 
     func run() async throws -> String {
+        if options.scenario == .decode {
+            var line = JSONLine()
+            line.add("scenario", options.scenario.rawValue)
+            if !options.label.isEmpty { line.add("label", options.label) }
+            FrameDecoding(options: options).run(into: &line)
+            return line.text
+        }
         let wanted = options.scenario == .idle || options.scenario == .presence ? options.connections + 1024 : 65_536
         let fdLimit = ResourceUsage.raiseOpenFileLimit(wanted: wanted)
         let group = try EventLoopGroup(threads: options.threads)
@@ -35,6 +42,8 @@ struct BenchRun {
             try await lockContention(context, into: &line)
         case .fanout, .churn, .manyToMany, .pointToPoint, .topicFanout, .storageWrite, .storageRead, .storageFanout:
             try await traffic(context, into: &line)
+        case .decode:
+            preconditionFailure("decode runs without connections, above")
         }
         line.add("bench_threads", options.threads)
         line.add("nproc", ProcessInfo.processInfo.activeProcessorCount)
@@ -83,7 +92,7 @@ struct BenchRun {
         case .storageWrite: topology = storageWrites(context)
         case .storageRead: topology = storageReads(context)
         case .storageFanout: topology = storageFanout(context)
-        case .presence, .lock: break
+        case .presence, .lock, .decode: break
         }
         return topology
     }
