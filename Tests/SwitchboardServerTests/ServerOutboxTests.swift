@@ -218,7 +218,7 @@ extension PushHistory where Frame == Int {
         #expect(replayed == [[UInt8](repeating: 3, count: 200), [5]])
     }
 
-    @Test func forgottenCopiesAreReportedLostAndTheirRoomIsReused() {
+    @Test func forgottenCopiesAreReportedLostAndTheirRoomIsUsedAgain() {
         var history = PushHistory<Int>(bounds: .init(frames: 3, bytes: 1_000))
         // Many more copies than the frame bound, each 300 bytes: the ring wraps many times over.
         for push in 1...1_000 { history.recordCopy(UInt8(push % 251), count: 300, size: 300, channel: push.isMultiple(of: 2) ? dm : room) }
@@ -226,9 +226,25 @@ extension PushHistory where Frame == Int {
         #expect(frames == [998, 999, 1_000].map { $0 % 251 })
         #expect(loss == ResumeLoss(droppedPushes: 997, channels: [room, dm]))
         #expect(history.keptBytes == 900)
+        // A thousand copies went through a ring that never held more than the bound needs.
+        #expect(history.copiesCapacity == 1_024)
         // Forgetting the oldest by the budget frees a copy as well.
         #expect(history.forgetOldestPush() == 300)
         #expect(history.unreceived(after: 0).frames == [999, 1_000].map { $0 % 251 })
+    }
+
+    @Test func whatTheBudgetForgetsIsGivenBack() {
+        // A detached session's history: many copies kept, then forgotten one by one by the
+        // server-wide budget; the ring's memory goes with them, not only their count.
+        var history = PushHistory<Int>(bounds: .init(frames: 1_000, bytes: 1_000_000))
+        for push in 1...200 { history.recordCopy(UInt8(push % 256), count: 252, size: 252, channel: dm) }
+        #expect(history.copiesCapacity == 65_536)
+        while history.keptCount > 10 { _ = history.forgetOldestPush() }
+        #expect(history.copiesCapacity <= 4_096)
+        #expect(history.unreceived(after: 0).frames == (191...200).map { $0 % 256 })
+        while history.forgetOldestPush() > 0 {}
+        #expect(history.keptBytes == 0)
+        #expect(history.copiesCapacity == 0)
     }
 
     @Test func aShrunkBoundKeepsTheNewestCopiesIntact() {

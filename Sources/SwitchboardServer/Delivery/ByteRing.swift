@@ -1,6 +1,6 @@
 /// Bytes kept first in, first out, in one buffer that wraps around: a session's history keeps
-/// here the pushes it received alone (copies of their bytes), so keeping one allocates nothing
-/// and forgetting one frees nothing once the buffer has grown.
+/// here the small message pushes written at once to it alone (copies of their bytes), so keeping
+/// one allocates nothing and forgetting one frees nothing once the buffer has grown.
 ///
 /// Each byte has a position that grows for the life of the ring; what was appended is read back
 /// by its position and count until it is removed from the front.
@@ -60,8 +60,9 @@ struct ByteRing {
         }
     }
 
-    /// Gives back room the kept bytes no longer need: the buffer shrinks while it is more than
-    /// twice what they take (never below `minimumCapacity`; to nothing when nothing is kept).
+    /// Gives back room the kept bytes no longer need: a buffer more than twice the size that fits
+    /// them (the power of two, at least `minimumCapacity`, that holds them) shrinks to that size;
+    /// with nothing kept, it goes.
     mutating func compact() {
         if count == 0 {
             storage = []

@@ -11,9 +11,10 @@ import SwitchboardCore
 ///
 /// `record` runs once per receiver of every push, so it does no hashing and no allocation once the
 /// ring has grown: pushes sit in a ring buffer, and a channel is a small slot number in a per-session
-/// table, found by comparing with the slot of the previous push first. A push the session received
-/// alone is kept as a copy of its bytes (`recordCopy`) in a byte ring, not as a frame: it needs no
-/// frame of its own, and forgetting it frees nothing (freeing a frame kept a while waits for memory).
+/// table, found by comparing with the slot of the previous push first. A small message push written
+/// at once to this session alone is kept as a copy of its bytes (`recordCopy`) in a byte ring, not as
+/// a frame: it needs no frame of its own, and forgetting it frees nothing (freeing a frame kept a
+/// while waits for memory). Other pushes (shared, held, or for a detached session) are kept as frames.
 struct PushHistory<Frame> {
     /// Limits on what is kept.
     struct Bounds: Equatable {
@@ -170,12 +171,17 @@ struct PushHistory<Frame> {
     }
 
     /// Forgets the oldest kept push (reported lost to a resume, like one past the bounds) and
-    /// returns its size; 0 when nothing is kept.
+    /// returns its size; 0 when nothing is kept. The memory of a forgotten copy is given back
+    /// (the server-wide budget of detached sessions calls this to free memory).
     mutating func forgetOldestPush() -> Int {
         guard keptCount > 0, let size = ring[head]?.size else { return 0 }
         forgetOldest()
+        copies.compact()
         return Int(size)
     }
+
+    /// Bytes the byte ring of copies holds, kept or not.
+    var copiesCapacity: Int { copies.capacity }
 
     private mutating func forgetOldest() {
         // Taken out of the ring, not copied: the frame is released once, with no retain first.
@@ -185,7 +191,7 @@ struct PushHistory<Frame> {
         keptBytes -= Int(oldest.size)
         // Copies are kept in push order, so the oldest push's copy is the ring's first bytes.
         if case .copy(let position, let count) = oldest.kept {
-            assert(position == copies.start, "copies forgotten out of order")
+            precondition(position == copies.start, "copies forgotten out of order")
             copies.removeFirst(Int(count))
         }
         head = (head + 1) % ring.count

@@ -7,8 +7,9 @@ import SwitchboardWire
 /// it, and each session's outlet (the link its pushes go to and its numbered push history).
 ///
 /// It is the server's `Outbox`: a push is encoded once and the same frame is queued to every live
-/// receiving connection, and recorded in each session's history so a client that resumes gets
-/// again what it did not receive. Binding a session to a link writes the login answer and the
+/// receiving connection (a small message for one session is copied into its connection's batch
+/// instead), and recorded in each session's history so a client that resumes gets again what it
+/// did not receive. Binding a session to a link writes the login answer and the
 /// pushes the client missed under the same lock that delivers pushes, so nothing overtakes them.
 ///
 /// Lock order: this registry's lock, then a socket's; a link never calls back into the registry.
