@@ -267,7 +267,7 @@ final class SessionRegistry: Outbox {
                 outlet.history.rebound(detachedBounds)
                 outlet.keepBacklog()
             }
-            let (missed, loss) = outlet.history.unreceived(after: received, frameOfCopy: Self.frame(copying:))
+            let (missed, loss) = outlet.history.unreceived(after: received) { OutboundFrame.encoding(opcode: .binary, payload: $0) }
             link.socket.send(OutboundFrame.binary(answer(loss).encode()))
             for frame in missed { link.socket.send(frame) }
             state.budget.left(grant.session, holding: outlet.history.keptBytes)
@@ -324,7 +324,7 @@ final class SessionRegistry: Outbox {
             outlet.writeCopy(of: bytes.payload, size: size, channel: channel)
             return true
         }
-        if !copied { deliver(Self.frame(copying: payload), size: size, channel: channel, to: session) }
+        if !copied { deliver(OutboundFrame.encoding(opcode: .binary, payload: payload), size: size, channel: channel, to: session) }
     }
 
     /// Delivers `frame`, a push to one session, through `State.hand`.
@@ -337,14 +337,6 @@ final class SessionRegistry: Outbox {
             return state.pumpNeeded()
         }
         if startPump { pump() }
-    }
-
-    /// A frame carrying a copy of `payload`, a push's encoded bytes.
-    private static func frame(copying payload: UnsafeRawBufferPointer) -> OutboundFrame {
-        OutboundFrame.binary(payloadCount: payload.count) { body in
-            body.copyMemory(from: payload)
-            return payload.count
-        }
     }
 
     /// `push` as one frame for all its receivers; a message is encoded straight into the frame.
