@@ -23,6 +23,19 @@ import msgpack  # noqa: E402
 
 SUBPROTOCOL = "switchboard.v1"
 MAX_FRAME = 64 * 1024 + 1024
+ANSWER_TIMEOUT = 10.0  # seconds a request waits for its answer: a loaded test machine can stall for seconds
+
+
+class NoAnswer(Exception):
+    """A request's answer did not come within ANSWER_TIMEOUT."""
+
+
+async def answer_to(name, t, request_id, future):
+    """The answer `future` resolves to, or NoAnswer naming the request after ANSWER_TIMEOUT."""
+    try:
+        return await asyncio.wait_for(future, timeout=ANSWER_TIMEOUT)
+    except asyncio.TimeoutError:
+        raise NoAnswer(f"{name}: no answer to {t} (id {request_id}) within {ANSWER_TIMEOUT:g} s") from None
 RESPONSE_TYPES = ("ok", "loginOk", "error")
 
 # Error codes (PROTOCOL.md section 5).
@@ -178,7 +191,7 @@ class Peer:
         future = asyncio.get_running_loop().create_future()
         self.pending[request_id] = future
         await self.ws.send(encode({"t": t, "id": request_id, **fields}))
-        answer = await asyncio.wait_for(future, timeout=5)
+        answer = await answer_to(self.name, t, request_id, future)
         if answer.get("id") != request_id:
             raise ValueError(f"answer id {answer.get('id')} for request {request_id}")
         return answer
@@ -189,7 +202,7 @@ class Peer:
                 while True:
                     await asyncio.sleep(interval)
                     await self.request("heartbeat")
-            except (asyncio.CancelledError, ConnectionError, ValueError, asyncio.TimeoutError):
+            except (asyncio.CancelledError, ConnectionError, ValueError, NoAnswer):
                 pass  # the reader reports a dead connection
         self.heartbeats = asyncio.create_task(beat())
 

@@ -20,7 +20,7 @@ from pydeps import require  # noqa: E402
 require("msgpack", "websockets")
 
 import msgpack  # noqa: E402
-from peer import Report, connect, decode, encode, is_error, run_cli  # noqa: E402
+from peer import Report, answer_to, connect, decode, encode, is_error, run_cli  # noqa: E402
 
 # Event types (section 11.3).
 SNAPSHOT, INTERVAL, JOIN, LEAVE, TIMEOUT, STATE_CHANGED = 1, 2, 3, 4, 5, 6
@@ -112,7 +112,7 @@ async def raw_request(peer, t, fields):
     for key, packed in fields:
         frame += packer.pack(key) + packed
     await peer.ws.send(frame)
-    return await asyncio.wait_for(future, timeout=5)
+    return await answer_to(peer.name, t, request_id, future)
 
 
 async def self_check(url, app_id, token):

@@ -4,25 +4,43 @@ import SwitchboardCore
 import SwitchboardTransport
 import SwitchboardWire
 
-/// Collects what a raw client's socket delivers.
+/// Collects what a raw client's socket delivers. Frames are decoded when a test first reads
+/// them, not as they arrive: a client that only fills a channel receives thousands of events
+/// nobody reads, and decoding them all would tie up a core the in-process server needs.
 final class RawInbox: WebSocketHandler {
-    let frames = Mutex<[ServerFrame]>([])
-    let frameSizes = Mutex<[Int]>([])
+    private struct Received {
+        var bytes: [[UInt8]] = []
+        var decoded: [ServerFrame] = []
+        /// How many of `bytes` are decoded (or skipped, when they do not decode) into `decoded`.
+        var decodedCount = 0
+    }
+    private let received = Mutex(Received())
     let closedWith = Mutex<WebSocketCloseCode??>(nil)
+
+    /// Every frame that decoded, in the order received.
+    var frames: [ServerFrame] {
+        received.withLock { state in
+            while state.decodedCount < state.bytes.count {
+                if let frame = try? ServerFrame.decode(state.bytes[state.decodedCount]) { state.decoded.append(frame) }
+                state.decodedCount += 1
+            }
+            return state.decoded
+        }
+    }
+
+    /// The size of every binary frame received, in bytes.
+    var frameSizes: [Int] { received.withLock { $0.bytes.map(\.count) } }
 
     func webSocketOpened(_ connection: WebSocketConnection) {}
 
     func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
         guard case .binary(let bytes) = message else { return }
-        frameSizes.withLock { $0.append(bytes.count) }
-        guard let frame = try? ServerFrame.decode(bytes) else { return }
-        frames.withLock { $0.append(frame) }
+        received.withLock { $0.bytes.append(bytes) }
     }
 
     func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
         closedWith.withLock { $0 = .some(code) }
     }
-
 }
 
 /// A protocol-level client for server tests: sends `ClientFrame`s, collects `ServerFrame`s.
@@ -49,10 +67,10 @@ final class RawClient: Sendable {
 
     func send(_ frame: ClientFrame) { connection.send(OutboundFrame.binary(frame.encode())) }
 
-    var received: [ServerFrame] { inbox.frames.withLock { $0 } }
+    var received: [ServerFrame] { inbox.frames }
 
     /// The size of every binary frame received so far, in bytes.
-    var receivedSizes: [Int] { inbox.frameSizes.withLock { $0 } }
+    var receivedSizes: [Int] { inbox.frameSizes }
 
     /// The close code once closed (`.some(nil)` when closed without one); nil while open.
     var closeCode: WebSocketCloseCode?? { inbox.closedWith.withLock { $0 } }

@@ -27,7 +27,7 @@ import Testing
         for _ in 0..<Int.random(in: 1...12, using: &random) {
             let choice = Int.random(in: 0..<10, using: &random)
             let length = Int.random(in: 0...(choice < 3 ? 125 : 3000), using: &random)
-            var payload = (0..<length).map { _ in UInt8.random(in: 0x20...0x7E, using: &random) }
+            var payload = random.bytes(count: length, in: 0x20...0x7E)
             switch choice {
             case 0: bytes += wireFrame(opcode: 9, payload: Array(payload.prefix(125)))
             case 1: bytes += wireFrame(opcode: 10, payload: Array(payload.prefix(125)))

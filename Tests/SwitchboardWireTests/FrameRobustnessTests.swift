@@ -11,7 +11,7 @@ struct FrameRobustnessTests {
         var decoded = 0
         for round in 0..<20_000 {
             let length = Int(random.next() % 64)
-            var input = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            var input = random.bytes(count: length)
             if round % 2 == 0, !input.isEmpty {
                 // Start half of them with a map header so the frame decoders get further.
                 input[0] = 0x80 | (input[0] & 0x0f)
