@@ -32,17 +32,26 @@ stop_server() {
     fi
 }
 
+# start_server BINARY [CORE]: BINARY serving on 127.0.0.1:$PORT, pinned to CORE when given.
 start_server() {
     rm -rf "$WORK/data"
-    "$1" serve --listen "127.0.0.1:$PORT" --no-rate-limits --log-level warning --data-dir "$WORK/data" \
+    local pin=()
+    [[ -n "${2:-}" ]] && pin=(taskset -c "$2")
+    "${pin[@]}" "$1" serve --listen "127.0.0.1:$PORT" --no-rate-limits --log-level warning --data-dir "$WORK/data" \
         >"$WORK/server.log" 2>&1 &
     SERVER_PID=$!
+    wait_for_port "$PORT" "$WORK/server.log"
+}
+
+# wait_for_port PORT LOG: returns once 127.0.0.1:PORT takes connections; after 5 s, prints LOG
+# and exits.
+wait_for_port() {
     for _ in $(seq 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then return 0; fi
+        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
         sleep 0.05
     done
-    echo "server $1 did not start:" >&2
-    cat "$WORK/server.log" >&2
+    echo "nothing listens on port $1:" >&2
+    cat "$2" >&2
     exit 1
 }
 
