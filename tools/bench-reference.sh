@@ -7,9 +7,9 @@
 #   tools/bench-reference.sh [rounds]        # 5 rounds by default, about 2 minutes
 #   PIN=0 tools/bench-reference.sh           # server and load generator not pinned to a core each
 #
-# Needs redis-server (Debian: apt-get install -y redis-server) and gcc. Prints one JSON line per
-# run, then the medians and the median of the rounds' ratios (Switchboard / Redis, server CPU
-# per message).
+# Needs redis-server (Debian: apt-get install -y redis-server) and gcc. Prints how fast the machine
+# is at the moment (tools/reference/hostcheck.c), one JSON line per run, then the medians and the
+# median of the rounds' ratios (Switchboard / Redis, server CPU per message).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,11 +32,14 @@ stop_redis() {
     fi
 }
 trap 'stop_server; stop_redis; rm -rf "$WORK"' EXIT
-gcc -O2 -Wall -Wextra -o "$WORK/redis_p2p" tools/reference/redis_p2p.c
-
 # Pinned: servers on core 0, load generators on core 1.
 SERVER_CORE="" SERVER_PIN=() LOAD_PIN=()
 if [[ "$PIN" == 1 ]]; then SERVER_CORE=0 SERVER_PIN=(taskset -c 0) LOAD_PIN=(taskset -c 1); fi
+gcc -O2 -Wall -Wextra -o "$WORK/redis_p2p" tools/reference/redis_p2p.c
+gcc -O2 -Wall -Wextra -o "$WORK/hostcheck" tools/reference/hostcheck.c
+# How fast the machine is now (tools/reference/hostcheck.c), on the server's core when pinned.
+echo "host: $("${SERVER_PIN[@]}" "$WORK/hostcheck")"
+
 REDIS_LABEL="redis $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/')"
 
 for round in $(seq "$ROUNDS"); do
