@@ -55,7 +55,8 @@ struct Publishing: Sendable {
             channelType: request.channelType, channelName: deliveredName, payload: request.payload,
             publisher: caller.userId, customType: request.customType, timestamp: context.clock.wallMilliseconds)
         switch receivers {
-        case .one(let session): context.outbox.deliver(.message(delivery), to: session)
+        // Handed over, not copied (a copy is a retain and a release of each string).
+        case .one(let session): context.outbox.deliver(.message(consume delivery), to: session)
         case .list(let sessions): context.outbox.deliver(.message(delivery), to: sessions)
         }
         // A subscription change of the channel is answered only once this push is handed over.

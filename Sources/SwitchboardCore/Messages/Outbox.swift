@@ -70,8 +70,9 @@ public protocol Outbox: Sendable {
     /// Sends `push` to every session in `sessions` (unknown sessions are skipped).
     func deliver(_ push: Push, to sessions: [SessionID])
     /// Sends `push` to `session` alone (skipped when unknown): a user-channel message's usual
-    /// receiver, without a list to build.
-    func deliver(_ push: Push, to session: SessionID)
+    /// receiver, without a list to build. The push is the outbox's: it can be encoded from
+    /// where it lies, with no copy for each of its strings.
+    func deliver(_ push: consuming Push, to session: SessionID)
     /// Sends `push` like `deliver(_:to:)`; on a backlogged connection, pushes of a higher
     /// `priority` are written before those of lower ones waiting with them, and pushes of one
     /// priority keep their order.
@@ -85,7 +86,7 @@ public protocol Outbox: Sendable {
 
 extension Outbox {
     /// Sends `push` to the list of `session` alone.
-    public func deliver(_ push: Push, to session: SessionID) {
+    public func deliver(_ push: consuming Push, to session: SessionID) {
         deliver(push, to: [session])
     }
 

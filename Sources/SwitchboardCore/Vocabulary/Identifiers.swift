@@ -16,6 +16,11 @@ public struct UserKey: Hashable, Sendable, CustomStringConvertible {
         self.userId = userId
     }
     public var description: String { "\(userId)@\(app)" }
+
+    /// Hashes the user id alone: a server nearly always serves one app, and a user-channel
+    /// publish looks its receiver up by this key, so hashing the app's name too would double the
+    /// work for nothing. Equal ids of two apps share a hash, never an entry (`==` compares both).
+    public func hash(into hasher: inout Hasher) { hasher.combine(userId) }
 }
 
 /// Who makes an authenticated request: the app, the user and the session it comes from.

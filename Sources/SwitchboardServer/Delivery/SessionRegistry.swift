@@ -300,10 +300,11 @@ final class SessionRegistry: Outbox {
         deliver(push, to: sessions, lane: nil)
     }
 
-    func deliver(_ push: Push, to session: SessionID) {
+    func deliver(_ push: consuming Push, to session: SessionID) {
         let channel = push.channel
         // A small message is encoded on the stack and copied into the socket's batch and the
-        // session's history (counted there by its exact size): no frame is made for it.
+        // session's history (counted there by its exact size): no frame is made for it. The
+        // push is the registry's own here, so the closure reaches it where it is, uncopied.
         if let payloadCount = Wire.encodedSize(of: push), payloadCount <= WebSocketConnection.batchedBinaryLimit {
             withUnsafeTemporaryAllocation(byteCount: payloadCount, alignment: 1) { scratch in
                 let payload = UnsafeRawBufferPointer(rebasing: scratch[..<Wire.encodePush(push, into: scratch)])
