@@ -44,7 +44,7 @@ import SwitchboardTestKit
     }
 
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8])
-    func mixedFramesAndCopiesMatchAModel(seed start: UInt64) {
+    func mixedFramesAndCopiesMatchAModel(seed start: UInt64) async {
         var random = SeededGenerator(seed: start)
         func next(_ bound: Int) -> Int { random.next(below: bound) }
         let channels: [ChannelAddress?] = [nil, ChannelAddress(.message, "a"), ChannelAddress(.user, "b"), ChannelAddress(.message, "c")]
@@ -56,6 +56,7 @@ import SwitchboardTestKit
         var model = Model(bounds: initial)
         var failures = 0
         for step in 0..<20_000 {
+            await SharedExecutor.yield(atStep: step, every: 1_000)
             let op = next(100)
             if op < 40 {
                 let bytes = random.bytes(count: next(300))

@@ -262,7 +262,7 @@ extension PushHistory where Frame == Int {
 }
 
 @Suite struct ByteRingTests {
-    @Test func bytesComeBackExactlyAcrossWrapsGrowthAndCompaction() {
+    @Test func bytesComeBackExactlyAcrossWrapsGrowthAndCompaction() async {
         // Checked against a plain list of what is kept, over random appends and removals.
         var ring = ByteRing()
         var model: [(position: UInt64, bytes: [UInt8])] = []
@@ -270,6 +270,7 @@ extension PushHistory where Frame == Int {
         var random = SeededGenerator(seed: 0x5eed)
         func next(_ bound: Int) -> Int { random.next(below: bound) }
         for step in 0..<5_000 {
+            await SharedExecutor.yield(atStep: step, every: 500)
             if next(3) > 0 || model.isEmpty {
                 let bytes = random.bytes(count: next(700))
                 let position = bytes.withUnsafeBytes { ring.append($0) }

@@ -6,10 +6,11 @@ import SwitchboardWire
 @Suite("Frames on random input")
 struct FrameRobustnessTests {
     @Test("20,000 random inputs never crash")
-    func randomBytes() {
+    func randomBytes() async {
         var random = SeededGenerator(seed: 0x5157_4954_4348)
         var decoded = 0
         for round in 0..<20_000 {
+            await SharedExecutor.yield(atStep: round, every: 1_000)
             let length = Int(random.next() % 64)
             var input = random.bytes(count: length)
             if round % 2 == 0, !input.isEmpty {
@@ -24,7 +25,7 @@ struct FrameRobustnessTests {
     }
 
     @Test("random mutations of valid frames never crash")
-    func mutatedFrames() {
+    func mutatedFrames() async {
         let frames: [[UInt8]] = [
             ClientFrame.login(id: 1, Login(appId: "app", userId: "u", token: "t", heartbeatInterval: 5, presenceTimeout: 30))
                 .encode(),
@@ -33,6 +34,7 @@ struct FrameRobustnessTests {
         ]
         var random = SeededGenerator(seed: 42)
         for round in 0..<10_000 {
+            await SharedExecutor.yield(atStep: round, every: 1_000)
             var input = frames[round % frames.count]
             for _ in 0..<(1 + Int(random.next() % 4)) {
                 let position = Int(random.next() % UInt64(input.count))
