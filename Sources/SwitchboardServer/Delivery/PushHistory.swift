@@ -89,7 +89,7 @@ struct PushHistory<Frame> {
         if keptCount == ring.count {
             grow(with: entry)
         } else {
-            ring[(head + keptCount) % ring.count] = entry
+            ring[slotIndex(afterHead: keptCount)] = entry
         }
         keptCount += 1
         keptBytes += size
@@ -118,7 +118,7 @@ struct PushHistory<Frame> {
             let skip = Int(from - firstKept)
             frames.reserveCapacity(keptCount - skip)
             for offset in skip..<keptCount {
-                switch ring[(head + offset) % ring.count]?.kept {
+                switch ring[slotIndex(afterHead: offset)]?.kept {
                 case .frame(let frame)?: frames.append(frame)
                 case .copy(let position, let count)?: frames.append(copies.withBytes(at: position, count: Int(count), frameOfCopy))
                 case nil: break
@@ -128,6 +128,14 @@ struct PushHistory<Frame> {
         guard received < firstKept else { return (frames, .none) }
         let lost = forgottenOrder.filter { forgottenNumber[Int($0)] > received }.map { channels[Int($0)] }
         return (frames, ResumeLoss(droppedPushes: Int(firstKept - received), channels: lost))
+    }
+
+    /// The index of the ring slot `offset` slots after the oldest (`offset` at most the ring's
+    /// size): a subtraction, not a division, which every push would pay twice.
+    @inline(__always)
+    private func slotIndex(afterHead offset: Int) -> Int {
+        let index = head + offset
+        return index >= ring.count ? index - ring.count : index
     }
 
     private mutating func slot(for channel: ChannelAddress?) -> UInt16 {
@@ -159,7 +167,7 @@ struct PushHistory<Frame> {
     private mutating func rebuild(capacity: Int) {
         var rebuilt: [Entry?] = []
         rebuilt.reserveCapacity(max(capacity, keptCount + 1))
-        for offset in 0..<keptCount { rebuilt.append(ring[(head + offset) % ring.count]) }
+        for offset in 0..<keptCount { rebuilt.append(ring[slotIndex(afterHead: offset)]) }
         // Spare room as nil slots, so the next pushes fill the ring without another copy.
         while rebuilt.count < rebuilt.capacity { rebuilt.append(nil) }
         ring = rebuilt
@@ -194,7 +202,7 @@ struct PushHistory<Frame> {
             precondition(position == copies.start, "copies forgotten out of order")
             copies.removeFirst(Int(count))
         }
-        head = (head + 1) % ring.count
+        head = slotIndex(afterHead: 1)
         keptCount -= 1
         if oldest.slot != Self.noSlot { forget(slot: oldest.slot, number: number) }
     }
