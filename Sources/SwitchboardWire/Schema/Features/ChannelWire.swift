@@ -34,7 +34,7 @@ public enum ChannelOperation: ClientOperationFamily {
         var features: UInt32?
         var channelType: RtmChannelType?
         var message: MessagePayload?
-        var customType = ""
+        var customType: String?
         try reader.readFields(head) { key, reader throws(WireError) in
             switch key {
             case .channel: channel = try reader.readString()
@@ -47,7 +47,8 @@ public enum ChannelOperation: ClientOperationFamily {
             }
             return true
         }
-        let name = try head.required(channel, .channel)
+        // Values are taken out of the variables the reading closure filled, not copied.
+        let name = try head.required(channel.take(), .channel)
         switch kind {
         case .subscribe:
             return .subscribe(
@@ -57,7 +58,7 @@ public enum ChannelOperation: ClientOperationFamily {
         case .publish:
             return .publish(
                 channelType: try head.required(channelType, .channelType), channel: name,
-                message: try head.required(message, .message), customType: customType)
+                message: try head.required(message.take(), .message), customType: customType.take() ?? "")
         }
     }
 

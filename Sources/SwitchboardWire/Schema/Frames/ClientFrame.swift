@@ -51,13 +51,15 @@ public enum ClientOperation: Sendable, Hashable {
     /// Decodes the operation named by `head.type`; nil when no feature knows that name.
     static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         // Publishing first: it is nearly every frame a busy server reads.
-        if let operation = try ChannelOperation.decode(head, &fields) { return .channel(operation) }
-        if let operation = try SessionOperation.decode(head, &fields) { return .session(operation) }
-        if let operation = try StorageOperation.decode(head, &fields) { return .storage(operation) }
-        if let operation = try ExtensionOperation.decode(head, &fields) { return .extension(operation) }
-        if let operation = try StreamOperation.decode(head, &fields) { return .stream(operation) }
-        if let operation = try PresenceOperation.decode(head, &fields) { return .presence(operation) }
-        if let operation = try LockOperation.decode(head, &fields) { return .lock(operation) }
+        // Each operation is moved into the frame's, not copied (a retain and a release of each
+        // of its strings and of its payload).
+        if let operation = try ChannelOperation.decode(head, &fields) { return .channel(consume operation) }
+        if let operation = try SessionOperation.decode(head, &fields) { return .session(consume operation) }
+        if let operation = try StorageOperation.decode(head, &fields) { return .storage(consume operation) }
+        if let operation = try ExtensionOperation.decode(head, &fields) { return .extension(consume operation) }
+        if let operation = try StreamOperation.decode(head, &fields) { return .stream(consume operation) }
+        if let operation = try PresenceOperation.decode(head, &fields) { return .presence(consume operation) }
+        if let operation = try LockOperation.decode(head, &fields) { return .lock(consume operation) }
         return nil
     }
 
@@ -112,7 +114,7 @@ extension ClientFrame {
         guard let operation = try ClientOperation.decode(head, &reader) else {
             throw WireError(.unknownMessageType(head.type), offset: 0, requestId: head.id, messageType: head.type)
         }
-        return ClientFrame(id: try head.requiredId(), operation)
+        return ClientFrame(id: try head.requiredId(), consume operation)
     }
 
     /// Decodes one client frame from a byte array.
