@@ -9,7 +9,8 @@
 #
 # Needs redis-server (Debian: apt-get install -y redis-server) and gcc. Prints how fast the machine
 # is at the moment (tools/reference/hostcheck.c), one JSON line per run, then the medians and the
-# median of the rounds' ratios (Switchboard / Redis, server CPU per message).
+# median of the rounds' ratios (Switchboard / Redis, server CPU per message, over each run and
+# over its fastest second).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,12 +62,14 @@ done
 python3 - "$RESULTS" "$COMMIT" "$PIN" <<'EOF'
 import json, statistics, sys
 lines = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
-ours = [l["server_cpu_ns_per_delivery"] for l in lines if l["label"] == "switchboard"]
-redis = [l["server_cpu_ns_per_delivery"] for l in lines if l["label"].startswith("redis")]
-rates = lambda label: [l["publishes_per_s"] for l in lines if l["label"].startswith(label)]
-ratios = [a / b for a, b in zip(ours, redis) if b]
-print(f"commit {sys.argv[2]}, {'pinned (server core 0, load core 1)' if sys.argv[3] == '1' else 'not pinned'}, {len(ratios)} rounds")
-print(f"switchboard: {statistics.median(ours):,.0f} ns of server CPU per message, {statistics.median(rates('switchboard')):,.0f} messages/s (medians)")
-print(f"redis:       {statistics.median(redis):,.0f} ns of server CPU per message, {statistics.median(rates('redis')):,.0f} messages/s (medians)")
-print(f"ratio switchboard / redis: median {statistics.median(ratios):.2f} (rounds: {', '.join(f'{r:.2f}' for r in ratios)})")
+def runs(prefix, key): return [l[key] for l in lines if l["label"].startswith(prefix) and l.get(key)]
+print(f"commit {sys.argv[2]}, {'pinned (server core 0, load core 1)' if sys.argv[3] == '1' else 'not pinned'}, "
+      f"{len(runs('switchboard', 'publishes_per_s'))} rounds; medians of the rounds")
+for key, what in (("server_cpu_ns_per_delivery", "the run"), ("server_cpu_ns_per_delivery_fastest_second", "its fastest second")):
+    ours, redis = runs("switchboard", key), runs("redis", key)
+    ratios = [a / b for a, b in zip(ours, redis)]
+    print(f"server CPU per message over {what}: switchboard {statistics.median(ours):,.0f} ns, redis {statistics.median(redis):,.0f} ns, "
+          f"ratio {statistics.median(ratios):.2f} (rounds: {', '.join(f'{r:.2f}' for r in ratios)})")
+print(f"messages/s: switchboard {statistics.median(runs('switchboard', 'publishes_per_s')):,.0f}, "
+      f"redis {statistics.median(runs('redis', 'publishes_per_s')):,.0f}")
 EOF

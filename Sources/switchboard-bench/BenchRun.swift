@@ -125,7 +125,7 @@ struct BenchRun {
         pacer?.start()
         churn?.start()
 
-        let window = try await measureWindow(context) {
+        let window = try await measureWindow(context, deliveries: { context.deliveries }) {
             (accepted: publishers.reduce(0) { $0 + $1.accepted }, deliveries: context.deliveries, churn: churn?.completed ?? 0)
         }
         let (acceptedBefore, deliveriesBefore, churnBefore) = window.before
@@ -185,6 +185,7 @@ struct BenchRun {
         line.add("setup_s", setupSeconds)
         addCPU(interval, serverRSS: serverEnd?.residentBytes, into: &line)
         line.add("server_cpu_ns_per_delivery", interval.serverCPU.map { $0 * 1e9 / Double(max(1, deliveriesAfter - deliveriesBefore)) }, digits: 0)
+        line.add("server_cpu_ns_per_delivery_fastest_second", window.secondsNsPerDelivery.min(), digits: 0)
 
         _ = await forEach(topology.subscribers.map(\.client) + topology.publishers) { try await $0.logOut() }
     }
@@ -252,21 +253,42 @@ struct BenchRun {
         var end: ResourceUsage.Snapshot
         var before: Count
         var after: Count
+        /// The server's CPU per delivery in each whole second of the window, in ns (when the
+        /// window counted deliveries and the server's CPU).
+        var secondsNsPerDelivery: [Double] = []
 
         var interval: ResourceUsage.Interval { ResourceUsage.Interval(from: start, to: end) }
     }
 
     /// Waits out the warm-up, then measures for `--duration` seconds, recording latencies
-    /// meanwhile; `read` counts what the window is about at both ends.
-    func measureWindow<Count>(_ context: RunContext, reading read: () -> Count) async throws -> Window<Count> {
+    /// meanwhile; `read` counts what the window is about at both ends. With `deliveries`, also
+    /// measures the server's CPU per delivery in each whole second: on a shared machine whose
+    /// speed changes from moment to moment, the fastest second is the steadiest figure.
+    func measureWindow<Count>(
+        _ context: RunContext, deliveries: (() -> Int)? = nil, reading read: () -> Count
+    ) async throws -> Window<Count> {
         try await Task.sleep(for: .seconds(options.warmup))
         let before = read()
         let start = usage.snapshot()
         context.measuring = true
-        try await Task.sleep(for: .seconds(options.duration))
+        var seconds: [Double] = []
+        if let deliveries {
+            var mark = (snapshot: start, deliveries: deliveries())
+            for _ in 0..<Int(options.duration) {
+                try await Task.sleep(for: .seconds(1))
+                let next = (snapshot: usage.snapshot(), deliveries: deliveries())
+                let cpu = ResourceUsage.Interval(from: mark.snapshot, to: next.snapshot).serverCPU
+                if let cpu, next.deliveries > mark.deliveries { seconds.append(cpu * 1e9 / Double(next.deliveries - mark.deliveries)) }
+                mark = next
+            }
+            let rest = options.duration - Double(Int(options.duration))
+            if rest > 0 { try await Task.sleep(for: .seconds(rest)) }
+        } else {
+            try await Task.sleep(for: .seconds(options.duration))
+        }
         context.measuring = false
         let end = usage.snapshot()
-        return Window(start: start, end: end, before: before, after: read())
+        return Window(start: start, end: end, before: before, after: read(), secondsNsPerDelivery: seconds)
     }
 
     /// The request-to-answer latencies of the publishers that record them, merged.
