@@ -76,12 +76,17 @@ final class RawClient: Sendable {
     var closeCode: WebSocketCloseCode?? { inbox.closedWith.withLock { $0 } }
 
     /// Waits (bounded, real time) for the answer to request `id`.
-    func answer(to id: UInt32, timeout: Duration = .seconds(5)) async -> ServerFrame? {
+    func answer(to id: UInt32, timeout: Duration = RawClient.patience) async -> ServerFrame? {
         await waitFor(timeout: timeout) { $0.received.first { $0.requestId == id } }
     }
 
+    /// How long a wait lasts by default: a wait that succeeds returns as soon as it does, and a
+    /// test machine under load can hold the in-process server back for several seconds (the
+    /// whole suite on two cores busy with other work has taken an answer past 5 s).
+    static let patience: Duration = .seconds(15)
+
     /// Waits (bounded, real time) until `pick` returns a value.
-    func waitFor<T>(timeout: Duration = .seconds(5), _ pick: (RawClient) -> T?) async -> T? {
+    func waitFor<T>(timeout: Duration = RawClient.patience, _ pick: (RawClient) -> T?) async -> T? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let value = pick(self) { return value }
