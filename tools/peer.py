@@ -36,6 +36,8 @@ async def answer_to(name, t, request_id, future):
         return await asyncio.wait_for(future, timeout=ANSWER_TIMEOUT)
     except asyncio.TimeoutError:
         raise NoAnswer(f"{name}: no answer to {t} (id {request_id}) within {ANSWER_TIMEOUT:g} s") from None
+
+
 RESPONSE_TYPES = ("ok", "loginOk", "error")
 
 # Error codes (PROTOCOL.md section 5).
