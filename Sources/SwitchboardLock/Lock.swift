@@ -4,12 +4,12 @@ import SwitchboardCore
 /// for owners whose connection is lost, and a fencing token for every acquisition.
 ///
 /// It answers `SetLock`, `RemoveLock`, `AcquireLock`, `ReleaseLock`, `RevokeLock`, `GetLocks`
-/// (for members of the channel only) and Storage's `CheckLockHolder`; it listens to
-/// `ChannelJoined`/`ChannelLeft` (who is in which channel, who hears lock events, who leaves lines
-/// and gives locks back; a channel's locks go with its last member) and to the session events
-/// (`SessionSuspended` starts the ttl of the locks a session owns, `SessionResumed` stops it,
-/// `SessionClosed` gives them back). Lock pushes go to sessions through the outbox. The state
-/// lives in a `LockStore`.
+/// (for members of the channel only) and Storage's `CheckLockHolder`; it keeps channel membership
+/// from the bus (`ChannelMembership`: who is in which channel, who hears lock events, who leaves
+/// lines and gives locks back; a channel's locks go with its last member) and listens to the
+/// session events (`SessionSuspended` starts the ttl of the locks a session owns,
+/// `SessionResumed` stops it, `SessionClosed` gives them back). Lock pushes go to sessions through
+/// the outbox. The state lives in a `LockStore`.
 public actor Lock: Module {
     public nonisolated let name = "lock"
 
@@ -19,10 +19,9 @@ public actor Lock: Module {
 
     private enum State {
         case idle
-        case running(ModuleContext, ended: EndedSessions)
+        case running(ModuleContext, members: ChannelMembership)
     }
     private var state = State.idle
-    private var members = LockMembers()
     private let turns = OneAtATime()
 
     /// Creates the module over `store` (in memory by default).
@@ -32,14 +31,12 @@ public actor Lock: Module {
     }
 
     public func start(_ context: ModuleContext) async {
-        let ended = EndedSessions()
-        state = .running(context, ended: ended)
+        let members = ChannelMembership()
+        state = .running(context, members: members)
         context.bus.subscription()
-            .on(ChannelJoined.self) { [self] event in await joined(event) }
-            .on(ChannelLeft.self) { [self] event in await left(event) }
+            .keepingMembership(members) { [self] update in await membershipChanged(update) }
             .on(SessionSuspended.self) { [self] event in await suspended(event.caller.session) }
             .on(SessionResumed.self) { [self] event in await resumed(event.caller.session) }
-            .onSessionEnd(recordingIn: ended) { [self] event in await sessionClosed(event) }
             // Answered once the events before each request are handled: a client that subscribed,
             // got its answer and then calls a lock is found in the channel.
             .answer(SetLock.self) { [self] request throws(RtmError) in try await setLock(request) }
@@ -54,7 +51,7 @@ public actor Lock: Module {
     public func run() async throws {
         guard case .running(let context, _) = state else { return }
         for await now in context.clock.ticks(every: tickInterval) {
-            try? await inTurn { store, context in publish(await store.expire(now: now), context) }
+            try? await inTurn { store, context, since in publish(await store.expire(now: now), context, since) }
         }
     }
 
@@ -87,17 +84,17 @@ public actor Lock: Module {
     private func acquireLock(_ request: AcquireLock) async throws(RtmError) -> LockAcquisition {
         let operation = AcquireLock.operation
         let channel = try checkedLock(request.caller, request.lock, operation)
-        let ended = try running(operation).ended
+        let ended = try running(operation).members.ended
         // Before any suspension: either this sees the session's end, or its cleanup runs after
         // this acquire in the store's order (see `EndedSessions`).
         guard !ended.contains(request.caller.session) else {
             throw RtmError(.notLogin, operation: operation, reason: "the session has ended")
         }
-        return try await inChannelTurn(request.caller, channel, operation) { store, context throws(RtmError) in
+        return try await inChannelTurn(request.caller, channel, operation) { store, context, since throws(RtmError) in
             do throws(LockRefusal) {
                 let (acquisition, effects) = try await store.acquireLock(
                     request.lock.name, in: channel, by: request.caller, wait: request.retry, now: context.clock.now)
-                publish(effects, context)
+                publish(effects, context, since)
                 return acquisition
             } catch {
                 throw refusal(error, operation, request.lock.name)
@@ -125,14 +122,14 @@ public actor Lock: Module {
     private func getLocks(_ request: GetLocks) async throws(RtmError) -> [LockDetail] {
         let operation = GetLocks.operation
         let channel = try checkedChannel(request.caller, request.channel, operation)
-        return try await inChannelTurn(request.caller, channel, operation) { store, _ in await store.locks(in: channel) }
+        return try await inChannelTurn(request.caller, channel, operation) { store, _, _ in await store.locks(in: channel) }
     }
 
     private func checkHolder(_ request: CheckLockHolder) async throws(RtmError) -> LockHold {
         let operation = CheckLockHolder.operation
         _ = try running(operation)
         let name = request.lockName
-        return try await inTurn { store, _ throws(RtmError) in
+        return try await inTurn { store, _, _ throws(RtmError) in
             let holding: LockHolding?
             do throws(LockRefusal) {
                 holding = try await store.holder(of: name, in: request.channel)
@@ -153,17 +150,23 @@ public actor Lock: Module {
 
     // MARK: Events
 
-    private func joined(_ event: ChannelJoined) async {
-        guard case .running(_, let ended) = state, !ended.contains(event.caller.session) else { return }
-        let session = event.caller.session, channel = event.channel
-        members.enter(session, channel)
-        guard event.features.contains(.lock) else {
-            members.listen(session, to: channel, false)
-            return
+    /// Acts on a change of membership, already applied to the roster.
+    private func membershipChanged(_ update: MembershipUpdate) async {
+        switch update {
+        case .changed(let change) where change.isLeave:
+            await left(change)
+        case .changed(let change):
+            if change.gained(.lock) { await sendSnapshot(to: change.member.session, of: change.channel) }
+        case .sessionEnded(let event, let left):
+            await sessionClosed(event, leaving: left.map(\.channel))
         }
-        try? await inTurn { store, context in
-            // Listening inside the turn: the snapshot shows what happened before, events what follows.
-            members.listen(session, to: channel, true)
+    }
+
+    /// Sends a member that now hears lock events the channel's locks. Operations that began
+    /// before it joined do not tell it their effects (`listeners(of:hearing:asOf:)`); this
+    /// snapshot, taken after them in the store's order, shows them instead.
+    private func sendSnapshot(to session: SessionID, of channel: ChannelKey) async {
+        try? await inTurn { store, context, _ in
             let snapshot = LockEventDelivery(
                 channel: channel.address, eventType: .snapshot, locks: await store.locks(in: channel),
                 timestamp: context.clock.wallMilliseconds)
@@ -171,49 +174,52 @@ public actor Lock: Module {
         }
     }
 
-    private func left(_ event: ChannelLeft) async {
-        let session = event.caller.session, channel = event.channel
-        members.leave(session, channel)
-        let expired = event.reason == .sessionClosed(.timedOut)
-        try? await inTurn { store, context in
-            publish(await store.sessionLeft(session, channel: channel, expired: expired, now: context.clock.now), context)
-            await removeLocksIfEmpty([channel], store, context)
+    private func left(_ change: MembershipChange) async {
+        let session = change.member.session, channel = change.channel
+        let expired = change.reason == .sessionClosed(.timedOut)
+        try? await inTurn { store, context, since in
+            publish(await store.sessionLeft(session, channel: channel, expired: expired, now: context.clock.now), context, since)
+            await removeLocksIfEmpty([channel], store, context, since)
         }
     }
 
     private func suspended(_ session: SessionID) async {
-        try? await inTurn { store, context in await store.sessionSuspended(session, now: context.clock.now) }
+        try? await inTurn { store, context, _ in await store.sessionSuspended(session, now: context.clock.now) }
     }
 
     private func resumed(_ session: SessionID) async {
-        try? await inTurn { store, _ in await store.sessionResumed(session) }
+        try? await inTurn { store, _, _ in await store.sessionResumed(session) }
     }
 
-    private func sessionClosed(_ event: SessionClosed) async {
-        let channels = members.leaveAll(event.session)
+    private func sessionClosed(_ event: SessionClosed, leaving channels: [ChannelKey]) async {
         let expired = event.reason == .timedOut
-        try? await inTurn { store, context in
-            publish(await store.sessionEnded(event.session, expired: expired, now: context.clock.now), context)
-            await removeLocksIfEmpty(channels, store, context)
+        try? await inTurn { store, context, since in
+            publish(await store.sessionEnded(event.session, expired: expired, now: context.clock.now), context, since)
+            await removeLocksIfEmpty(channels, store, context, since)
         }
     }
 
     /// Removes the locks of each of `channels` that nobody is in (decided in the store's turn, so
     /// a member who came meanwhile keeps them): a lock lives while its channel is in use.
-    private func removeLocksIfEmpty(_ channels: some Sequence<ChannelKey>, _ store: any LockStore, _ context: ModuleContext) async {
-        for channel in channels where members.isEmpty(channel) {
-            publish(await store.channelEmptied(channel), context)
+    private func removeLocksIfEmpty(
+        _ channels: some Sequence<ChannelKey>, _ store: any LockStore, _ context: ModuleContext, _ since: UInt64
+    ) async {
+        guard let members = try? running("").members else { return }
+        for channel in channels where members.read({ $0.isEmpty(channel) }) {
+            publish(await store.channelEmptied(channel), context, since)
         }
     }
 
     // MARK: Effects
 
-    /// Tells the people concerned what the store did, in the order it did it.
-    private func publish(_ effects: [LockEffect], _ context: ModuleContext) {
+    /// Tells the people concerned what the store did, in the order it did it: lock events go to
+    /// the members that heard lock events when the operation began (roster version `since`).
+    private func publish(_ effects: [LockEffect], _ context: ModuleContext, _ since: UInt64) {
+        guard let members = try? running("").members else { return }
         for effect in effects {
             switch effect {
             case .event(let channel, let type, let detail):
-                let receivers = members.receivers(of: channel)
+                let receivers = members.read { $0.listeners(of: channel, hearing: .lock, asOf: since) }
                 guard !receivers.isEmpty else { continue }
                 let event = LockEventDelivery(
                     channel: channel.address, eventType: type, locks: [detail], timestamp: context.clock.wallMilliseconds)
@@ -245,9 +251,9 @@ public actor Lock: Module {
         _ operation: String, _ lockName: String, in channel: ChannelKey, by caller: Caller,
         _ body: (any LockStore, ModuleContext) async throws(LockRefusal) -> [LockEffect]
     ) async throws(RtmError) -> Done {
-        try await inChannelTurn(caller, channel, operation) { store, context throws(RtmError) in
+        try await inChannelTurn(caller, channel, operation) { store, context, since throws(RtmError) in
             do throws(LockRefusal) {
-                publish(try await body(store, context), context)
+                publish(try await body(store, context), context, since)
                 return Done()
             } catch {
                 throw refusal(error, operation, lockName)
@@ -261,11 +267,12 @@ public actor Lock: Module {
     /// after it finds the locks it made and removes them with the channel's last member.
     private func inChannelTurn<T>(
         _ caller: Caller, _ channel: ChannelKey, _ operation: String,
-        _ body: (any LockStore, ModuleContext) async throws(RtmError) -> T
+        _ body: (any LockStore, ModuleContext, _ since: UInt64) async throws(RtmError) -> T
     ) async throws(RtmError) -> T {
-        try await inTurn { store, context throws(RtmError) in
+        let members = try running(operation).members
+        return try await inTurn { store, context, since throws(RtmError) in
             guard members.contains(caller.session, in: channel) else { throw Self.notMember(channel, operation) }
-            return try await body(store, context)
+            return try await body(store, context, since)
         }
     }
 
@@ -281,14 +288,15 @@ public actor Lock: Module {
     }
 
     /// Runs `body` with the store once every operation that came before has finished, so effects
-    /// are published in the order the store applied them.
+    /// are published in the order the store applied them; `since` is the roster's version when
+    /// the turn began.
     private func inTurn<T>(
-        _ body: (any LockStore, ModuleContext) async throws(RtmError) -> T
+        _ body: (any LockStore, ModuleContext, _ since: UInt64) async throws(RtmError) -> T
     ) async throws(RtmError) -> T {
-        guard case .running(let context, _) = state else {
+        guard case .running(let context, let members) = state else {
             throw RtmError(.notInitialized, operation: "", reason: "the lock module has not been started")
         }
-        return try await turns.run { () async throws(RtmError) in try await body(store, context) }
+        return try await turns.run { () async throws(RtmError) in try await body(store, context, members.version) }
     }
 
     private func refusal(_ refusal: LockRefusal, _ operation: String, _ lockName: String) -> RtmError {
@@ -327,10 +335,10 @@ public actor Lock: Module {
         return channel
     }
 
-    private func running(_ operation: String) throws(RtmError) -> (context: ModuleContext, ended: EndedSessions) {
-        guard case .running(let context, let ended) = state else {
+    private func running(_ operation: String) throws(RtmError) -> (context: ModuleContext, members: ChannelMembership) {
+        guard case .running(let context, let members) = state else {
             throw RtmError(.notInitialized, operation: operation, reason: "the lock module has not been started")
         }
-        return (context, ended)
+        return (context, members)
     }
 }

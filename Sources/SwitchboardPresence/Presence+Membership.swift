@@ -7,44 +7,44 @@ extension Presence {
         case left, timedOut
     }
 
-    func joined(_ event: ChannelJoined) async {
-        guard case .running(let context, let ended) = state, isPresenceChannel(event.channel),
-            !ended.contains(event.caller.session)
-        else { return }
-        do {
-            try await turns.run { () async throws(RtmError) in
-                let change = try await store.join(event.caller, event.channel, features: event.features)
-                try await announce(change, of: event.caller, in: event.channel, departure: .left, context)
+    /// Acts on a change of membership, already applied to the roster.
+    func membershipChanged(_ update: MembershipUpdate) async {
+        switch update {
+        case .changed(let change) where isPresenceChannel(change.channel):
+            if let features = change.after {
+                await joined(change.member, change.channel, features: features)
+            } else {
+                await left(change.member, change.channel, departure: change.reason == .sessionClosed(.timedOut) ? .timedOut : .left)
             }
-        } catch {
-            report(error, "join of \(event.caller) to \(event.channel)")
+        case .changed:
+            return
+        case .sessionEnded(let event, let left):
+            await leave(event.caller, left.map(\.channel), .left)
+            await record(.closed, of: event.caller)
         }
     }
 
-    func left(_ event: ChannelLeft) async {
-        guard case .running(let context, _) = state, isPresenceChannel(event.channel) else { return }
-        let departure: Departure = event.reason == .sessionClosed(.timedOut) ? .timedOut : .left
+    private func joined(_ member: Caller, _ channel: ChannelKey, features: ChannelFeatures) async {
+        guard case .running(let context, _) = state else { return }
         do {
             try await turns.run { () async throws(RtmError) in
-                // Gone already when the session's end was handled first: announced once.
-                guard let change = try await store.leave(event.caller, event.channel) else { return }
-                try await announce(change, of: event.caller, in: event.channel, departure: departure, context)
+                let change = try await store.join(member, channel, features: features)
+                try await announce(change, of: member, in: channel, departure: .left, context)
             }
         } catch {
-            report(error, "leave of \(event.caller) from \(event.channel)")
+            report(error, "join of \(member) to \(channel)")
         }
+    }
+
+    private func left(_ member: Caller, _ channel: ChannelKey, departure: Departure) async {
+        await leave(member, [channel], departure)
     }
 
     /// The presence timeout ended without a resume: the session leaves every channel as timed
-    /// out, its states cleared (the routers' `ChannelLeft`s that follow find it gone).
+    /// out, its states cleared (the `SessionClosed` that follows finds it gone).
     func timedOut(_ caller: Caller) async {
-        await leaveEverywhere(caller, .timedOut)
-    }
-
-    /// The session ended (logout, kick, expiry, timeout): it leaves every channel it is still in.
-    func closed(_ caller: Caller) async {
-        await leaveEverywhere(caller, .left)
-        await record(.closed, of: caller)
+        guard case .running(_, let members) = state else { return }
+        await leave(caller, members.read { $0.channels(of: caller.session) }, .timedOut)
     }
 
     func record(_ sighting: Sighting, of caller: Caller) async {
@@ -58,17 +58,19 @@ extension Presence {
         }
     }
 
-    private func leaveEverywhere(_ caller: Caller, _ departure: Departure) async {
+    /// `caller` leaves `channels` in the store, each announced once: a leave the store had
+    /// already made (a timeout before the session's end) is not announced again.
+    private func leave(_ caller: Caller, _ channels: [ChannelKey], _ departure: Departure) async {
         guard case .running(let context, _) = state else { return }
         do {
             try await turns.run { () async throws(RtmError) in
-                for channel in try await store.channels(of: caller.session) {
+                for channel in channels where isPresenceChannel(channel) {
                     guard let change = try await store.leave(caller, channel) else { continue }
                     try await announce(change, of: caller, in: channel, departure: departure, context)
                 }
             }
         } catch {
-            report(error, "end of \(caller)")
+            report(error, "leave of \(caller) from \(channels.map(\.name))")
         }
     }
 

@@ -4,10 +4,10 @@ import SwitchboardCore
 extension Presence {
     func setState(_ request: SetPresenceState) async throws(RtmError) -> Done {
         let operation = SetPresenceState.operation
-        let (context, ended) = try running(operation)
+        let (context, members) = try running(operation)
         let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: context.limits, operation: operation)
         try PresenceRules.checkItems(request.items, limits: context.limits)
-        try checkLive(request.caller, ended, operation)
+        try checkLive(request.caller, members.ended, operation)
         return try await changeState(of: request.caller, in: channel, operation, context) { () async throws(RtmError) in
             try await store.setState(of: request.caller.user, in: channel, items: request.items, limits: context.limits)
         }
@@ -15,10 +15,10 @@ extension Presence {
 
     func removeState(_ request: RemovePresenceState) async throws(RtmError) -> Done {
         let operation = RemovePresenceState.operation
-        let (context, ended) = try running(operation)
+        let (context, members) = try running(operation)
         let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: context.limits, operation: operation)
         try PresenceRules.checkKeys(request.keys, limits: context.limits)
-        try checkLive(request.caller, ended, operation)
+        try checkLive(request.caller, members.ended, operation)
         return try await changeState(of: request.caller, in: channel, operation, context) { () async throws(RtmError) in
             try await store.removeState(of: request.caller.user, in: channel, keys: request.keys)
         }
@@ -104,7 +104,7 @@ extension Presence {
     /// The features `caller`'s session is in `channel` with; `channelNotSubscribed` (message) or
     /// `channelNotJoined` (stream) when it is not in it.
     private func member(_ caller: Caller, of channel: ChannelKey, _ operation: String) async throws(RtmError) -> ChannelFeatures {
-        guard let features = try await store.features(of: caller.session, in: channel) else {
+        guard let features = try running(operation).1.read({ $0.features(of: caller.session, in: channel) }) else {
             throw RtmError(
                 channel.type == .stream ? .channelNotJoined : .channelNotSubscribed, operation: operation,
                 reason: "not in \(channel.type) channel \(channel.name); states are set by members")

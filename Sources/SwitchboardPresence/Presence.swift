@@ -3,8 +3,8 @@ import SwitchboardCore
 /// The presence module: who is in which message and stream channel, their temporary states,
 /// snapshots, interval mode, quiet mode, `whoNow`/`whereNow`, and user-level presence.
 ///
-/// It is built only from bus events: `ChannelJoined`/`ChannelLeft` (whoever publishes them) and
-/// the session events. It answers `WhoNow`, `WhereNow`, `SetPresenceState`, `GetPresenceState`,
+/// It is built only from bus events: channel membership (`ChannelMembership`, kept from
+/// `ChannelJoined`/`ChannelLeft`/`SessionClosed`, whoever publishes them) and the session events. It answers `WhoNow`, `WhereNow`, `SetPresenceState`, `GetPresenceState`,
 /// `RemovePresenceState` and `GetUserPresence`, and pushes `.presence` events to the members that
 /// asked for presence. It never asks another module anything. Its state lives in a
 /// `PresenceStore`; its `run()` sends the interval events on the injected clock.
@@ -21,7 +21,7 @@ public actor Presence: Module {
 
     enum State {
         case idle
-        case running(ModuleContext, ended: EndedSessions)
+        case running(ModuleContext, members: ChannelMembership)
     }
     var state = State.idle
 
@@ -33,16 +33,14 @@ public actor Presence: Module {
     }
 
     public func start(_ context: ModuleContext) async {
-        let ended = EndedSessions()
-        state = .running(context, ended: ended)
+        let members = ChannelMembership()
+        state = .running(context, members: members)
         context.bus.subscription()
-            .on(ChannelJoined.self) { [self] event in await joined(event) }
-            .on(ChannelLeft.self) { [self] event in await left(event) }
+            .keepingMembership(members) { [self] update in await membershipChanged(update) }
             .on(SessionOpened.self) { [self] event in await record(.opened, of: event.caller) }
             .on(SessionSuspended.self) { [self] event in await record(.suspended, of: event.caller) }
             .on(SessionResumed.self) { [self] event in await record(.resumed, of: event.caller) }
             .on(SessionTimedOut.self) { [self] event in await timedOut(event.caller) }
-            .onSessionEnd(recordingIn: ended) { [self] event in await closed(event.caller) }
             // Answered once the events before each request are handled: a client that subscribed,
             // got its answer and then asks about presence finds its join applied.
             .answer(WhoNow.self) { [self] request throws(RtmError) in try await whoNow(request) }
@@ -60,11 +58,11 @@ public actor Presence: Module {
 
     // MARK: Helpers
 
-    func running(_ operation: String) throws(RtmError) -> (ModuleContext, EndedSessions) {
-        guard case .running(let context, let ended) = state else {
+    func running(_ operation: String) throws(RtmError) -> (ModuleContext, ChannelMembership) {
+        guard case .running(let context, let members) = state else {
             throw RtmError(.notInitialized, operation: operation, reason: "the presence module has not been started")
         }
-        return (context, ended)
+        return (context, members)
     }
 
     /// Sends `event` to the sessions of `channel` that asked for presence, but `except`.

@@ -3,24 +3,38 @@ import SwitchboardCore
 extension Storage {
     // MARK: Who listens
 
-    func channelJoined(_ event: ChannelJoined) async {
-        guard let running = try? running("subscribe") else { return }
-        let target = MetadataTarget.channel(event.channel)
-        guard event.features.contains(.metadata) else {
-            _ = audience.remove(event.caller.session, from: target)
-            return
+    /// Acts on a change of membership, already applied to the roster: a member that now hears
+    /// metadata gets the channel's set, one that stops is forgotten, an ended session's bound
+    /// items go.
+    func membershipChanged(_ update: MembershipUpdate) async {
+        switch update {
+        case .changed(let change):
+            let target = MetadataTarget.channel(change.channel)
+            if change.gained(.metadata) {
+                await sendSnapshot(of: target, to: change.member.session)
+            } else if change.lost(.metadata) {
+                audience.forget(change.member.session, target)
+            }
+        case .sessionEnded(let event, _):
+            audience.removeAll(of: event.session)
+            await removeItems(of: event.session)
         }
-        guard !running.ended.contains(event.caller.session), audience.add(event.caller.session, to: target) else { return }
-        await sendSnapshot(of: target, to: event.caller.session)
     }
 
-    func channelLeft(_ event: ChannelLeft) {
-        _ = audience.remove(event.caller.session, from: .channel(event.channel))
+    /// The sessions that hear about `target` now, in session order.
+    private func listeners(of target: MetadataTarget, _ running: Running) -> [SessionID] {
+        switch target {
+        case .channel(let channel): running.members.read { $0.listeners(of: channel, hearing: .metadata) }
+        case .user(let user): audience.subscribers(of: user)
+        }
     }
 
-    func sessionClosed(_ event: SessionClosed) async {
-        audience.removeAll(of: event.session)
-        await removeItems(of: event.session)
+    /// Whether `session` hears about `target` now.
+    private func isListening(_ session: SessionID, to target: MetadataTarget, _ running: Running) -> Bool {
+        switch target {
+        case .channel(let channel): running.members.read { $0.features(of: session, in: channel)?.contains(.metadata) ?? false }
+        case .user(let user): audience.isSubscribed(session, to: user)
+        }
     }
 
     /// Removes the items bound to `session` and tells their listeners.
@@ -56,7 +70,7 @@ extension Storage {
             bus.publish(
                 MetadataChanged(target: commit.target, author: author, revision: commit.revision, itemCount: commit.set?.items.count ?? 0))
         }
-        guard audience.hasListeners(commit.target) else { return }
+        guard !listeners(of: commit.target, running).isEmpty else { return }
         let data: Metadata
         do {
             data = try await metadata(commit.set, of: commit.target, operation: "publish")
@@ -65,7 +79,7 @@ extension Storage {
             return
         }
         // Chosen after the await: a listener that already got a newer set does not get this one.
-        let receivers = audience.receivers(of: commit.target, revision: commit.revision)
+        let receivers = audience.due(listeners(of: commit.target, running), commit.target, revision: commit.revision)
         guard !receivers.isEmpty else { return }
         running.context.outbox.deliver(.storage(event(.update, commit.target, data, running)), to: receivers)
     }
@@ -80,7 +94,9 @@ extension Storage {
             running.context.log(.error, "cannot read \(target) for a snapshot: \(error)")
             return
         }
-        guard audience.takes(session, target, revision: data.majorRevision) else { return }
+        guard isListening(session, to: target, running),
+            !audience.due([session], target, revision: data.majorRevision).isEmpty
+        else { return }
         running.context.outbox.deliver(.storage(event(.snapshot, target, data, running)), to: [session])
     }
 

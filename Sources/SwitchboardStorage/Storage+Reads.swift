@@ -26,18 +26,18 @@ extension Storage {
         let limits = running.context.limits
         try Validation.checkUserId(request.userId, limits: limits, operation: operation)
         let session = request.caller.session
-        guard !running.ended.contains(session) else {
+        guard !running.members.ended.contains(session) else {
             throw RtmError(.notLogin, operation: operation, reason: "the session has ended")
         }
-        let target = MetadataTarget.user(UserKey(request.caller.app, request.userId))
-        guard !audience.contains(session, target) else { return Done() }
+        let user = UserKey(request.caller.app, request.userId)
+        guard !audience.isSubscribed(session, to: user) else { return Done() }
         guard audience.userSubscriptions(of: session) < limits.userMetadataSubscriptionsPerClient else {
             throw RtmError(
                 .storageSubscribeUserExceedLimitation, operation: operation,
                 reason: "already subscribed to \(limits.userMetadataSubscriptionsPerClient) users' metadata")
         }
-        _ = audience.add(session, to: target)
-        await sendSnapshot(of: target, to: session)
+        _ = audience.subscribe(session, to: user)
+        await sendSnapshot(of: .user(user), to: session)
         return Done()
     }
 
@@ -45,8 +45,7 @@ extension Storage {
         let operation = UnsubscribeUserMetadata.operation
         let running = try running(operation)
         try Validation.checkUserId(request.userId, limits: running.context.limits, operation: operation)
-        let target = MetadataTarget.user(UserKey(request.caller.app, request.userId))
-        guard audience.remove(request.caller.session, from: target) else {
+        guard audience.unsubscribe(request.caller.session, from: UserKey(request.caller.app, request.userId)) else {
             throw RtmError(.storageNotSubscribe, operation: operation, reason: "not subscribed to the metadata of \(request.userId)")
         }
         return Done()

@@ -45,7 +45,7 @@ extension Storage {
     ) async throws(RtmError) {
         let running = try running(operation)
         let bindsSession = kind != .remove && data.items.contains { $0.lease == .session }
-        if bindsSession && running.ended.contains(caller.session) {
+        if bindsSession && running.members.ended.contains(caller.session) {
             throw RtmError(.notLogin, operation: operation, reason: "the session has ended")
         }
         let now = running.context.clock.wallMilliseconds
@@ -66,7 +66,7 @@ extension Storage {
             updateTs: options.recordTs ? now : 0, author: options.recordUserId ? caller.userId : "", fence: fence)
         let commit = try await store.write(write, to: target, limits: running.context.limits)
         await publish(commit, author: caller.userId)
-        if bindsSession && running.ended.contains(caller.session) { await removeItems(of: caller.session) }
+        if bindsSession && running.members.ended.contains(caller.session) { await removeItems(of: caller.session) }
     }
 
     /// The values as they go to disk: UTF-8, sealed by the crypto side when a storage key is in force.

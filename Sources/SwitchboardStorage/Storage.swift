@@ -6,8 +6,8 @@ import SwitchboardCore
 ///
 /// It answers the `…ChannelMetadata` and `…UserMetadata` requests and `SubscribeUserMetadata` /
 /// `UnsubscribeUserMetadata`; asks `CheckLockHolder` for writes that name a lock, and
-/// `SealAtRest` / `OpenAtRest` when a storage key is configured; consumes `ChannelJoined`,
-/// `ChannelLeft` and `SessionClosed`; publishes `MetadataChanged` (when someone listens). Its
+/// `SealAtRest` / `OpenAtRest` when a storage key is configured; keeps channel membership from
+/// the bus (`ChannelMembership`: who hears a channel's metadata); publishes `MetadataChanged` (when someone listens). Its
 /// `run()` removes items whose lease ran out.
 public actor Storage: OpeningModule {
     public nonisolated let name = "storage"
@@ -18,14 +18,15 @@ public actor Storage: OpeningModule {
 
     struct Running {
         let context: ModuleContext
-        let ended: EndedSessions
+        /// Who is in which channel with which features (the `.metadata` listeners).
+        let members: ChannelMembership
         /// Values are sealed before they are stored (a storage key is configured).
         let sealing: Bool
     }
 
     private enum State {
         case idle
-        case started(ModuleContext, EndedSessions)
+        case started(ModuleContext, ChannelMembership)
         case running(Running)
         case failed(StorageStartupError)
     }
@@ -39,12 +40,9 @@ public actor Storage: OpeningModule {
     }
 
     public func start(_ context: ModuleContext) async {
-        let ended = EndedSessions()
-        state = .started(context, ended)
-        context.bus.subscription()
-            .on(ChannelJoined.self) { [self] event in await channelJoined(event) }
-            .on(ChannelLeft.self) { [self] event in await channelLeft(event) }
-            .onSessionEnd(recordingIn: ended) { [self] event in await sessionClosed(event) }
+        let members = ChannelMembership()
+        state = .started(context, members)
+        context.bus.subscription().keepingMembership(members) { [self] update in await membershipChanged(update) }
         let bus = context.bus
         registerWrite(SetChannelMetadata.self, on: bus)
         registerWrite(UpdateChannelMetadata.self, on: bus)
@@ -61,7 +59,7 @@ public actor Storage: OpeningModule {
     /// Opens the store and checks that its values can be read with the storage key in force
     /// (or with none). Throws `StorageStartupError`, naming the file.
     public func open() async throws {
-        guard case .started(let context, let ended) = state else {
+        guard case .started(let context, let members) = state else {
             if case .failed(let error) = state { throw error }
             throw StorageStartupError("storage: open() before start(), or twice")
         }
@@ -69,7 +67,7 @@ public actor Storage: OpeningModule {
             try await store.open()
             let sealing = context.bus.hasHandler(SealAtRest.self)
             try await checkSealing(sealing, bus: context.bus)
-            state = .running(Running(context: context, ended: ended, sealing: sealing))
+            state = .running(Running(context: context, members: members, sealing: sealing))
             context.log(.info, "metadata in \(store.location)\(sealing ? ", sealed at rest" : "")")
         } catch {
             state = .failed(error)

@@ -1,63 +1,64 @@
 import SwitchboardCore
 
-/// Who hears about which metadata: channel members that asked for `.metadata`, and sessions
-/// subscribed to a user's metadata. It remembers, per listener, the revision it last got, so a
-/// listener never gets an older set after a newer one, whatever order deliveries finish in.
+/// Who subscribes to which user's metadata, and which revision of each set every listener last
+/// got, so a listener never gets an older set after a newer one, whatever order deliveries finish
+/// in. Who hears a channel's metadata is not kept here: it is the channel's members with the
+/// `.metadata` feature, in the module's `ChannelMembership`.
 struct StorageAudience: Sendable {
-    private var listeners: [MetadataTarget: [SessionID: Int64]] = [:]
-    private var targetsOfSession: [SessionID: Set<MetadataTarget>] = [:]
+    private var subscribers: [UserKey: Set<SessionID>] = [:]
+    private var subscriptions: [SessionID: Set<UserKey>] = [:]
+    /// The revision each session last got of each target, while it listens to it.
+    private var delivered: [SessionID: [MetadataTarget: Int64]] = [:]
 
-    /// Adds `session` as a listener of `target`. Returns false when it already was one.
-    mutating func add(_ session: SessionID, to target: MetadataTarget) -> Bool {
-        guard listeners[target]?[session] == nil else { return false }
-        listeners[target, default: [:]][session] = -1
-        targetsOfSession[session, default: []].insert(target)
+    // MARK: User metadata subscriptions
+
+    /// Subscribes `session` to `user`'s metadata. Returns false when it already was.
+    mutating func subscribe(_ session: SessionID, to user: UserKey) -> Bool {
+        guard subscribers[user, default: []].insert(session).inserted else { return false }
+        subscriptions[session, default: []].insert(user)
         return true
     }
 
-    /// Removes `session` as a listener of `target`. Returns false when it was none.
-    mutating func remove(_ session: SessionID, from target: MetadataTarget) -> Bool {
-        guard listeners[target]?.removeValue(forKey: session) != nil else { return false }
-        if listeners[target]?.isEmpty == true { listeners[target] = nil }
-        targetsOfSession[session]?.remove(target)
-        if targetsOfSession[session]?.isEmpty == true { targetsOfSession[session] = nil }
+    /// Unsubscribes `session` from `user`'s metadata. Returns false when it was not subscribed.
+    mutating func unsubscribe(_ session: SessionID, from user: UserKey) -> Bool {
+        guard subscribers[user]?.remove(session) != nil else { return false }
+        if subscribers[user]?.isEmpty == true { subscribers[user] = nil }
+        subscriptions[session]?.remove(user)
+        if subscriptions[session]?.isEmpty == true { subscriptions[session] = nil }
+        forget(session, .user(user))
         return true
     }
 
-    /// Forgets every listening of `session`.
-    mutating func removeAll(of session: SessionID) {
-        for target in targetsOfSession[session] ?? [] { _ = remove(session, from: target) }
-    }
-
-    /// Whether `session` listens to `target`.
-    func contains(_ session: SessionID, _ target: MetadataTarget) -> Bool { listeners[target]?[session] != nil }
-
-    /// Whether anyone listens to `target`.
-    func hasListeners(_ target: MetadataTarget) -> Bool { listeners[target] != nil }
+    /// Whether `session` subscribes to `user`'s metadata.
+    func isSubscribed(_ session: SessionID, to user: UserKey) -> Bool { subscribers[user]?.contains(session) ?? false }
 
     /// How many users' metadata `session` subscribes to.
-    func userSubscriptions(of session: SessionID) -> Int {
-        targetsOfSession[session]?.count { if case .user = $0 { true } else { false } } ?? 0
-    }
+    func userSubscriptions(of session: SessionID) -> Int { subscriptions[session]?.count ?? 0 }
 
-    /// The listeners of `target` that have not yet got `revision` or later, in session order;
-    /// they are marked as having got it.
-    mutating func receivers(of target: MetadataTarget, revision: Int64) -> [SessionID] {
-        guard var sessions = listeners[target] else { return [] }
-        var due: [SessionID] = []
-        for (session, last) in sessions where last < revision {
-            due.append(session)
-            sessions[session] = revision
+    /// The sessions subscribed to `user`'s metadata, in session order.
+    func subscribers(of user: UserKey) -> [SessionID] { (subscribers[user] ?? []).sorted() }
+
+    // MARK: Revisions delivered
+
+    /// Of `listeners` of `target`, those that have not yet got `revision` or later, in the order
+    /// given; they are marked as having got it.
+    mutating func due(_ listeners: [SessionID], _ target: MetadataTarget, revision: Int64) -> [SessionID] {
+        listeners.filter { session in
+            guard delivered[session]?[target] ?? -1 < revision else { return false }
+            delivered[session, default: [:]][target] = revision
+            return true
         }
-        listeners[target] = sessions
-        return due.sorted()
     }
 
-    /// Whether `session` listens to `target` and has not yet got `revision` or later; if so it
-    /// is marked as having got it.
-    mutating func takes(_ session: SessionID, _ target: MetadataTarget, revision: Int64) -> Bool {
-        guard let last = listeners[target]?[session], last < revision else { return false }
-        listeners[target]?[session] = revision
-        return true
+    /// `session` no longer listens to `target`: a later listening starts afresh.
+    mutating func forget(_ session: SessionID, _ target: MetadataTarget) {
+        delivered[session]?[target] = nil
+        if delivered[session]?.isEmpty == true { delivered[session] = nil }
+    }
+
+    /// `session` ended: it listens to nothing any more.
+    mutating func removeAll(of session: SessionID) {
+        for user in subscriptions[session] ?? [] { _ = unsubscribe(session, from: user) }
+        delivered[session] = nil
     }
 }

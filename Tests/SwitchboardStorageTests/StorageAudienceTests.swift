@@ -2,40 +2,40 @@ import Testing
 import SwitchboardCore
 @testable import SwitchboardStorage
 
-/// Who hears which set, and that nobody hears an older set after a newer one.
-@Suite struct StorageAudienceTests {
+/// Who subscribes to which user's metadata, and that nobody hears an older set after a newer one.
+@Suite(.timeLimit(.minutes(1))) struct StorageAudienceTests {
     let room = MetadataTarget.channel(ChannelKey(app: "app", .message, "room"))
-    let alice = MetadataTarget.user(UserKey("app", "alice"))
+    let alice = UserKey("app", "alice")
 
     @Test func aListenerNeverGetsAnOlderSetAfterANewerOne() {
         var audience = StorageAudience()
-        let added = [audience.add(SessionID(1), to: room), audience.add(SessionID(1), to: room), audience.add(SessionID(2), to: room)]
-        #expect(added == [true, false, true])
+        let listeners = [SessionID(1), SessionID(2)]
         // A snapshot of "no set" (revision 0) is due once.
-        let snapshots = [audience.takes(SessionID(1), room, revision: 0), audience.takes(SessionID(1), room, revision: 0)]
-        #expect(snapshots == [true, false])
-        let seven = audience.receivers(of: room, revision: 7)
-        #expect(seven == [SessionID(1), SessionID(2)])
+        let snapshots = [audience.due([SessionID(1)], room, revision: 0), audience.due([SessionID(1)], room, revision: 0)]
+        #expect(snapshots == [[SessionID(1)], []])
+        #expect(audience.due(listeners, room, revision: 7) == listeners)
         // The delivery of revision 5 finished after that of 7: nobody gets it.
-        let five = audience.receivers(of: room, revision: 5)
-        let six = audience.takes(SessionID(2), room, revision: 6)
-        #expect(five.isEmpty && !six)
-        let eight = audience.receivers(of: room, revision: 8)
-        #expect(eight == [SessionID(1), SessionID(2)])
+        #expect(audience.due(listeners, room, revision: 5).isEmpty)
+        #expect(audience.due([SessionID(2)], room, revision: 6).isEmpty)
+        #expect(audience.due(listeners, room, revision: 8) == listeners)
+        // A listener that stopped and came back starts afresh.
+        audience.forget(SessionID(1), room)
+        #expect(audience.due(listeners, room, revision: 3) == [SessionID(1)])
     }
 
-    @Test func sessionsLeaveOneTargetOrAll() {
+    @Test func sessionsUnsubscribeOneUserOrAll() {
         var audience = StorageAudience()
-        _ = audience.add(SessionID(1), to: room)
-        _ = audience.add(SessionID(1), to: alice)
-        _ = audience.add(SessionID(2), to: alice)
-        #expect(audience.userSubscriptions(of: SessionID(1)) == 1)
-        let removed = [audience.remove(SessionID(1), from: alice), audience.remove(SessionID(1), from: alice)]
+        let bob = UserKey("app", "bob")
+        let added = [audience.subscribe(SessionID(1), to: alice), audience.subscribe(SessionID(1), to: alice)]
+        #expect(added == [true, false])
+        _ = audience.subscribe(SessionID(1), to: bob)
+        _ = audience.subscribe(SessionID(2), to: alice)
+        #expect(audience.userSubscriptions(of: SessionID(1)) == 2)
+        let removed = [audience.unsubscribe(SessionID(1), from: bob), audience.unsubscribe(SessionID(1), from: bob)]
         #expect(removed == [true, false])
         audience.removeAll(of: SessionID(1))
-        #expect(!audience.hasListeners(room))
-        #expect(audience.hasListeners(alice))
-        let receivers = audience.receivers(of: alice, revision: 1)
-        #expect(receivers == [SessionID(2)])
+        #expect(audience.userSubscriptions(of: SessionID(1)) == 0)
+        #expect(audience.subscribers(of: alice) == [SessionID(2)])
+        #expect(audience.subscribers(of: UserKey("other", "alice")).isEmpty)
     }
 }

@@ -18,14 +18,6 @@ public final class InMemoryPresenceStore: PresenceStore {
         table.withLock { $0.leave(member, channel) }
     }
 
-    public func channels(of session: SessionID) async throws(RtmError) -> [ChannelKey] {
-        table.withLock { $0.channels(of: session) }
-    }
-
-    public func features(of session: SessionID, in channel: ChannelKey) async throws(RtmError) -> ChannelFeatures? {
-        table.withLock { $0.features(of: session, in: channel) }
-    }
-
     public func setState(
         of user: UserKey, in channel: ChannelKey, items: [StateItem], limits: Limits
     ) async throws(RtmError) -> StateChange {

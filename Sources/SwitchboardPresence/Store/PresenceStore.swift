@@ -13,10 +13,6 @@ public protocol PresenceStore: Sendable {
     /// `member` left `channel`; nil when it was not in it. The user's state is cleared when this
     /// was its last session there.
     func leave(_ member: Caller, _ channel: ChannelKey) async throws(RtmError) -> MemberChange?
-    /// The channels `session` is in.
-    func channels(of session: SessionID) async throws(RtmError) -> [ChannelKey]
-    /// The features `session` joined `channel` with; nil when it is not in it.
-    func features(of session: SessionID, in channel: ChannelKey) async throws(RtmError) -> ChannelFeatures?
     /// Merges `items` into the state of `user` in `channel` (the user must be in it). Throws
     /// `presenceStateCountOverflow` past `limits.presenceStatesPerUser` keys and
     /// `presenceStateValueSizeOverflow` past `limits.presenceStateMaxBytes`, changing nothing.

@@ -1,6 +1,6 @@
 import SwitchboardCore
 
-/// The pure state behind `InMemoryPresenceStore`: memberships per channel and per session, the
+/// The pure state behind `InMemoryPresenceStore`: memberships per channel, the
 /// users' states, the rosters and the user-level sightings, keyed by app.
 ///
 /// Joins, leaves and state changes cost O(1) (amortized) whatever the channel's size; nothing here
@@ -62,7 +62,6 @@ struct PresenceTable: Sendable {
     }
 
     private var channels: [ChannelKey: Channel] = [:]
-    private var sessions: [SessionID: CompactSet<ChannelKey>] = [:]
     private var shownIn: [UserKey: CompactSet<ChannelKey>] = [:]
     /// Roster sequence numbers: one counter for every channel, so a page token never means a
     /// place in an earlier life of the same channel.
@@ -112,7 +111,6 @@ struct PresenceTable: Sendable {
             shownIn[member.user, default: []].insert(key)
         }
         if disappeared { hide(member.user, from: key) }
-        sessions[member.session, default: []].insert(key)
         return change
     }
 
@@ -141,16 +139,7 @@ struct PresenceTable: Sendable {
                 states: channel.users[user]?.states ?? [:], occupancy: channel.roster.count)
         }
         if disappeared { hide(UserKey(key.app, user), from: key) }
-        sessions.remove(key, fromSetAt: member.session)
         return change
-    }
-
-    func channels(of session: SessionID) -> [ChannelKey] {
-        (sessions[session] ?? []).sorted { ($0.type.rawValue, $0.name) < ($1.type.rawValue, $1.name) }
-    }
-
-    func features(of session: SessionID, in key: ChannelKey) -> ChannelFeatures? {
-        channels[key]?.members[session]?.features
     }
 
     // MARK: States
