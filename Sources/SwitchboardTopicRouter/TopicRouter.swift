@@ -8,6 +8,10 @@ import SwitchboardCore
 /// `VerifyChannelJoinToken` when a handler exists; it publishes `ChannelJoined` and `ChannelLeft`
 /// for stream channels; it drops a finished session's channels on `SessionClosed`. Topic messages
 /// go out as `Push.message` with channel type stream, topic events as `Push.topic`.
+///
+/// The state lives in a `TopicStore`, called one operation at a time (`OneAtATime`), so what an
+/// operation changed is announced before the next one reads; who is in which stream channel of
+/// this node's sessions (whom a topic event goes to) is kept beside it in a `ChannelRoster`.
 public actor TopicRouter: Module {
     public nonisolated let name = "topic-router"
     /// How often `run()` forgets idle per-topic rate windows.
@@ -18,7 +22,10 @@ public actor TopicRouter: Module {
         case running(ModuleContext, ended: EndedSessions)
     }
     private var state = State.idle
-    private var store: any TopicStore
+    private let store: any TopicStore
+    private let turns = OneAtATime()
+    /// The members of the stream channels, as the store's answers report them.
+    private var members = ChannelRoster()
     private var rates = TopicRateWindows(limit: nil)
     private var tokenExpiries = JoinTokenExpiries()
 
@@ -70,63 +77,76 @@ public actor TopicRouter: Module {
         let (context, ended) = try running(operation)
         let caller = request.caller
         let channel = try streamChannel(request.channelName, of: caller, context, operation)
-        guard !store.isMember(caller.session, of: channel) else {
+        guard !members.contains(caller.session, in: channel) else {
             throw RtmError(.duplicateOperation, operation: operation, reason: "already joined \(request.channelName)")
         }
         let grant = try await verifyToken(request.token, for: caller, channel: request.channelName, context, operation)
-        // The token check suspended this actor: refuse a session that ended meanwhile.
-        guard !ended.contains(caller.session) else {
-            throw RtmError(.notLogin, operation: operation, reason: "the session has ended")
+        return try await turns.run { () async throws(RtmError) in
+            // In the turn: either this sees the session's end, or the end's cleanup runs after it.
+            guard !ended.contains(caller.session) else {
+                throw RtmError(.notLogin, operation: operation, reason: "the session has ended")
+            }
+            let topics = try await store.join(StreamMember(caller: caller, features: request.features), to: channel, limits: context.limits)
+            let features = ChannelFeatures(request.features)
+            members.join(caller, channel, features: features)
+            tokenExpiries.granted(caller.session, channel, until: grant?.expiresAt)
+            context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: features))
+            let snapshot = TopicEvent(
+                type: .snapshot, channelName: channel.name, publisher: caller.userId, topicInfos: [],
+                timestamp: context.clock.wallMilliseconds)
+            for part in TopicParts.snapshot(topics, as: snapshot) {
+                context.outbox.deliver(.topic(part), to: [caller.session])
+            }
+            return Done()
         }
-        try store.join(StreamMember(caller: caller, features: request.features), to: channel, limits: context.limits)
-        tokenExpiries.granted(caller.session, channel, until: grant?.expiresAt)
-        context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: ChannelFeatures(request.features)))
-        let snapshot = TopicEvent(
-            type: .snapshot, channelName: channel.name, publisher: caller.userId, topicInfos: [],
-            timestamp: context.clock.wallMilliseconds)
-        for part in TopicParts.snapshot(store.topics(of: channel), as: snapshot) {
-            context.outbox.deliver(.topic(part), to: [caller.session])
-        }
-        return Done()
     }
 
-    private func leave(_ request: LeaveStreamChannel) throws(RtmError) -> Done {
+    private func leave(_ request: LeaveStreamChannel) async throws(RtmError) -> Done {
         let operation = LeaveStreamChannel.operation
         let (context, _) = try running(operation)
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
-        guard let departure = store.leave(request.caller.session, from: channel) else {
-            throw RtmError(.channelNotJoined, operation: operation, reason: "stream channel \(request.channelName) is not joined")
+        return try await turns.run { () async throws(RtmError) in
+            guard let departure = try await store.leave(request.caller.session, from: channel) else {
+                throw RtmError(.channelNotJoined, operation: operation, reason: "stream channel \(request.channelName) is not joined")
+            }
+            departed(departure, reason: .left, context)
+            tokenExpiries.left(request.caller.session, channel)
+            return Done()
         }
-        departed(departure, reason: .left, context)
-        tokenExpiries.left(request.caller.session, channel)
-        return Done()
     }
 
     private func renew(_ request: RenewStreamChannelToken) async throws(RtmError) -> Done {
         let operation = RenewStreamChannelToken.operation
         let (context, _) = try running(operation)
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
-        guard store.isMember(request.caller.session, of: channel) else {
+        guard members.contains(request.caller.session, in: channel) else {
             throw RtmError(.channelNotJoined, operation: operation, reason: "stream channel \(request.channelName) is not joined")
         }
         let grant = try await verifyToken(request.token, for: request.caller, channel: request.channelName, context, operation)
         // Still a member after the check suspended this actor: the renewed token is watched instead.
-        if store.isMember(request.caller.session, of: channel) {
+        if members.contains(request.caller.session, in: channel) {
             tokenExpiries.granted(request.caller.session, channel, until: grant?.expiresAt)
         }
         return Done()
     }
 
-    private func sessionClosed(_ event: SessionClosed) {
+    private func sessionClosed(_ event: SessionClosed) async {
         guard case .running(let context, _) = state else { return }
-        for departure in store.leaveAll(event.session) {
-            departed(departure, reason: .sessionClosed(event.reason), context)
+        do {
+            try await turns.run { () async throws(RtmError) in
+                for departure in try await store.leaveAll(event.session) {
+                    departed(departure, reason: .sessionClosed(event.reason), context)
+                }
+            }
+        } catch {
+            context.log(.error, "cannot take \(event.caller) out of its stream channels: \(error)")
         }
         tokenExpiries.ended(event.session)
     }
 
     /// Tells the remaining members which topics the leaver published in, then the bus that it left.
     private func departed(_ departure: StreamDeparture, reason: ChannelLeaveReason, _ context: ModuleContext) {
+        members.leave(departure.caller, departure.channel, reason: reason)
         if !departure.topics.isEmpty {
             announce(.remoteLeaveTopic, departure.topics, by: departure.caller, in: departure.channel, context)
         }
@@ -135,34 +155,38 @@ public actor TopicRouter: Module {
 
     // MARK: Topics
 
-    private func joinTopic(_ request: JoinTopic) throws(RtmError) -> Done {
+    private func joinTopic(_ request: JoinTopic) async throws(RtmError) -> Done {
         let operation = JoinTopic.operation
         let (context, _) = try running(operation)
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
         try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
         try TopicValidation.checkMeta(request.options.meta, limits: context.limits, operation: operation)
-        let publisher = try store.joinTopic(
-            request.caller.session, request.topic, in: channel, options: request.options, limits: context.limits,
-            operation: operation)
-        announce(.remoteJoinTopic, [TopicInfo(topic: request.topic, publishers: [publisher])], by: request.caller, in: channel, context)
-        return Done()
+        return try await turns.run { () async throws(RtmError) in
+            let publisher = try await store.joinTopic(
+                request.caller.session, request.topic, in: channel, options: request.options, limits: context.limits,
+                operation: operation)
+            announce(.remoteJoinTopic, [TopicInfo(topic: request.topic, publishers: [publisher])], by: request.caller, in: channel, context)
+            return Done()
+        }
     }
 
-    private func leaveTopic(_ request: LeaveTopic) throws(RtmError) -> Done {
+    private func leaveTopic(_ request: LeaveTopic) async throws(RtmError) -> Done {
         let operation = LeaveTopic.operation
         let (context, _) = try running(operation)
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
         try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
-        let publisher = try store.leaveTopic(request.caller.session, request.topic, in: channel, operation: operation)
-        announce(.remoteLeaveTopic, [TopicInfo(topic: request.topic, publishers: [publisher])], by: request.caller, in: channel, context)
-        return Done()
+        return try await turns.run { () async throws(RtmError) in
+            let publisher = try await store.leaveTopic(request.caller.session, request.topic, in: channel, operation: operation)
+            announce(.remoteLeaveTopic, [TopicInfo(topic: request.topic, publishers: [publisher])], by: request.caller, in: channel, context)
+            return Done()
+        }
     }
 
     /// Pushes a topic event about `caller` to the other members of `channel`.
     private func announce(
         _ type: RtmTopicEventType, _ topics: [TopicInfo], by caller: Caller, in channel: ChannelKey, _ context: ModuleContext
     ) {
-        let others = store.members(of: channel).filter { $0 != caller.session }
+        let others = members.members(of: channel).map(\.session).filter { $0 != caller.session }
         guard !others.isEmpty else { return }
         let event = TopicEvent(
             type: type, channelName: channel.name, publisher: caller.userId, topicInfos: topics,
@@ -172,7 +196,7 @@ public actor TopicRouter: Module {
 
     // MARK: Messages
 
-    private func publish(_ request: PublishTopicMessage) throws(RtmError) -> Done {
+    private func publish(_ request: PublishTopicMessage) async throws(RtmError) -> Done {
         let operation = PublishTopicMessage.operation
         let (context, _) = try running(operation)
         let limits = context.limits
@@ -184,42 +208,48 @@ public actor TopicRouter: Module {
                 reason: "payload is \(request.payload.byteCount) bytes; at most \(limits.topicMessagePayloadMaxBytes)")
         }
         try Validation.checkCustomType(request.customType, limits: limits, operation: operation)
-        let publication = try store.publication(of: request.caller.session, in: request.topic, of: channel, operation: operation)
-        guard rates.take(request.topic, in: channel, now: context.clock.now) else {
-            throw RtmError(
-                .operationRateExceedLimitation, operation: operation,
-                reason: "more than \(rates.limit ?? 0) messages per second in topic \(request.topic)")
+        return try await turns.run { () async throws(RtmError) in
+            let (publication, receivers) = try await store.publication(
+                of: request.caller.session, in: request.topic, of: channel, operation: operation)
+            guard rates.take(request.topic, in: channel, now: context.clock.now) else {
+                throw RtmError(
+                    .operationRateExceedLimitation, operation: operation,
+                    reason: "more than \(rates.limit ?? 0) messages per second in topic \(request.topic)")
+            }
+            guard !receivers.isEmpty else { return Done() }
+            let timestamp =
+                publication.options.syncWithMedia && request.sendTs > 0 ? request.sendTs : context.clock.wallMilliseconds
+            let delivery = MessageDelivery(
+                channelType: .stream, channelName: channel.name, channelTopic: request.topic, payload: request.payload,
+                publisher: publication.userId, customType: request.customType, timestamp: timestamp)
+            context.outbox.deliver(.message(delivery), to: receivers, priority: publication.options.priority)
+            return Done()
         }
-        let receivers = store.receivers(of: publication.userId, in: request.topic, of: channel)
-        guard !receivers.isEmpty else { return Done() }
-        let timestamp =
-            publication.options.syncWithMedia && request.sendTs > 0 ? request.sendTs : context.clock.wallMilliseconds
-        let delivery = MessageDelivery(
-            channelType: .stream, channelName: channel.name, channelTopic: request.topic, payload: request.payload,
-            publisher: publication.userId, customType: request.customType, timestamp: timestamp)
-        context.outbox.deliver(.message(delivery), to: receivers, priority: publication.options.priority)
-        return Done()
     }
 
     // MARK: Subscriptions
 
-    private func subscribe(_ request: SubscribeTopic) throws(RtmError) -> TopicSubscription {
+    private func subscribe(_ request: SubscribeTopic) async throws(RtmError) -> TopicSubscription {
         let operation = SubscribeTopic.operation
         let (context, _) = try running(operation)
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
         try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
-        return try store.subscribe(
-            request.caller.session, to: request.users, in: request.topic, of: channel, limits: context.limits,
-            operation: operation)
+        return try await turns.run { () async throws(RtmError) in
+            try await store.subscribe(
+                request.caller.session, to: request.users, in: request.topic, of: channel, limits: context.limits,
+                operation: operation)
+        }
     }
 
-    private func unsubscribe(_ request: UnsubscribeTopic) throws(RtmError) -> Done {
+    private func unsubscribe(_ request: UnsubscribeTopic) async throws(RtmError) -> Done {
         let operation = UnsubscribeTopic.operation
         let (context, _) = try running(operation)
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
         try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
-        try store.unsubscribe(request.caller.session, from: request.users, in: request.topic, of: channel, operation: operation)
-        return Done()
+        return try await turns.run { () async throws(RtmError) in
+            try await store.unsubscribe(request.caller.session, from: request.users, in: request.topic, of: channel, operation: operation)
+            return Done()
+        }
     }
 
     // MARK: Helpers

@@ -3,66 +3,62 @@ import SwitchboardCore
 /// Where the topic router keeps stream-channel membership, topic publishers and topic
 /// subscriptions, every channel keyed by app.
 ///
-/// Each mutating method is one atomic check-and-change (limits are checked and the change made
-/// together), the shape a shared store needs (one script per call in Redis), so a cluster store can
-/// replace `InMemoryTopicStore` without touching the router's event logic. Errors carry the
-/// reference's codes and the operation passed in.
+/// The store recipe (Modules.md): every method is one atomic check-and-change (limits are checked
+/// and the change made together), the shape a shared store needs (one script per call in Redis),
+/// and returns what it changed, so a cluster store can replace `InMemoryTopicStore` without
+/// touching the router's event logic. The router calls it one operation at a time and publishes
+/// the effects in the store's order. Errors carry the reference's codes and the operation passed
+/// in.
 public protocol TopicStore: Sendable {
-    /// Adds `member` to `channel`. Throws `duplicateOperation` when it is a member already,
-    /// `channelInstanceExceedLimitation` past the stream channels per client, `channelJoinFailed`
-    /// past the users per channel.
-    mutating func join(_ member: StreamMember, to channel: ChannelKey, limits: Limits) throws(RtmError)
+    /// Adds `member` to `channel` and returns the channel's topics as the member finds them.
+    /// Throws `duplicateOperation` when it is a member already, `channelInstanceExceedLimitation`
+    /// past the stream channels per client, `channelJoinFailed` past the users per channel.
+    func join(_ member: StreamMember, to channel: ChannelKey, limits: Limits) async throws(RtmError) -> [TopicInfo]
 
     /// Removes `session` from `channel` with its topics and subscriptions there; nil when it was
     /// not a member.
-    mutating func leave(_ session: SessionID, from channel: ChannelKey) -> StreamDeparture?
+    func leave(_ session: SessionID, from channel: ChannelKey) async throws(RtmError) -> StreamDeparture?
 
     /// Removes `session` from every stream channel, in channel-name order.
-    mutating func leaveAll(_ session: SessionID) -> [StreamDeparture]
-
-    /// Whether `session` is a member of `channel`.
-    func isMember(_ session: SessionID, of channel: ChannelKey) -> Bool
-
-    /// The members of `channel`, in session order.
-    mutating func members(of channel: ChannelKey) -> [SessionID]
+    func leaveAll(_ session: SessionID) async throws(RtmError) -> [StreamDeparture]
 
     /// The topics of `channel` that have publishers, by name, each with its publishers in join order.
-    func topics(of channel: ChannelKey) -> [TopicInfo]
+    func topics(of channel: ChannelKey) async throws(RtmError) -> [TopicInfo]
 
     /// Registers `session` as a publisher of `topic`. Throws `channelNotJoined` for a non-member,
     /// `duplicateOperation` when it publishes there already, `channelJoinTopicFailed` past the
     /// topics per client per channel.
-    mutating func joinTopic(
+    func joinTopic(
         _ session: SessionID, _ topic: String, in channel: ChannelKey, options: TopicJoinOptions, limits: Limits,
         operation: String
-    ) throws(RtmError) -> TopicPublisher
+    ) async throws(RtmError) -> TopicPublisher
 
     /// Ends `session`'s publishing in `topic`. Throws `channelNotJoined` or `channelTopicNotJoined`.
-    mutating func leaveTopic(_ session: SessionID, _ topic: String, in channel: ChannelKey, operation: String) throws(RtmError) -> TopicPublisher
+    func leaveTopic(
+        _ session: SessionID, _ topic: String, in channel: ChannelKey, operation: String
+    ) async throws(RtmError) -> TopicPublisher
 
-    /// The publisher `session` is in `topic`, with its options. Throws `channelNotJoined` or
-    /// `channelTopicNotJoined`.
-    func publication(of session: SessionID, in topic: String, of channel: ChannelKey, operation: String) throws(RtmError) -> TopicPublication
-
-    /// The sessions subscribed to `publisher` in `topic`, in session order; O(1) when unchanged
-    /// since the last call.
-    mutating func receivers(of publisher: UserID, in topic: String, of channel: ChannelKey) -> [SessionID]
+    /// The publisher `session` is in `topic`, with its options, and the sessions subscribed to it
+    /// there, in session order. Throws `channelNotJoined` or `channelTopicNotJoined`.
+    func publication(
+        of session: SessionID, in topic: String, of channel: ChannelKey, operation: String
+    ) async throws(RtmError) -> (TopicPublication, receivers: [SessionID])
 
     /// Subscribes `session` to `users` (nil: the current publishers, up to the limit) of `topic`,
     /// adding to what it had. A named user need not publish yet: its messages are delivered from
     /// when it does; a name that is no valid user id fails. Throws `channelNotJoined`, `channelExceedTopicLimitation` past the
     /// subscribed topics per channel, `channelExceedTopicUserLimitation` when the named users
     /// would take the subscription past the publishers per topic.
-    mutating func subscribe(
+    func subscribe(
         _ session: SessionID, to users: [UserID]?, in topic: String, of channel: ChannelKey, limits: Limits,
         operation: String
-    ) throws(RtmError) -> TopicSubscription
+    ) async throws(RtmError) -> TopicSubscription
 
     /// Unsubscribes `session` from `users` (nil: all) of `topic`. Throws `channelNotJoined` or
     /// `channelTopicNotSubscribed`.
-    mutating func unsubscribe(
+    func unsubscribe(
         _ session: SessionID, from users: [UserID]?, in topic: String, of channel: ChannelKey, operation: String
-    ) throws(RtmError)
+    ) async throws(RtmError)
 }
 
 /// A member of a stream channel.

@@ -1,9 +1,10 @@
 import SwitchboardCore
 
-/// The topic store of one node: dictionaries keyed by app-scoped channel, topic and publisher, so
-/// a publish finds its receivers with a few hash lookups (a cached array per publisher), never by
-/// scanning the channel's members.
-public struct InMemoryTopicStore: TopicStore {
+/// The pure state behind `InMemoryTopicStore`: dictionaries keyed by app-scoped channel, topic and
+/// publisher, so a publish finds its receivers with a few hash lookups (a cached array per
+/// publisher), never by scanning the channel's members. Each mutating method is one
+/// check-and-change, as `TopicStore` describes it.
+struct TopicTable: Sendable {
     private struct Member {
         var caller: Caller
         var features: RtmJoinChannelFeature
@@ -56,12 +57,12 @@ public struct InMemoryTopicStore: TopicStore {
     private var joined: [SessionID: Set<ChannelKey>] = [:]
     private var sequence: UInt64 = 0
 
-    /// An empty store.
-    public init() {}
+    /// An empty table.
+    init() {}
 
     // MARK: Channels
 
-    public mutating func join(_ member: StreamMember, to channel: ChannelKey, limits: Limits) throws(RtmError) {
+    mutating func join(_ member: StreamMember, to channel: ChannelKey, limits: Limits) throws(RtmError) -> [TopicInfo] {
         let session = member.caller.session
         let operation = JoinStreamChannel.operation
         guard channels[channel]?.members[session] == nil else {
@@ -80,9 +81,10 @@ public struct InMemoryTopicStore: TopicStore {
         channels[channel, default: Channel()].members[session] = Member(caller: member.caller, features: member.features)
         channels[channel]?.memberList = nil
         joined[session, default: []].insert(channel)
+        return topics(of: channel)
     }
 
-    public mutating func leave(_ session: SessionID, from channel: ChannelKey) -> StreamDeparture? {
+    mutating func leave(_ session: SessionID, from channel: ChannelKey) -> StreamDeparture? {
         guard var entry = channels[channel], let member = entry.members.removeValue(forKey: session) else { return nil }
         entry.memberList = nil
         var left: [TopicInfo] = []
@@ -102,15 +104,15 @@ public struct InMemoryTopicStore: TopicStore {
         return StreamDeparture(channel: channel, caller: member.caller, topics: left)
     }
 
-    public mutating func leaveAll(_ session: SessionID) -> [StreamDeparture] {
+    mutating func leaveAll(_ session: SessionID) -> [StreamDeparture] {
         (joined[session] ?? []).sorted { $0.name < $1.name }.compactMap { leave(session, from: $0) }
     }
 
-    public func isMember(_ session: SessionID, of channel: ChannelKey) -> Bool {
+    func isMember(_ session: SessionID, of channel: ChannelKey) -> Bool {
         channels[channel]?.members[session] != nil
     }
 
-    public mutating func members(of channel: ChannelKey) -> [SessionID] {
+    mutating func members(of channel: ChannelKey) -> [SessionID] {
         guard let entry = channels[channel] else { return [] }
         if let list = entry.memberList { return list }
         let list = entry.members.keys.sorted()
@@ -118,7 +120,7 @@ public struct InMemoryTopicStore: TopicStore {
         return list
     }
 
-    public func topics(of channel: ChannelKey) -> [TopicInfo] {
+    func topics(of channel: ChannelKey) -> [TopicInfo] {
         guard let entry = channels[channel] else { return [] }
         return entry.topics.filter { !$0.value.publishers.isEmpty }.sorted { $0.key < $1.key }.map { name, topic in
             TopicInfo(
@@ -129,7 +131,7 @@ public struct InMemoryTopicStore: TopicStore {
 
     // MARK: Publishers
 
-    public mutating func joinTopic(
+    mutating func joinTopic(
         _ session: SessionID, _ topic: String, in channel: ChannelKey, options: TopicJoinOptions, limits: Limits,
         operation: String
     ) throws(RtmError) -> TopicPublisher {
@@ -149,7 +151,7 @@ public struct InMemoryTopicStore: TopicStore {
         return TopicPublisher(userId: member.caller.userId, meta: options.meta)
     }
 
-    public mutating func leaveTopic(
+    mutating func leaveTopic(
         _ session: SessionID, _ topic: String, in channel: ChannelKey, operation: String
     ) throws(RtmError) -> TopicPublisher {
         let publication = try self.publication(of: session, in: topic, of: channel, operation: operation)
@@ -161,7 +163,7 @@ public struct InMemoryTopicStore: TopicStore {
         return TopicPublisher(userId: publication.userId, meta: publication.options.meta)
     }
 
-    public func publication(
+    func publication(
         of session: SessionID, in topic: String, of channel: ChannelKey, operation: String
     ) throws(RtmError) -> TopicPublication {
         let member = try self.member(session, of: channel, operation: operation)
@@ -171,7 +173,7 @@ public struct InMemoryTopicStore: TopicStore {
         return TopicPublication(userId: member.caller.userId, options: options)
     }
 
-    public mutating func receivers(of publisher: UserID, in topic: String, of channel: ChannelKey) -> [SessionID] {
+    mutating func receivers(of publisher: UserID, in topic: String, of channel: ChannelKey) -> [SessionID] {
         guard let entry = channels[channel]?.topics[topic] else { return [] }
         if let cached = entry.receivers[publisher] { return cached }
         let list = (entry.subscribers[publisher] ?? []).sorted()
@@ -181,7 +183,7 @@ public struct InMemoryTopicStore: TopicStore {
 
     // MARK: Subscriptions
 
-    public mutating func subscribe(
+    mutating func subscribe(
         _ session: SessionID, to users: [UserID]?, in topic: String, of channel: ChannelKey, limits: Limits,
         operation: String
     ) throws(RtmError) -> TopicSubscription {
@@ -233,7 +235,7 @@ public struct InMemoryTopicStore: TopicStore {
         return TopicSubscription(succeedUsers: succeeded, failedUsers: failed)
     }
 
-    public mutating func unsubscribe(
+    mutating func unsubscribe(
         _ session: SessionID, from users: [UserID]?, in topic: String, of channel: ChannelKey, operation: String
     ) throws(RtmError) {
         let member = try self.member(session, of: channel, operation: operation)

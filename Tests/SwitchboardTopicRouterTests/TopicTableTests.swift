@@ -2,16 +2,16 @@ import Testing
 import SwitchboardCore
 @testable import SwitchboardTopicRouter
 
-/// The in-memory store's bookkeeping, without the router around it.
-@Suite struct TopicStoreTests {
+/// The in-memory store's table, without the store and the router around it.
+@Suite struct TopicTableTests {
     let channel = ChannelKey(app: "app", .stream, "live")
     let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
     let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
     let carol = Caller(app: "app", userId: "carol", session: SessionID(3))
 
-    func store(_ callers: Caller...) throws -> InMemoryTopicStore {
-        var store = InMemoryTopicStore()
-        for caller in callers { try store.join(StreamMember(caller: caller, features: [.presence]), to: channel, limits: Limits()) }
+    func store(_ callers: Caller...) throws -> TopicTable {
+        var store = TopicTable()
+        for caller in callers { _ = try store.join(StreamMember(caller: caller, features: [.presence]), to: channel, limits: Limits()) }
         return store
     }
 
