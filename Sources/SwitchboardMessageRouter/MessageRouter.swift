@@ -3,14 +3,15 @@ import SwitchboardCore
 /// The message-router module: message-channel subscriptions, publishing, user-channel delivery,
 /// each app on its own.
 ///
-/// It answers `Subscribe`, `Unsubscribe`, `Publish` and `ChannelsOfSession`; it publishes
-/// `ChannelJoined`, `ChannelLeft` and (when someone listens) `MessagePublished`; it drops a
-/// finished session's subscriptions on `SessionClosed`.
+/// It answers `Subscribe`, `Unsubscribe` and `Publish`; it publishes `ChannelJoined`,
+/// `ChannelLeft` and (when someone listens) `MessagePublished`; it drops a finished session's
+/// subscriptions on `SessionClosed`.
 ///
-/// Subscriptions change on the actor, one at a time. Publishing does not wait for the actor: the
-/// subscriptions live in `Routes`, with the users' sessions seen from `SessionOpened` and
-/// `SessionClosed`, and `Publish` is answered from there on the caller's thread
-/// (`EventBus.handleImmediately`), so publishes to different channels run in parallel.
+/// Subscriptions live in a `SubscriptionStore` and change one at a time (`OneAtATime`), each
+/// change applied to `Routes` and announced in the store's order. Publishing does not wait for the
+/// actor: `Publish` is answered from `Routes` (the subscriptions and the users' sessions seen from
+/// `SessionOpened` and `SessionClosed`) on the caller's thread (`EventBus.handleImmediately`), so
+/// publishes to different channels run in parallel.
 public actor MessageRouter: Module {
     public nonisolated let name = "message-router"
 
@@ -19,11 +20,14 @@ public actor MessageRouter: Module {
         case running(ModuleContext, ended: EndedSessions, routes: Routes)
     }
     private var state = State.idle
+    private let store: any SubscriptionStore
+    private let turns = OneAtATime()
     /// How often idle rate windows are forgotten and discards are logged.
     public nonisolated let sweepInterval: Duration
 
-    /// Creates the module.
-    public init(sweepInterval: Duration = .seconds(10)) {
+    /// Creates the module over `store` (in memory by default).
+    public init(store: any SubscriptionStore = InMemorySubscriptionStore(), sweepInterval: Duration = .seconds(10)) {
+        self.store = store
         self.sweepInterval = sweepInterval
     }
 
@@ -37,7 +41,6 @@ public actor MessageRouter: Module {
         bus.handle(Subscribe.self) { [self] request throws(RtmError) in try await subscribe(request) }
         bus.handle(Unsubscribe.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
         bus.handleImmediately(Publish.self) { request throws(RtmError) in try publishing.publish(request) }
-        bus.handle(ChannelsOfSession.self) { [self] request in await channels(of: request.caller.session) }
     }
 
     public func run() async throws {
@@ -72,23 +75,19 @@ public actor MessageRouter: Module {
                 .channelSubscribeTooFrequent, operation: Subscribe.operation,
                 reason: "more than \(limits.subscribeAttemptsPerChannel) subscribe calls to \(request.channelName) within \(limits.subscribeAttemptWindow)")
         }
-        try routes.withTable { table throws(RtmError) in
-            let isNew = table.features(of: caller.session, in: channel) == nil
-            guard !isNew || table.subscriberCount(of: channel) < limits.usersPerChannel else {
-                throw RtmError(
-                    .channelJoinFailed, operation: Subscribe.operation,
-                    reason: "\(request.channelName) already has \(limits.usersPerChannel) subscribers")
+        try await turns.run { () async throws(RtmError) in
+            // In the turn: either this sees the session's end, or the end's cleanup runs after it.
+            guard !ended.contains(caller.session) else {
+                throw RtmError(.notLogin, operation: Subscribe.operation, reason: "the session has ended")
             }
-            guard
-                table.subscribe(
-                    caller.session, to: channel, features: request.features, limit: limits.subscribedChannelsPerClient)
-            else {
-                throw RtmError(
-                    .channelInstanceExceedLimitation, operation: Subscribe.operation,
-                    reason: "already subscribed to \(limits.subscribedChannelsPerClient) channels")
+            let features = ChannelFeatures(request.features)
+            if let change = try await store.subscribe(
+                caller, to: channel, features: features, limits: limits, operation: Subscribe.operation)
+            {
+                routes.apply(change)
             }
+            context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: features))
         }
-        context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: ChannelFeatures(request.features)))
         // A subscription that changed its features is answered after the publishes that read the old ones.
         await routes.publishesBefore(channel)
         return Done()
@@ -98,28 +97,33 @@ public actor MessageRouter: Module {
         let (context, _, routes) = try running(Unsubscribe.operation)
         try Validation.checkChannelName(request.channelName, limits: context.limits, operation: Unsubscribe.operation)
         let channel = request.caller.channel(.message, request.channelName)
-        guard routes.withTable({ $0.unsubscribe(request.caller.session, from: channel) }) else {
-            throw RtmError(
-                .channelNotSubscribed, operation: Unsubscribe.operation,
-                reason: "not subscribed to \(request.channelName)")
+        try await turns.run { () async throws(RtmError) in
+            guard let change = try await store.unsubscribe(request.caller, from: channel) else {
+                throw RtmError(
+                    .channelNotSubscribed, operation: Unsubscribe.operation,
+                    reason: "not subscribed to \(request.channelName)")
+            }
+            routes.apply(change)
+            context.bus.publish(ChannelLeft(caller: request.caller, channel: channel, reason: .left))
         }
-        context.bus.publish(ChannelLeft(caller: request.caller, channel: channel, reason: .left))
         // Answered once no push that read the old receivers is still on its way to the outbox:
         // after its ok, the client gets no message of the channel.
         await routes.publishesBefore(channel)
         return Done()
     }
 
-    private func sessionClosed(_ event: SessionClosed) {
+    private func sessionClosed(_ event: SessionClosed) async {
         guard case .running(let context, _, let routes) = state else { return }
-        for channel in routes.withTable({ $0.removeAll(of: event.session) }) {
-            context.bus.publish(ChannelLeft(caller: event.caller, channel: channel, reason: .sessionClosed(event.reason)))
+        do {
+            try await turns.run { () async throws(RtmError) in
+                for change in try await store.sessionEnded(event.caller, reason: event.reason) {
+                    routes.apply(change)
+                    context.bus.publish(ChannelLeft(caller: event.caller, channel: change.channel, reason: .sessionClosed(event.reason)))
+                }
+            }
+        } catch {
+            context.log(.error, "cannot end the subscriptions of \(event.caller): \(error)")
         }
-    }
-
-    private func channels(of session: SessionID) -> [ChannelKey] {
-        guard case .running(_, _, let routes) = state else { return [] }
-        return routes.withTable { $0.channels(of: session) }
     }
 
     private func running(_ operation: String) throws(RtmError) -> (ModuleContext, EndedSessions, Routes) {

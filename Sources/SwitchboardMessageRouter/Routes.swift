@@ -2,14 +2,14 @@ import Synchronization
 import SwitchboardCore
 
 /// What a publish reads, from any thread, without waiting on the router's actor: the
-/// subscriptions (changed only by the actor, before it answers), the channels' rate windows, and
-/// which sessions each user has (kept from `SessionOpened` and `SessionClosed` as they are
-/// published, so it is current once a login or logout is answered).
+/// subscriptions (a `ChannelRoster`, changed only by the actor with what its store answered,
+/// before it answers), the channels' rate windows, and which sessions each user has (a
+/// `UserSessions`, kept from `SessionOpened` and `SessionClosed` as they are published, so it is
+/// current once a login or logout is answered).
 final class Routes: Sendable {
     private struct State {
-        var table = SubscriptionTable()
-        /// The sessions of each user (a compact set: a user nearly always has one).
-        var users: [UserKey: CompactSet<SessionID>] = [:]
+        var subscriptions = ChannelRoster()
+        var users = UserSessions()
         var rates: ChannelRates
         var inFlight = PublishesInFlight<CheckedContinuation<Void, Never>>()
     }
@@ -22,11 +22,15 @@ final class Routes: Sendable {
 
     // MARK: Message channels
 
-    /// Reads or changes the subscriptions (the actor's part: one change at a time).
-    func withTable<Result, Failure: Error>(
-        _ body: (inout SubscriptionTable) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-        try state.withLock { state throws(Failure) in try body(&state.table) }
+    /// Applies a change the store made (the actor's part: one change at a time, in store order).
+    func apply(_ change: MembershipChange) {
+        state.withLock { state in
+            if let features = change.after {
+                state.subscriptions.join(change.member, change.channel, features: features)
+            } else {
+                state.subscriptions.leave(change.member, change.channel)
+            }
+        }
     }
 
     /// Takes one message of `channel` at `now` and returns its receivers, with the ticket to hand
@@ -35,7 +39,7 @@ final class Routes: Sendable {
     func admitMessage(on channel: ChannelKey, now: Duration) -> (receivers: [SessionID], ticket: UInt64)? {
         state.withLock { state in
             guard state.rates.admitMessage(on: channel, now: now) else { return nil }
-            return (state.table.messageReceivers(of: channel), state.inFlight.start(channel))
+            return (state.subscriptions.listeners(of: channel, hearing: .message), state.inFlight.start(channel))
         }
     }
 
@@ -74,17 +78,17 @@ final class Routes: Sendable {
 
     /// The sessions of `user` (nearly always one, held without an allocation).
     func sessions(of user: UserKey) -> CompactSet<SessionID> {
-        state.withLock { $0.users[user] ?? [] }
+        state.withLock { $0.users.sessions(of: user) }
     }
 
     /// Starts the view of users' sessions: from now on every session opened or closed on `bus` is
     /// seen as it is published.
     func observeSessions(on bus: EventBus) {
         bus.observe(SessionOpened.self) { [self] event in
-            state.withLock { _ = $0.users[event.caller.user, default: []].insert(event.caller.session) }
+            state.withLock { _ = $0.users.open(event.caller) }
         }
         bus.observe(SessionClosed.self) { [self] event in
-            state.withLock { $0.users.remove(event.caller.session, fromSetAt: event.caller.user) }
+            state.withLock { _ = $0.users.close(event.caller) }
         }
     }
 }

@@ -2,7 +2,7 @@ import SwitchboardCore
 
 /// The session module: every logged-in session of the server, per app.
 ///
-/// It answers `Login`, `Logout`, `Heartbeat`, `RenewToken` and `SessionsOfUser`; it listens for
+/// It answers `Login`, `Logout`, `Heartbeat` and `RenewToken`; it listens for
 /// `SessionDisconnected`; it publishes `SessionOpened`, `SessionSuspended`, `SessionResumed`,
 /// `SessionTimedOut` and `SessionClosed`. Its `run()` ticks on the injected clock to find lost
 /// heartbeats, presence timeouts and token expiries. It speaks of sessions only: the server binds
@@ -51,7 +51,6 @@ public actor Session: Module {
         bus.handle(Logout.self) { [self] request throws(RtmError) in try await logout(request) }
         bus.handle(Heartbeat.self) { [self] request throws(RtmError) in try await heartbeat(request) }
         bus.handle(RenewToken.self) { [self] request throws(RtmError) in try await renew(request) }
-        bus.handle(SessionsOfUser.self) { [self] request in await sessions(of: request.user) }
         bus.subscribe(SessionDisconnected.self) { [self] event in await disconnected(event.session) }
     }
 
@@ -127,10 +126,6 @@ public actor Session: Module {
             throw RtmError(.notLogin, operation: RenewToken.operation, reason: "the session ended")
         }
         return Done()
-    }
-
-    private func sessions(of user: UserKey) -> [SessionID] {
-        (try? mutateTable("", { $0.sessions(of: user) })) ?? []
     }
 
     // MARK: Events and time

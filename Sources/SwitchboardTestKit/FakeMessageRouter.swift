@@ -25,11 +25,6 @@ public final class FakeMessageRouter: Module {
             state.withLock { $0.subscribers[channel]?.removeAll { $0 == request.caller.session } }
             return Done()
         }
-        context.bus.handle(ChannelsOfSession.self) { [self] request in
-            state.withLock { state in
-                state.subscribers.filter { $0.value.contains(request.caller.session) }.keys.sorted { $0.name < $1.name }
-            }
-        }
         context.bus.handle(Publish.self) { [self] request in
             let channel = request.caller.channel(request.channelType, request.channelName)
             let receivers = state.withLock { state -> [SessionID] in

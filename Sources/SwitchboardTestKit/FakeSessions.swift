@@ -1,9 +1,9 @@
 import Synchronization
 import SwitchboardCore
 
-/// An in-memory stand-in for the session module: answers `SessionsOfUser` from a table the test
-/// fills, and `Login`/`Logout`/`Heartbeat` by handing out sequential sessions with no checks. It
-/// publishes `SessionOpened` and `SessionClosed` as the session module does.
+/// An in-memory stand-in for the session module: answers `Login`/`Logout`/`Heartbeat` by handing
+/// out sequential sessions with no checks, and announces sessions the test adds. It publishes
+/// `SessionOpened` and `SessionClosed` as the session module does.
 public final class FakeSessions: Module {
     public let name = "fake-sessions"
     private let state = Mutex<(online: [UserKey: [SessionID]], last: UInt64)>(([:], 0))
@@ -21,9 +21,6 @@ public final class FakeSessions: Module {
 
     public func start(_ context: ModuleContext) async {
         bus.withLock { $0 = context.bus }
-        context.bus.handle(SessionsOfUser.self) { [self] request in
-            state.withLock { $0.online[request.user] ?? [] }
-        }
         context.bus.handle(Login.self) { [self] request in
             let user = UserKey(request.appId, request.userId)
             let session = state.withLock { state -> SessionID in

@@ -126,9 +126,14 @@ import SwitchboardTestKit
         await expectError(.channelInstanceExceedLimitation) {
             _ = try await bus.request(Subscribe(caller: alice, channelName: "c50"))
         }
-        // Subscribing again to a channel already held is not a new channel.
+        // Subscribing again to a channel already held is not a new channel, and the session holds
+        // exactly 50: one unsubscribe makes room for exactly one more.
         _ = try await bus.request(Subscribe(caller: alice, channelName: "c0", features: [.message]))
-        #expect(try await bus.request(ChannelsOfSession(caller: alice)).count == 50)
+        _ = try await bus.request(Unsubscribe(caller: alice, channelName: "c1"))
+        _ = try await bus.request(Subscribe(caller: alice, channelName: "c50"))
+        await expectError(.channelInstanceExceedLimitation) {
+            _ = try await bus.request(Subscribe(caller: alice, channelName: "c51"))
+        }
     }
 
     @Test func unsubscribeStopsDeliveryAndUnknownChannelsAreRefused() async throws {
@@ -148,8 +153,12 @@ import SwitchboardTestKit
         let (harness, _) = await world()
         _ = try await harness.bus.request(Subscribe(caller: bob, channelName: "a"))
         _ = try await harness.bus.request(Subscribe(caller: bob, channelName: "b"))
+        _ = try await harness.bus.request(Publish(caller: alice, channelType: .message, channelName: "a", payload: .string("before")))
+        #expect(harness.outbox.messages(to: bob.session).map(\.payload) == [.string("before")])
         await harness.bus.publishAndWait(SessionClosed(caller: bob, reason: .timedOut))
-        #expect(try await harness.bus.request(ChannelsOfSession(caller: bob)).isEmpty)
+        _ = try await harness.bus.request(Publish(caller: alice, channelType: .message, channelName: "a", payload: .string("after")))
+        _ = try await harness.bus.request(Publish(caller: alice, channelType: .message, channelName: "b", payload: .string("after")))
+        #expect(harness.outbox.messages(to: bob.session).map(\.payload) == [.string("before")])
         let left = await harness.recorder.waitFor(ChannelLeft.self, count: 2)
         #expect(left.map(\.channel.name) == ["a", "b"])
         #expect(left.allSatisfy { $0.reason == .sessionClosed(.timedOut) })
@@ -169,7 +178,11 @@ import SwitchboardTestKit
         } catch {
             #expect(error.code == .notLogin)
         }
-        #expect(try await harness.bus.request(ChannelsOfSession(caller: gone)).isEmpty)
+        let alive = Self.user(1)
+        _ = try await harness.bus.request(Subscribe(caller: alive, channelName: "room"))
+        _ = try await harness.bus.request(Publish(caller: alive, channelType: .message, channelName: "room", payload: .string("x")))
+        #expect(harness.outbox.messages(to: alive.session).count == 1, "a live session's subscribe is delivered to")
+        #expect(harness.outbox.messages(to: gone.session).isEmpty)
     }
 
     @Test func aChannelHoldsAtMostUsersPerChannelSubscribers() async throws {

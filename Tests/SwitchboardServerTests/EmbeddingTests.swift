@@ -52,7 +52,6 @@ import SwitchboardTestKit
         func start(_ context: ModuleContext) async {
             context.bus.handle(Subscribe.self) { _ in Done() }
             context.bus.handle(Unsubscribe.self) { _ in Done() }
-            context.bus.handle(ChannelsOfSession.self) { _ in [] }
             context.bus.handle(Publish.self) { [self] request in
                 await self.count()
                 guard case .string(let text) = request.payload else { return Done() }

@@ -27,8 +27,6 @@ import SwitchboardTestKit
         #expect(harness.outbox.isOpen(grant.session))
         let opened = await harness.recorder.waitFor(SessionOpened.self)
         #expect(opened.first?.caller == grant.caller)
-        #expect(try await harness.bus.request(SessionsOfUser(user: UserKey("app", "alice"))) == [grant.session])
-        #expect(try await harness.bus.request(SessionsOfUser(user: UserKey("other", "alice"))).isEmpty)
         await harness.stop()
     }
 
@@ -53,7 +51,6 @@ import SwitchboardTestKit
         #expect(closed.first?.reason == .timedOut)
         #expect(harness.recorder.events(of: SessionTimedOut.self).count == 1)
         #expect(harness.outbox.calls.last == .release(grant.session))
-        #expect(try await harness.bus.request(SessionsOfUser(user: grant.caller.user)).isEmpty)
         await harness.stop()
     }
 

@@ -48,15 +48,6 @@ public struct Publish: BusRequest {
     }
 }
 
-/// The message channels the caller's session is subscribed to.
-public struct ChannelsOfSession: BusRequest {
-    public typealias Response = [ChannelKey]
-    public static let operation = "channelsOfSession"
-    public var caller: Caller
-    /// Creates the query.
-    public init(caller: Caller) { self.caller = caller }
-}
-
 /// A session subscribed to a message channel or joined a stream channel.
 public struct ChannelJoined: BusEvent, Hashable {
     public var caller: Caller

@@ -108,16 +108,6 @@ public struct RenewToken: BusRequest {
     }
 }
 
-/// Which sessions (live or awaiting resume) a user of an app has.
-public struct SessionsOfUser: BusRequest {
-    public typealias Response = [SessionID]
-    public static let operation = "sessionsOfUser"
-    /// The user within its app.
-    public var user: UserKey
-    /// Creates the query.
-    public init(user: UserKey) { self.user = user }
-}
-
 /// The connection carrying a session closed (socket closed, protocol error, slow consumer …).
 /// Published by the server, which alone knows connections, only for the session's current one.
 public struct SessionDisconnected: BusEvent, Hashable {

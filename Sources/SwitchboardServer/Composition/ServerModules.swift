@@ -9,9 +9,9 @@ import SwitchboardTopicRouter
 /// The modules a server runs: one slot per built-in module, each replaceable, plus any number of
 /// extra modules that the built-in ones do not know about.
 public struct ServerModules: Sendable {
-    /// Logins, heartbeats, resume (answers `Login`, `Logout`, `Heartbeat`, `RenewToken`, `SessionsOfUser`).
+    /// Logins, heartbeats, resume (answers `Login`, `Logout`, `Heartbeat`, `RenewToken`).
     public var session: any Module
-    /// Message channels and user channels (answers `Subscribe`, `Unsubscribe`, `Publish`, `ChannelsOfSession`).
+    /// Message channels and user channels (answers `Subscribe`, `Unsubscribe`, `Publish`).
     public var messageRouter: any Module
     /// Stream channels and topics (answers `JoinStreamChannel`, `LeaveStreamChannel`, `RenewStreamChannelToken`,
     /// `JoinTopic`, `LeaveTopic`, `PublishTopicMessage`, `SubscribeTopic`, `UnsubscribeTopic`).
