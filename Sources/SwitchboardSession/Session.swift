@@ -6,7 +6,8 @@ import SwitchboardCore
 /// `SessionDisconnected`; it publishes `SessionOpened`, `SessionSuspended`, `SessionResumed`,
 /// `SessionTimedOut` and `SessionClosed`. Its `run()` ticks on the injected clock to find lost
 /// heartbeats, presence timeouts and token expiries. It speaks of sessions only: the server binds
-/// them to connections.
+/// them to connections. The sessions live in a `SessionStore`, called one operation at a time
+/// (`OneAtATime`), so events go out in the store's order.
 public actor Session: Module {
     public nonisolated let name = "session"
 
@@ -15,22 +16,27 @@ public actor Session: Module {
     /// The app ids this server serves; nil serves any.
     public nonisolated let allowedAppIds: Set<AppID>?
     private let makeSecret: @Sendable () -> String
+    private let givenStore: (any SessionStore)?
+    private let turns = OneAtATime()
 
     private enum State {
         case idle
-        case running(ModuleContext, SessionTable)
+        case running(ModuleContext, any SessionStore)
     }
     private var state = State.idle
 
-    /// Creates the module serving `allowedAppIds` (nil: any app id). `makeSecret` makes resume
-    /// secrets (random by default).
+    /// Creates the module serving `allowedAppIds` (nil: any app id) over `store` (nil: one in
+    /// memory, with the limits the module is started with). `makeSecret` makes resume secrets
+    /// (random by default).
     public init(
         allowedAppIds: Set<AppID>? = nil,
         tickInterval: Duration = .seconds(1),
+        store: (any SessionStore)? = nil,
         makeSecret: @escaping @Sendable () -> String = Session.randomSecret
     ) {
         self.allowedAppIds = allowedAppIds
         self.tickInterval = tickInterval
+        self.givenStore = store
         self.makeSecret = makeSecret
     }
 
@@ -45,7 +51,7 @@ public actor Session: Module {
     }
 
     public func start(_ context: ModuleContext) async {
-        state = .running(context, SessionTable(limits: context.limits, allowedAppIds: allowedAppIds))
+        state = .running(context, givenStore ?? InMemorySessionStore(limits: context.limits, allowedAppIds: allowedAppIds))
         let bus = context.bus
         bus.handle(Login.self) { [self] request throws(RtmError) in try await login(request) }
         bus.handle(Logout.self) { [self] request throws(RtmError) in try await logout(request) }
@@ -56,61 +62,65 @@ public actor Session: Module {
 
     public func run() async throws {
         guard case .running(let context, _) = state else { return }
-        for await _ in context.clock.ticks(every: tickInterval) { tick() }
+        for await _ in context.clock.ticks(every: tickInterval) { await tick() }
     }
 
     // MARK: Requests
 
     private func login(_ request: Login) async throws(RtmError) -> LoginGranted {
-        let context = try running(Login.operation)
+        let (context, store) = try running(Login.operation)
         // Cheap refusals first, so a flood of bad logins costs no token verification.
-        try mutateTable(Login.operation) { table throws(RtmError) in try table.checkLogin(request) }
+        try await store.checkLogin(request)
         var grant = TokenGrant(loginExpiresAt: nil)
         if context.bus.hasHandler(VerifyLoginToken.self) {
             grant = try await context.bus.request(
                 VerifyLoginToken(appId: request.appId, userId: request.userId, token: request.token))
         }
-        // The token check suspended this actor: change the table as it is now, in place.
-        let outcome = try mutateTable(Login.operation) { table throws(RtmError) in
-            try table.login(request, secret: makeSecret(), tokenExpiresAt: grant.loginExpiresAt, now: context.clock.now)
-        }
-        switch outcome {
-        case .opened(let record, let replaced):
-            for old in replaced {
-                context.outbox.disconnect(old.id, reason: .sameUidLogin, detail: "the same user logged in elsewhere")
-                end(old, reason: .replacedBySameUser, context)
+        return try await turns.run { () async throws(RtmError) in
+            let outcome = try await store.login(
+                request, secret: makeSecret(), tokenExpiresAt: grant.loginExpiresAt, now: context.clock.now)
+            switch outcome {
+            case .opened(let record, let replaced):
+                for old in replaced {
+                    context.outbox.disconnect(old.id, reason: .sameUidLogin, detail: "the same user logged in elsewhere")
+                    end(old, reason: .replacedBySameUser, context)
+                }
+                context.outbox.open(record.id)
+                context.bus.publish(SessionOpened(caller: record.caller))
+                return granted(record, resumed: false)
+            case .resumed(let record, let wasSuspended):
+                if wasSuspended { context.bus.publish(SessionResumed(caller: record.caller)) }
+                return granted(record, resumed: true)
             }
-            context.outbox.open(record.id)
-            context.bus.publish(SessionOpened(caller: record.caller))
-            return granted(record, resumed: false)
-        case .resumed(let record, let wasSuspended):
-            if wasSuspended { context.bus.publish(SessionResumed(caller: record.caller)) }
-            return granted(record, resumed: true)
         }
     }
 
-    private func logout(_ request: Logout) throws(RtmError) -> Done {
-        let context = try running(Logout.operation)
-        guard let record = try mutateTable(Logout.operation, { $0.remove(request.caller.session) }) else {
-            throw RtmError(.notLogin, operation: Logout.operation, reason: "no such session")
+    private func logout(_ request: Logout) async throws(RtmError) -> Done {
+        let (context, store) = try running(Logout.operation)
+        return try await turns.run { () async throws(RtmError) in
+            guard let record = try await store.remove(request.caller.session) else {
+                throw RtmError(.notLogin, operation: Logout.operation, reason: "no such session")
+            }
+            end(record, reason: .logout, context)
+            return Done()
         }
-        end(record, reason: .logout, context)
-        return Done()
     }
 
-    private func heartbeat(_ request: Heartbeat) throws(RtmError) -> Done {
-        let context = try running(Heartbeat.operation)
-        switch try mutateTable(Heartbeat.operation, { $0.heartbeat(request.caller.session, now: context.clock.now) }) {
-        case .unknown: throw RtmError(.notLogin, operation: Heartbeat.operation, reason: "no such session")
-        case .alive: break
-        case .revived(let record): context.bus.publish(SessionResumed(caller: record.caller))
+    private func heartbeat(_ request: Heartbeat) async throws(RtmError) -> Done {
+        let (context, store) = try running(Heartbeat.operation)
+        return try await turns.run { () async throws(RtmError) in
+            switch try await store.heartbeat(request.caller.session, now: context.clock.now) {
+            case .unknown: throw RtmError(.notLogin, operation: Heartbeat.operation, reason: "no such session")
+            case .alive: break
+            case .revived(let record): context.bus.publish(SessionResumed(caller: record.caller))
+            }
+            return Done()
         }
-        return Done()
     }
 
     private func renew(_ request: RenewToken) async throws(RtmError) -> Done {
-        let context = try running(RenewToken.operation)
-        guard try mutateTable(RenewToken.operation, { $0.sessions[request.caller.session] != nil }) else {
+        let (context, store) = try running(RenewToken.operation)
+        guard try await store.contains(request.caller.session) else {
             throw RtmError(.notLogin, operation: RenewToken.operation, reason: "no such session")
         }
         var grant = TokenGrant(loginExpiresAt: nil)
@@ -122,7 +132,7 @@ public actor Session: Module {
                 throw RtmError(error.code, operation: RenewToken.operation, reason: error.reason)
             }
         }
-        guard try mutateTable(RenewToken.operation, { $0.renew(request.caller.session, tokenExpiresAt: grant.loginExpiresAt) }) else {
+        guard try await store.renew(request.caller.session, tokenExpiresAt: grant.loginExpiresAt) else {
             throw RtmError(.notLogin, operation: RenewToken.operation, reason: "the session ended")
         }
         return Done()
@@ -130,37 +140,53 @@ public actor Session: Module {
 
     // MARK: Events and time
 
-    private func disconnected(_ session: SessionID) {
-        guard case .running(let context, _) = state, let record = try? mutateTable("", { $0.disconnected(session, now: context.clock.now) })
-        else { return }
-        context.bus.publish(SessionSuspended(caller: record.caller))
+    private func disconnected(_ session: SessionID) async {
+        guard case .running(let context, let store) = state else { return }
+        do {
+            try await turns.run { () async throws(RtmError) in
+                guard let record = try await store.disconnected(session, now: context.clock.now) else { return }
+                context.bus.publish(SessionSuspended(caller: record.caller))
+            }
+        } catch {
+            context.log(.error, "cannot suspend \(session): \(error)")
+        }
     }
 
     /// Applies deadlines that have passed. `run()` calls this every tick; tests may too.
-    public func tick() {
-        guard case .running(let context, _) = state,
-            let expiries = try? mutateTable("", { $0.sweep(now: context.clock.now, unixSeconds: context.clock.wallMilliseconds / 1000) })
-        else { return }
-        for expiry in expiries {
-            switch expiry {
-            case .heartbeatLost(let record):
-                context.outbox.disconnect(record.id, reason: .keepAliveTimeout, detail: "no heartbeat received in time")
-                context.bus.publish(SessionSuspended(caller: record.caller))
-            case .timedOut(let record):
-                context.bus.publish(SessionTimedOut(caller: record.caller))
-                end(record, reason: .timedOut, context)
-            case .tokenWillExpire(let record, let secondsLeft):
-                context.outbox.deliver(.session(.tokenPrivilegeWillExpire(secondsLeft: secondsLeft)), to: [record.id])
-            case .tokenExpired(let record):
-                context.outbox.disconnect(record.id, reason: .tokenExpired, detail: "the login token expired")
-                end(record, reason: .tokenExpired, context)
+    public func tick() async {
+        guard case .running(let context, let store) = state else { return }
+        do {
+            try await turns.run { () async throws(RtmError) in
+                let expiries = try await store.sweep(now: context.clock.now, unixSeconds: context.clock.wallMilliseconds / 1000)
+                for expiry in expiries { expired(expiry, context) }
             }
+        } catch {
+            context.log(.error, "cannot apply session deadlines: \(error)")
+        }
+    }
+
+    private func expired(_ expiry: SessionExpiry, _ context: ModuleContext) {
+        switch expiry {
+        case .heartbeatLost(let record):
+            context.outbox.disconnect(record.id, reason: .keepAliveTimeout, detail: "no heartbeat received in time")
+            context.bus.publish(SessionSuspended(caller: record.caller))
+        case .timedOut(let record):
+            context.bus.publish(SessionTimedOut(caller: record.caller))
+            end(record, reason: .timedOut, context)
+        case .tokenWillExpire(let record, let secondsLeft):
+            context.outbox.deliver(.session(.tokenPrivilegeWillExpire(secondsLeft: secondsLeft)), to: [record.id])
+        case .tokenExpired(let record):
+            context.outbox.disconnect(record.id, reason: .tokenExpired, detail: "the login token expired")
+            end(record, reason: .tokenExpired, context)
         }
     }
 
     /// How many sessions exist (live or suspended).
     public var count: Int {
-        (try? mutateTable("", { $0.sessions.count })) ?? 0
+        get async {
+            guard case .running(_, let store) = state else { return 0 }
+            return (try? await store.count()) ?? 0
+        }
     }
 
     // MARK: Helpers
@@ -176,23 +202,10 @@ public actor Session: Module {
             heartbeatInterval: record.heartbeatInterval, presenceTimeout: record.presenceTimeout)
     }
 
-    private func running(_ operation: String) throws(RtmError) -> ModuleContext {
-        guard case .running(let context, _) = state else { throw notStarted(operation) }
-        return context
-    }
-
-    private func notStarted(_ operation: String) -> RtmError {
-        RtmError(.notInitialized, operation: operation, reason: "the session module has not been started")
-    }
-
-    /// Reads or changes the table in place: the state is moved out for the call, so the table's
-    /// storage is never copied (a copy would duplicate every session on each login).
-    private func mutateTable<T>(
-        _ operation: String, _ change: (inout SessionTable) throws(RtmError) -> T
-    ) throws(RtmError) -> T {
-        guard case .running(let context, var table) = state else { throw notStarted(operation) }
-        state = .idle
-        defer { state = .running(context, table) }
-        return try change(&table)
+    private func running(_ operation: String) throws(RtmError) -> (ModuleContext, any SessionStore) {
+        guard case .running(let context, let store) = state else {
+            throw RtmError(.notInitialized, operation: operation, reason: "the session module has not been started")
+        }
+        return (context, store)
     }
 }

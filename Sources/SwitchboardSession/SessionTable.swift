@@ -7,26 +7,8 @@ import SwitchboardCore
 /// events and drive the outbox. It never sees connections: the server tells it when a session's
 /// connection is lost.
 struct SessionTable: Sendable {
-    /// What a login did.
-    enum LoginOutcome: Equatable {
-        /// A new session; `replaced` are the sessions of the same user (same app) it ended.
-        case opened(SessionRecord, replaced: [SessionRecord])
-        /// An existing session was taken back; `wasSuspended` when it had lost its connection
-        /// (otherwise its old connection is stale, and the server closes it).
-        case resumed(SessionRecord, wasSuspended: Bool)
-    }
-
-    /// What the passage of time did to one session.
-    enum Expiry: Equatable {
-        /// No sign of life within interval + grace: the session is now suspended.
-        case heartbeatLost(SessionRecord)
-        /// Suspended for longer than its presence timeout: the session is gone.
-        case timedOut(SessionRecord)
-        /// The login privilege expires within the warning window.
-        case tokenWillExpire(SessionRecord, secondsLeft: Int)
-        /// The login privilege expired: the session is gone.
-        case tokenExpired(SessionRecord)
-    }
+    typealias LoginOutcome = SessionLoginOutcome
+    typealias Expiry = SessionExpiry
 
     let limits: Limits
     /// The app ids this server serves; nil serves any.
@@ -35,10 +17,8 @@ struct SessionTable: Sendable {
     let tokenWarningSeconds: UInt64 = 30
 
     private(set) var sessions: [SessionID: SessionRecord] = [:]
-    /// The sessions of each user (a compact set: a login ends the user's other sessions).
-    private var byUser: [UserKey: CompactSet<SessionID>] = [:]
-    /// Sessions per app, for the per-app concurrent-user limit.
-    private var usersPerApp: [AppID: Int] = [:]
+    /// The sessions of each user, and the users online per app (the concurrent-user limit).
+    private var users = UserSessions()
     private var lastID: UInt64 = 0
 
     init(limits: Limits, allowedAppIds: Set<AppID>? = nil) {
@@ -47,7 +27,7 @@ struct SessionTable: Sendable {
     }
 
     /// The sessions of `user`, oldest first.
-    func sessions(of user: UserKey) -> [SessionID] { (byUser[user] ?? []).sorted() }
+    func sessions(of user: UserKey) -> [SessionID] { users.sessions(of: user).sorted() }
 
     /// Refuses an app id the server does not serve and a malformed user id.
     func checkLogin(_ request: Login) throws(RtmError) {
@@ -77,7 +57,8 @@ struct SessionTable: Sendable {
             return .resumed(record, wasSuspended: wasSuspended)
         }
         let others = sessions(of: user)
-        guard (usersPerApp[user.app] ?? 0) - others.count < limits.concurrentUsers else {
+        // The user's own sessions end with this login: it does not count against the limit.
+        guard users.onlineUserCount(in: user.app) - (others.isEmpty ? 0 : 1) < limits.concurrentUsers else {
             throw RtmError(
                 .loginNoServerResources, operation: Login.operation,
                 reason: "app \(user.app) already has \(limits.concurrentUsers) users online")
@@ -90,21 +71,8 @@ struct SessionTable: Sendable {
             presenceTimeout: limits.clampedPresenceTimeout(request.presenceTimeout),
             lastSeen: now, suspendedAt: nil, tokenExpiresAt: tokenExpiresAt)
         sessions[record.id] = record
-        byUser[user, default: []].insert(record.id)
-        usersPerApp[user.app, default: 0] += 1
+        users.open(record.caller)
         return .opened(record, replaced: replaced)
-    }
-
-    /// Notes a sign of life. Returns false when the session is unknown.
-    /// What a sign of life found.
-    enum SignOfLife: Equatable {
-        /// No such session.
-        case unknown
-        /// A live session.
-        case alive
-        /// A session marked suspended: its connection is evidently back (a lost-connection
-        /// notice arrived after the session had moved to a new connection), so it is live again.
-        case revived(SessionRecord)
     }
 
     /// Notes a sign of life.
@@ -136,10 +104,7 @@ struct SessionTable: Sendable {
     /// Ends a session at once. Returns it, or nil when unknown.
     mutating func remove(_ id: SessionID) -> SessionRecord? {
         guard let record = sessions.removeValue(forKey: id) else { return nil }
-        let user = record.caller.user
-        byUser.remove(id, fromSetAt: user)
-        usersPerApp[user.app]? -= 1
-        if usersPerApp[user.app] == 0 { usersPerApp[user.app] = nil }
+        users.close(record.caller)
         return record
     }
 

@@ -1,0 +1,44 @@
+import Synchronization
+import SwitchboardCore
+
+/// The session store of one node: a `SessionTable` in this process's memory.
+public final class InMemorySessionStore: SessionStore {
+    private let table: Mutex<SessionTable>
+
+    /// An empty store applying `limits`, serving `allowedAppIds` (nil: any app id).
+    public init(limits: Limits, allowedAppIds: Set<AppID>? = nil) {
+        table = Mutex(SessionTable(limits: limits, allowedAppIds: allowedAppIds))
+    }
+
+    public func checkLogin(_ request: Login) throws(RtmError) {
+        try table.withLock { table throws(RtmError) in try table.checkLogin(request) }
+    }
+
+    public func login(_ request: Login, secret: String, tokenExpiresAt: UInt64?, now: Duration) throws(RtmError) -> SessionLoginOutcome {
+        try table.withLock { table throws(RtmError) in
+            try table.login(request, secret: secret, tokenExpiresAt: tokenExpiresAt, now: now)
+        }
+    }
+
+    public func remove(_ session: SessionID) -> SessionRecord? { table.withLock { $0.remove(session) } }
+
+    public func heartbeat(_ session: SessionID, now: Duration) -> SignOfLife {
+        table.withLock { $0.heartbeat(session, now: now) }
+    }
+
+    public func renew(_ session: SessionID, tokenExpiresAt: UInt64?) -> Bool {
+        table.withLock { $0.renew(session, tokenExpiresAt: tokenExpiresAt) }
+    }
+
+    public func contains(_ session: SessionID) -> Bool { table.withLock { $0.sessions[session] != nil } }
+
+    public func disconnected(_ session: SessionID, now: Duration) -> SessionRecord? {
+        table.withLock { $0.disconnected(session, now: now) }
+    }
+
+    public func sweep(now: Duration, unixSeconds: UInt64) -> [SessionExpiry] {
+        table.withLock { $0.sweep(now: now, unixSeconds: unixSeconds) }
+    }
+
+    public func count() -> Int { table.withLock { $0.sessions.count } }
+}

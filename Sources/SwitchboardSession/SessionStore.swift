@@ -1,0 +1,104 @@
+import SwitchboardCore
+
+/// Where the session module keeps sessions: their records, resume tickets, the same-user rule and
+/// the concurrent users of each app.
+///
+/// The store recipe (Modules.md): each method is one atomic check-and-change that returns what it
+/// did, so the module publishes events and drives the outbox from the answer alone, in the
+/// store's order (it calls the store one operation at a time). Errors carry the reference's
+/// codes. `InMemorySessionStore` is the built-in one.
+public protocol SessionStore: Sendable {
+    /// Refuses an app id the store does not serve and a malformed user id, changing nothing.
+    func checkLogin(_ request: Login) async throws(RtmError)
+    /// Validates a login and applies it: a resume of the session its ticket names, or a new
+    /// session ending the user's others. `secret` is the resume secret of a new session.
+    func login(_ request: Login, secret: String, tokenExpiresAt: UInt64?, now: Duration) async throws(RtmError) -> SessionLoginOutcome
+    /// Ends a session at once; nil when unknown.
+    func remove(_ session: SessionID) async throws(RtmError) -> SessionRecord?
+    /// Notes a sign of life.
+    func heartbeat(_ session: SessionID, now: Duration) async throws(RtmError) -> SignOfLife
+    /// Replaces a session's token expiry; false when the session is unknown.
+    func renew(_ session: SessionID, tokenExpiresAt: UInt64?) async throws(RtmError) -> Bool
+    /// Whether the session exists (live or suspended).
+    func contains(_ session: SessionID) async throws(RtmError) -> Bool
+    /// The session's connection closed: a live session is suspended and returned.
+    func disconnected(_ session: SessionID, now: Duration) async throws(RtmError) -> SessionRecord?
+    /// Applies the passage of time up to `now` (`unixSeconds` for token expiry).
+    func sweep(now: Duration, unixSeconds: UInt64) async throws(RtmError) -> [SessionExpiry]
+    /// How many sessions exist (live or suspended).
+    func count() async throws(RtmError) -> Int
+}
+
+/// Everything the server keeps about one session.
+public struct SessionRecord: Sendable, Hashable {
+    /// App, user and session id.
+    public let caller: Caller
+    /// The resume secret.
+    public let secret: String
+    /// Seconds between heartbeats.
+    public let heartbeatInterval: Int
+    /// Seconds a session without a connection waits for a resume.
+    public let presenceTimeout: Int
+    /// Monotonic time of the last sign of life.
+    public var lastSeen: Duration
+    /// Monotonic time the connection was lost; nil while the session has one.
+    public var suspendedAt: Duration?
+    /// Unix seconds when the login privilege expires; nil when it never does.
+    public var tokenExpiresAt: UInt64?
+    /// Whether the expiry warning was sent for the current token.
+    public var expiryWarned = false
+
+    /// Creates a record.
+    public init(
+        caller: Caller, secret: String, heartbeatInterval: Int, presenceTimeout: Int, lastSeen: Duration,
+        suspendedAt: Duration?, tokenExpiresAt: UInt64?, expiryWarned: Bool = false
+    ) {
+        self.caller = caller
+        self.secret = secret
+        self.heartbeatInterval = heartbeatInterval
+        self.presenceTimeout = presenceTimeout
+        self.lastSeen = lastSeen
+        self.suspendedAt = suspendedAt
+        self.tokenExpiresAt = tokenExpiresAt
+        self.expiryWarned = expiryWarned
+    }
+
+    /// The session's id.
+    public var id: SessionID { caller.session }
+    /// Whether the session has a connection.
+    public var isLive: Bool { suspendedAt == nil }
+    /// The ticket that resumes it.
+    public var ticket: ResumeTicket { ResumeTicket(session: id, secret: secret) }
+}
+
+/// What a login did.
+public enum SessionLoginOutcome: Sendable, Equatable {
+    /// A new session; `replaced` are the sessions of the same user (same app) it ended.
+    case opened(SessionRecord, replaced: [SessionRecord])
+    /// An existing session was taken back; `wasSuspended` when it had lost its connection
+    /// (otherwise its old connection is stale, and the server closes it).
+    case resumed(SessionRecord, wasSuspended: Bool)
+}
+
+/// What a sign of life found.
+public enum SignOfLife: Sendable, Equatable {
+    /// No such session.
+    case unknown
+    /// A live session.
+    case alive
+    /// A session marked suspended: its connection is evidently back (a lost-connection notice
+    /// arrived after the session had moved to a new connection), so it is live again.
+    case revived(SessionRecord)
+}
+
+/// What the passage of time did to one session.
+public enum SessionExpiry: Sendable, Equatable {
+    /// No sign of life within interval + grace: the session is now suspended.
+    case heartbeatLost(SessionRecord)
+    /// Suspended for longer than its presence timeout: the session is gone.
+    case timedOut(SessionRecord)
+    /// The login privilege expires within the warning window.
+    case tokenWillExpire(SessionRecord, secondsLeft: Int)
+    /// The login privilege expired: the session is gone.
+    case tokenExpired(SessionRecord)
+}
