@@ -20,8 +20,8 @@ import SwitchboardTestKit
         await world.bus.publishAndWait(SessionSuspended(caller: alice))
     }
 
-    @Test func lockMembersGetASnapshotThenEveryEvent() async throws {
-        let world = await LockWorld.start()
+    @Test(arguments: [false, true]) func lockMembersGetASnapshotThenEveryEvent(suspendingStore: Bool) async throws {
+        let world = await LockWorld.start(suspending: suspendingStore)
         await world.join(alice, features: [.message])
         try await world.set("M", by: alice, ttl: 60)
         try await world.set("L", by: alice)
@@ -54,8 +54,8 @@ import SwitchboardTestKit
         await world.harness.stop()
     }
 
-    @Test func refusalsCarryTheReferenceCodes() async throws {
-        let world = await LockWorld.start()
+    @Test(arguments: [false, true]) func refusalsCarryTheReferenceCodes(suspendingStore: Bool) async throws {
+        let world = await LockWorld.start(suspending: suspendingStore)
         for caller in [alice, bob, carol] { await world.join(caller, features: [.message]) }
         await world.join(alice, "hall", features: [.message])
         await expectError(.invalidChannelType) {
@@ -121,8 +121,8 @@ import SwitchboardTestKit
         await world.harness.stop()
     }
 
-    @Test func waitersAreGrantedInTheOrderTheyCame() async throws {
-        let world = await LockWorld.start()
+    @Test(arguments: [false, true]) func waitersAreGrantedInTheOrderTheyCame(suspendingStore: Bool) async throws {
+        let world = await LockWorld.start(suspending: suspendingStore)
         await world.join(alice)
         for caller in [bob, carol] { await world.join(caller, features: [.message]) }
         try await world.set("L", by: alice)
@@ -144,8 +144,8 @@ import SwitchboardTestKit
         await world.harness.stop()
     }
 
-    @Test func aWaiterCanWithdrawAndARemovedLockEndsTheWait() async throws {
-        let world = await LockWorld.start()
+    @Test(arguments: [false, true]) func aWaiterCanWithdrawAndARemovedLockEndsTheWait(suspendingStore: Bool) async throws {
+        let world = await LockWorld.start(suspending: suspendingStore)
         for caller in [alice, bob, carol] { await world.join(caller, features: [.message]) }
         try await world.set("L", by: alice)
         _ = try await world.acquire("L", by: alice)
@@ -164,8 +164,8 @@ import SwitchboardTestKit
         await world.harness.stop()
     }
 
-    @Test func aLostOwnerKeepsTheLockForItsTTLThenItExpiresToTheNextWaiter() async throws {
-        let world = await LockWorld.start()
+    @Test(arguments: [false, true]) func aLostOwnerKeepsTheLockForItsTTLThenItExpiresToTheNextWaiter(suspendingStore: Bool) async throws {
+        let world = await LockWorld.start(suspending: suspendingStore)
         await world.join(carol)
         try await aliceOwnsAndLosesHerConnectionWhileBobWaits(world)
         await world.advance(by: .milliseconds(9_900))
@@ -181,8 +181,8 @@ import SwitchboardTestKit
         await world.harness.stop()
     }
 
-    @Test func anOwnerBackInTimeKeepsTheLock() async throws {
-        let world = await LockWorld.start()
+    @Test(arguments: [false, true]) func anOwnerBackInTimeKeepsTheLock(suspendingStore: Bool) async throws {
+        let world = await LockWorld.start(suspending: suspendingStore)
         try await aliceOwnsAndLosesHerConnectionWhileBobWaits(world)
         await world.advance(by: .seconds(9))
         await world.bus.publishAndWait(SessionResumed(caller: alice))
@@ -192,8 +192,8 @@ import SwitchboardTestKit
         await world.harness.stop()
     }
 
-    @Test func aWaiterAwayWhenItsTurnComesHasItsTTLToComeBack() async throws {
-        let world = await LockWorld.start()
+    @Test(arguments: [false, true]) func aWaiterAwayWhenItsTurnComesHasItsTTLToComeBack(suspendingStore: Bool) async throws {
+        let world = await LockWorld.start(suspending: suspendingStore)
         for caller in [alice, bob, carol] { await world.join(caller, features: [.message]) }
         try await world.set("L", by: alice, ttl: 10)
         _ = try await world.acquire("L", by: alice)
@@ -208,8 +208,8 @@ import SwitchboardTestKit
         await world.harness.stop()
     }
 
-    @Test func logoutOrLeavingReleasesAtOnceAndEndsWaits() async throws {
-        let world = await LockWorld.start()
+    @Test(arguments: [false, true]) func logoutOrLeavingReleasesAtOnceAndEndsWaits(suspendingStore: Bool) async throws {
+        let world = await LockWorld.start(suspending: suspendingStore)
         for caller in [alice, bob] { await world.join(caller, features: [.message]) }
         try await world.set("L", by: alice)
         try await world.set("M", by: alice)
@@ -237,8 +237,8 @@ import SwitchboardTestKit
         await world.harness.stop()
     }
 
-    @Test func checkLockHolderAnswersStorageWithFencingTokens() async throws {
-        let world = await LockWorld.start()
+    @Test(arguments: [false, true]) func checkLockHolderAnswersStorageWithFencingTokens(suspendingStore: Bool) async throws {
+        let world = await LockWorld.start(suspending: suspendingStore)
         for caller in [alice, bob] { await world.join(caller, features: [.message]) }
         await expectError(.lockNotExist) { _ = try await world.check("L", by: alice) }
         try await world.set("L", by: alice)
@@ -255,8 +255,8 @@ import SwitchboardTestKit
         await world.harness.stop()
     }
 
-    @Test func anAcquireRacingItsSessionsEndNeverLeavesALockToADeadSession() async throws {
-        let world = await LockWorld.start()
+    @Test(arguments: [false, true]) func anAcquireRacingItsSessionsEndNeverLeavesALockToADeadSession(suspendingStore: Bool) async throws {
+        let world = await LockWorld.start(suspending: suspendingStore)
         let owner = Caller(app: "app", userId: "owner", session: SessionID(1_000))
         await world.join(owner, features: [.message])
         for round in 0..<200 {
@@ -287,8 +287,8 @@ import SwitchboardTestKit
         await world.harness.stop()
     }
 
-    @Test func appsNeverSeeEachOthersLocks() async throws {
-        let world = await LockWorld.start()
+    @Test(arguments: [false, true]) func appsNeverSeeEachOthersLocks(suspendingStore: Bool) async throws {
+        let world = await LockWorld.start(suspending: suspendingStore)
         let otherAlice = Caller(app: "other", userId: "alice", session: SessionID(11))
         let otherCarol = Caller(app: "other", userId: "carol", session: SessionID(13))
         await world.join(carol)
@@ -304,6 +304,25 @@ import SwitchboardTestKit
         #expect(world.events(to: carol).map(\.eventType) == [.snapshot, .lockSet, .lockAcquired, .lockReleased])
         #expect(world.events(to: otherCarol).map(\.eventType) == [.snapshot, .lockSet, .lockAcquired])
         #expect(world.events(to: otherCarol).allSatisfy { $0.locks.allSatisfy { $0.ttl != 10 } })
+        await world.harness.stop()
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct LockStoreSeamTests {
+    let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
+    let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
+
+    @Test func theModuleReachesItsLocksOnlyThroughItsStore() async throws {
+        let world = await LockWorld.start(suspending: true)
+        await world.join(alice)
+        await world.join(bob)
+        try await world.set("L", by: alice)
+        #expect(try await world.acquire("L", by: alice) == .acquired(fencingToken: 1))
+        #expect(try await world.acquire("L", by: bob, retry: true) == .queued)
+        try await world.release("L", by: alice)
+        #expect(world.grants(to: bob) == [2])
+        let calls = world.suspending?.calls.recorded ?? []
+        #expect(calls == ["locks", "locks", "setLock", "acquireLock", "acquireLock", "releaseLock"])
         await world.harness.stop()
     }
 }

@@ -6,13 +6,18 @@ import SwitchboardTestKit
 /// A lock module on a manual clock, and the requests and events tests send it.
 struct LockWorld {
     let harness: ModuleHarness
+    /// The locks (behind `suspending` when the module runs over it).
     let store: InMemoryLockStore
+    /// The store the module runs over when it is not `store` itself.
+    let suspending: SuspendingLockStore?
     var bus: EventBus { harness.bus }
 
-    static func start(limits: Limits = Limits()) async -> LockWorld {
+    /// A lock module over an in-memory store, or (`suspending`) over one that suspends on every call.
+    static func start(limits: Limits = Limits(), suspending: Bool = false) async -> LockWorld {
         let store = InMemoryLockStore()
-        let harness = await ModuleHarness(limits: limits, modules: [Lock(store: store)])
-        return LockWorld(harness: harness, store: store)
+        let seam = suspending ? SuspendingLockStore(store) : nil
+        let harness = await ModuleHarness(limits: limits, modules: [Lock(store: seam ?? store)])
+        return LockWorld(harness: harness, store: store, suspending: seam)
     }
 
     func set(_ lock: String, _ channel: String = "room", by caller: Caller, ttl: Int? = nil, type: RtmChannelType = .message) async throws {
@@ -83,5 +88,67 @@ func expectError(_ code: RtmErrorCode, _ body: () async throws -> Void, sourceLo
         Issue.record("expected \(code)", sourceLocation: sourceLocation)
     } catch {
         #expect((error as? RtmError)?.code == code, "\(error)", sourceLocation: sourceLocation)
+    }
+}
+
+/// A lock store that suspends on every call before handing it to an in-memory store: the module
+/// must reach its locks only through `LockStore`, and keep its order when the store suspends.
+final class SuspendingLockStore: LockStore {
+    let calls = SuspendingCalls()
+    let inner: InMemoryLockStore
+
+    init(_ inner: InMemoryLockStore) { self.inner = inner }
+
+    func setLock(_ name: String, in channel: ChannelKey, ttl: Int, maxLocks: Int, maxLocksInApp: Int) async throws(LockRefusal) -> [LockEffect] {
+        await calls.pause("setLock")
+        return try inner.setLock(name, in: channel, ttl: ttl, maxLocks: maxLocks, maxLocksInApp: maxLocksInApp)
+    }
+    func removeLock(_ name: String, in channel: ChannelKey) async throws(LockRefusal) -> [LockEffect] {
+        await calls.pause("removeLock")
+        return try inner.removeLock(name, in: channel)
+    }
+    func acquireLock(_ name: String, in channel: ChannelKey, by caller: Caller, wait: Bool, now: Duration) async throws(LockRefusal) -> (LockAcquisition, [LockEffect]) {
+        await calls.pause("acquireLock")
+        return try inner.acquireLock(name, in: channel, by: caller, wait: wait, now: now)
+    }
+    func releaseLock(_ name: String, in channel: ChannelKey, by caller: Caller, now: Duration) async throws(LockRefusal) -> [LockEffect] {
+        await calls.pause("releaseLock")
+        return try inner.releaseLock(name, in: channel, by: caller, now: now)
+    }
+    func revokeLock(_ name: String, in channel: ChannelKey, from owner: UserID, now: Duration) async throws(LockRefusal) -> [LockEffect] {
+        await calls.pause("revokeLock")
+        return try inner.revokeLock(name, in: channel, from: owner, now: now)
+    }
+    func locks(in channel: ChannelKey) async -> [LockDetail] {
+        await calls.pause("locks")
+        return inner.locks(in: channel)
+    }
+    func holder(of name: String, in channel: ChannelKey) async throws(LockRefusal) -> LockHolding? {
+        await calls.pause("holder")
+        return try inner.holder(of: name, in: channel)
+    }
+    func sessionSuspended(_ session: SessionID, now: Duration) async {
+        await calls.pause("sessionSuspended")
+        inner.sessionSuspended(session, now: now)
+    }
+    func sessionResumed(_ session: SessionID) async {
+        await calls.pause("sessionResumed")
+        inner.sessionResumed(session)
+    }
+    func sessionEnded(_ session: SessionID, expired: Bool, now: Duration) async -> [LockEffect] {
+        await calls.pause("sessionEnded")
+        return inner.sessionEnded(session, expired: expired, now: now)
+    }
+    func sessionLeft(_ session: SessionID, channel: ChannelKey, expired: Bool, now: Duration) async -> [LockEffect] {
+        await calls.pause("sessionLeft")
+        return inner.sessionLeft(session, channel: channel, expired: expired, now: now)
+    }
+    func expire(now: Duration) async -> [LockEffect] {
+        await calls.pause("expire")
+        return inner.expire(now: now)
+    }
+    func channelEmptied(_ channel: ChannelKey) async -> [LockEffect] {
+        await calls.pause("channelEmptied")
+        return inner.channelEmptied(channel)
     }
 }

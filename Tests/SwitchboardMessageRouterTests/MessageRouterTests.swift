@@ -8,9 +8,11 @@ import SwitchboardTestKit
     let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
     let carol = Caller(app: "app", userId: "carol", session: SessionID(3))
 
-    func world(limits: Limits = Limits()) async -> (ModuleHarness, FakeSessions) {
+    /// A router over an in-memory store, or (`suspendingStore`) over one that suspends on every call.
+    func world(limits: Limits = Limits(), suspendingStore: Bool = false) async -> (ModuleHarness, FakeSessions) {
         let sessions = FakeSessions()
-        let harness = await ModuleHarness(limits: limits, modules: [sessions, MessageRouter()])
+        let router = suspendingStore ? MessageRouter(store: SuspendingSubscriptionStore()) : MessageRouter()
+        let harness = await ModuleHarness(limits: limits, modules: [sessions, router])
         for caller in [alice, bob, carol] { sessions.add(caller.session, for: caller.user) }
         harness.recorder.record(ChannelJoined.self, on: harness.bus)
         harness.recorder.record(ChannelLeft.self, on: harness.bus)
@@ -26,8 +28,8 @@ import SwitchboardTestKit
         }
     }
 
-    @Test func subscribersReceiveEachMessageOnceInOrder() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func subscribersReceiveEachMessageOnceInOrder(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         for caller in [alice, bob, carol] {
             _ = try await harness.bus.request(Subscribe(caller: caller, channelName: "room"))
         }
@@ -46,15 +48,15 @@ import SwitchboardTestKit
         #expect(joined.map(\.channel) == Array(repeating: ChannelKey(app: "app", .message, "room"), count: 3))
     }
 
-    @Test func subscribersWithoutTheMessageFeatureGetNoMessages() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func subscribersWithoutTheMessageFeatureGetNoMessages(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         _ = try await harness.bus.request(Subscribe(caller: bob, channelName: "room", features: [.presence]))
         _ = try await harness.bus.request(Publish(caller: alice, channelType: .message, channelName: "room", payload: .string("x")))
         #expect(harness.outbox.messages(to: bob.session).isEmpty)
     }
 
-    @Test func userChannelDeliversToTheUserAndRefusesOfflineUsers() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func userChannelDeliversToTheUserAndRefusesOfflineUsers(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         _ = try await harness.bus.request(Publish(caller: alice, channelType: .user, channelName: "bob", payload: .string("psst")))
         let got = harness.outbox.messages(to: bob.session)
         #expect(got.count == 1)
@@ -66,8 +68,8 @@ import SwitchboardTestKit
         }
     }
 
-    @Test func userChannelsFollowTheSessionEventsAsTheyArePublished() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func userChannelsFollowTheSessionEventsAsTheyArePublished(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         let dave = Caller(app: "app", userId: "dave", session: SessionID(9))
         let toDave = Publish(caller: alice, channelType: .user, channelName: "dave", payload: .string("hi"))
         func publish(_ request: Publish) throws(RtmError) -> Done? {
@@ -80,8 +82,8 @@ import SwitchboardTestKit
         await expectError(.channelReceiverOffline) { _ = try publish(toDave) }
     }
 
-    @Test func aUserWithSeveralSessionsGetsTheMessageOnEachOldestFirst() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func aUserWithSeveralSessionsGetsTheMessageOnEachOldestFirst(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         let newer = Caller(app: "app", userId: "erin", session: SessionID(41))
         let older = Caller(app: "app", userId: "erin", session: SessionID(40))
         let toErin = Publish(caller: alice, channelType: .user, channelName: "erin", payload: .string("hi"))
@@ -96,8 +98,8 @@ import SwitchboardTestKit
         #expect(harness.outbox.messages(to: older.session).count == 1)
     }
 
-    @Test func limitsAreRefusedWithTheReferenceCodes() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func limitsAreRefusedWithTheReferenceCodes(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         let bus = harness.bus
         await expectError(.channelMessageLengthExceedLimitation) {
             _ = try await bus.request(Publish(caller: alice, channelType: .message, channelName: "room", payload: .binary(Array(repeating: 0, count: 32 * 1024 + 1))))
@@ -136,8 +138,8 @@ import SwitchboardTestKit
         }
     }
 
-    @Test func unsubscribeStopsDeliveryAndUnknownChannelsAreRefused() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func unsubscribeStopsDeliveryAndUnknownChannelsAreRefused(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         _ = try await harness.bus.request(Subscribe(caller: bob, channelName: "room"))
         _ = try await harness.bus.request(Unsubscribe(caller: bob, channelName: "room"))
         _ = try await harness.bus.request(Publish(caller: alice, channelType: .message, channelName: "room", payload: .string("x")))
@@ -149,8 +151,8 @@ import SwitchboardTestKit
         #expect(left.first?.reason == .left)
     }
 
-    @Test func aClosedSessionLosesItsSubscriptions() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func aClosedSessionLosesItsSubscriptions(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         _ = try await harness.bus.request(Subscribe(caller: bob, channelName: "a"))
         _ = try await harness.bus.request(Subscribe(caller: bob, channelName: "b"))
         _ = try await harness.bus.request(Publish(caller: alice, channelType: .message, channelName: "a", payload: .string("before")))
@@ -267,6 +269,23 @@ import SwitchboardTestKit
         _ = try await harness.bus.request(Subscribe(caller: alice, channelName: "room"))
         harness.clock.advance(by: .seconds(5))
         _ = try await harness.bus.request(Subscribe(caller: bob, channelName: "room"))
+        await harness.stop()
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct SubscriptionStoreSeamTests {
+    @Test func theRouterReachesSubscriptionsOnlyThroughItsStore() async throws {
+        let store = SuspendingSubscriptionStore()
+        let sessions = FakeSessions()
+        let harness = await ModuleHarness(modules: [sessions, MessageRouter(store: store)])
+        let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
+        sessions.add(alice.session, for: alice.user)
+        _ = try await harness.bus.request(Subscribe(caller: alice, channelName: "room"))
+        _ = try await harness.bus.request(Publish(caller: alice, channelType: .message, channelName: "room", payload: .string("x")))
+        #expect(harness.outbox.messages(to: alice.session).count == 1)
+        _ = try await harness.bus.request(Unsubscribe(caller: alice, channelName: "room"))
+        await harness.bus.publishAndWait(SessionClosed(caller: alice, reason: .logout))
+        #expect(store.calls.recorded == ["subscribe", "unsubscribe", "sessionEnded"])
         await harness.stop()
     }
 }

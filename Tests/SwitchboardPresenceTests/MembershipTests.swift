@@ -8,8 +8,8 @@ import SwitchboardTestKit
     let bob = PresenceWorld.caller("bob", 2)
     let carol = PresenceWorld.caller("carol", 3)
 
-    @Test func theJoinerGetsASnapshotAndTheOthersAJoin() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func theJoinerGetsASnapshotAndTheOthersAJoin(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         await world.join(alice, "room")
         _ = try await world.request(SetPresenceState(caller: alice, channel: ChannelAddress(.message, "room"), items: [StateItem(key: "mood", value: "happy")]))
         await world.join(bob, "room")
@@ -27,8 +27,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func leavesAndStateChangesReachTheOthersWithTheWholeState() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func leavesAndStateChangesReachTheOthersWithTheWholeState(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         for member in [alice, bob, carol] { await world.join(member, "room") }
         let room = ChannelAddress(.message, "room")
         _ = try await world.request(SetPresenceState(caller: bob, channel: room, items: [StateItem(key: "a", value: "1")]))
@@ -47,8 +47,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func onlyMembersThatAskedForPresenceHearIt() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func onlyMembersThatAskedForPresenceHearIt(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         await world.join(alice, "room", [.message])
         await world.join(bob, "room")
         #expect(world.events(to: alice).isEmpty, "no presence feature: no snapshot, no events")
@@ -59,8 +59,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func aQuietMemberHearsOthersAndIsNeitherShownNorFound() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func aQuietMemberHearsOthersAndIsNeitherShownNorFound(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         await world.join(alice, "room")
         await world.join(bob, "room", [.message, .presence, .beQuiet])
         let room = ChannelAddress(.message, "room")
@@ -85,8 +85,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func turningQuietIsALeaveAndTurningVisibleAJoin() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func turningQuietIsALeaveAndTurningVisibleAJoin(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         await world.join(alice, "room")
         await world.join(bob, "room")
         await world.join(bob, "room", [.message, .presence, .beQuiet])
@@ -96,8 +96,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func aLostSessionShowsNothingUntilItsGraceEndsThenTimesOutOnce() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func aLostSessionShowsNothingUntilItsGraceEndsThenTimesOutOnce(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         await world.join(alice, "room")
         await world.join(bob, "room")
         await world.join(bob, "lobby", type: .stream)
@@ -127,8 +127,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func aLeaveAfterTheTimeoutIsAnnouncedAsATimeoutWhenTheSessionEventsAreMissing() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func aLeaveAfterTheTimeoutIsAnnouncedAsATimeoutWhenTheSessionEventsAreMissing(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         await world.join(alice, "room")
         await world.join(bob, "room")
         await world.leave(bob, "room", reason: .sessionClosed(.timedOut))
@@ -136,8 +136,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func aLogoutIsALeaveEverywhereAndLaterEventsOfTheSessionAreIgnored() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func aLogoutIsALeaveEverywhereAndLaterEventsOfTheSessionAreIgnored(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         await world.join(alice, "room")
         await world.join(bob, "room")
         await world.join(bob, "hall")
@@ -153,8 +153,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func joinAndLeaveSayWhetherItWasTheUsersFirstOrLastConnection() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func joinAndLeaveSayWhetherItWasTheUsersFirstOrLastConnection(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         let phone = PresenceWorld.caller("bob", 20)
         let laptop = PresenceWorld.caller("bob", 21)
         await world.join(alice, "room")
@@ -171,8 +171,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func twoAppsWithTheSameNamesNeverMeet() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func twoAppsWithTheSameNamesNeverMeet(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         let otherAlice = PresenceWorld.caller("alice", 11, app: "other")
         let otherBob = PresenceWorld.caller("bob", 12, app: "other")
         await world.join(alice, "room")
@@ -192,13 +192,26 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func aStreamChannelAndAMessageChannelOfOneNameAreTwoChannels() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func aStreamChannelAndAMessageChannelOfOneNameAreTwoChannels(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         await world.join(alice, "room", type: .stream)
         await world.join(bob, "room", type: .message)
         #expect(world.events(.snapshot, to: bob).first?.snapshot.map(\.userId) == ["bob"])
         #expect(world.events(.remoteJoinChannel, to: alice).isEmpty)
         #expect(try await world.request(WhoNow(caller: bob, channel: ChannelAddress(.stream, "room"))).users.map(\.userId) == ["alice"])
         await world.stop()
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct PresenceStoreSeamTests {
+    @Test func theModuleReachesPresenceOnlyThroughItsStore() async throws {
+        let world = await PresenceWorld(suspendingStore: true)
+        let alice = PresenceWorld.caller("alice", 1), bob = PresenceWorld.caller("bob", 2)
+        await world.join(alice, "room")
+        await world.join(bob, "room")
+        #expect(world.events(to: alice).map(\.type) == [.snapshot, .remoteJoinChannel])
+        let calls = world.suspending?.calls.recorded ?? []
+        #expect(calls == ["join", "listeners", "members", "occupancy", "join", "listeners", "members", "occupancy"])
+        await world.harness.stop()
     }
 }

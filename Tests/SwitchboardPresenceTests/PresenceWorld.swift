@@ -7,14 +7,20 @@ import SwitchboardTestKit
 /// session module by publishing their events.
 struct PresenceWorld {
     let harness: ModuleHarness
+    /// The store the module runs over when the world was made with `suspendingStore`.
+    let suspending: SuspendingPresenceStore?
 
     static let app = "app"
     static func caller(_ userId: String, _ session: UInt64, app: String = PresenceWorld.app) -> Caller {
         Caller(app: app, userId: userId, session: SessionID(session))
     }
 
-    init(limits: Limits = Limits()) async {
-        harness = await ModuleHarness(limits: limits, modules: [Presence()])
+    /// A presence module over an in-memory store, or (`suspendingStore`) over one that suspends on
+    /// every call.
+    init(limits: Limits = Limits(), suspendingStore: Bool = false) async {
+        let seam = suspendingStore ? SuspendingPresenceStore(InMemoryPresenceStore()) : nil
+        suspending = seam
+        harness = await ModuleHarness(limits: limits, modules: [seam.map { Presence(store: $0) } ?? Presence()])
     }
 
     var bus: EventBus { harness.bus }
@@ -78,5 +84,59 @@ func expectError(_ code: RtmErrorCode, sourceLocation: SourceLocation = #_source
         Issue.record("expected \(code)", sourceLocation: sourceLocation)
     } catch {
         #expect((error as? RtmError)?.code == code, "\(error)", sourceLocation: sourceLocation)
+    }
+}
+
+/// A presence store that suspends on every call before handing it to an in-memory store: the
+/// module must reach presence only through `PresenceStore`, and keep its order when it suspends.
+final class SuspendingPresenceStore: PresenceStore {
+    let calls = SuspendingCalls()
+    let inner: InMemoryPresenceStore
+
+    init(_ inner: InMemoryPresenceStore) { self.inner = inner }
+
+    func join(_ member: Caller, _ channel: ChannelKey, features: ChannelFeatures) async throws(RtmError) -> MemberChange {
+        await calls.pause("join")
+        return try await inner.join(member, channel, features: features)
+    }
+    func leave(_ member: Caller, _ channel: ChannelKey) async throws(RtmError) -> MemberChange? {
+        await calls.pause("leave")
+        return try await inner.leave(member, channel)
+    }
+    func setState(of user: UserKey, in channel: ChannelKey, items: [StateItem], limits: Limits) async throws(RtmError) -> StateChange {
+        await calls.pause("setState")
+        return try await inner.setState(of: user, in: channel, items: items, limits: limits)
+    }
+    func removeState(of user: UserKey, in channel: ChannelKey, keys: [String]) async throws(RtmError) -> StateChange {
+        await calls.pause("removeState")
+        return try await inner.removeState(of: user, in: channel, keys: keys)
+    }
+    func state(of user: UserKey, in channel: ChannelKey) async throws(RtmError) -> MemberState? {
+        await calls.pause("state")
+        return try await inner.state(of: user, in: channel)
+    }
+    func members(of channel: ChannelKey, after cursor: UInt64, limit: Int, budget: Int, withStates: Bool) async throws(RtmError) -> MemberPage {
+        await calls.pause("members")
+        return try await inner.members(of: channel, after: cursor, limit: limit, budget: budget, withStates: withStates)
+    }
+    func occupancy(of channel: ChannelKey) async throws(RtmError) -> Int {
+        await calls.pause("occupancy")
+        return try await inner.occupancy(of: channel)
+    }
+    func listeners(of channel: ChannelKey) async throws(RtmError) -> [SessionID] {
+        await calls.pause("listeners")
+        return try await inner.listeners(of: channel)
+    }
+    func visibleChannels(of user: UserKey) async throws(RtmError) -> [ChannelKey] {
+        await calls.pause("visibleChannels")
+        return try await inner.visibleChannels(of: user)
+    }
+    func record(_ sighting: Sighting, of session: Caller, at: UInt64) async throws(RtmError) {
+        await calls.pause("record")
+        try await inner.record(sighting, of: session, at: at)
+    }
+    func presence(of users: [UserKey], now: UInt64) async throws(RtmError) -> [UserPresence] {
+        await calls.pause("presence")
+        return try await inner.presence(of: users, now: now)
     }
 }

@@ -20,8 +20,8 @@ import SwitchboardTestKit
         return pages
     }
 
-    @Test func pagingAChannelReturnsEveryMemberExactlyOnceInJoinOrder() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func pagingAChannelReturnsEveryMemberExactlyOnceInJoinOrder(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         for index in 0..<250 { await world.join(member(index), "room", [.message]) }
         let pages = try await allPages(world, as: member(0))
         #expect(pages.map(\.users.count) == [100, 100, 50])
@@ -30,8 +30,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func membersWhoStayAreNeitherSkippedNorRepeatedWhileOthersComeAndGo() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func membersWhoStayAreNeitherSkippedNorRepeatedWhileOthersComeAndGo(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         for index in 0..<300 { await world.join(member(index), "room", [.message]) }
         let first = try await world.request(WhoNow(caller: member(0), channel: room))
         // Most of the channel leaves (the roster compacts its gaps meanwhile); newcomers arrive.
@@ -52,8 +52,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func pagesStayWithinOneFrameWhenStatesAreLarge() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func pagesStayWithinOneFrameWhenStatesAreLarge(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         let value = String(repeating: "s", count: 8 * 1024)
         for index in 0..<20 {
             await world.join(member(index), "room", [.message])
@@ -67,8 +67,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func whoNowAsksForIdsStatesOrOnlyTheCount() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func whoNowAsksForIdsStatesOrOnlyTheCount(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         for index in 0..<3 { await world.join(member(index), "room", [.message]) }
         _ = try await world.request(SetPresenceState(caller: member(1), channel: room, items: [StateItem(key: "k", value: "v")]))
         let ids = try await world.request(WhoNow(caller: member(0), channel: room))
@@ -90,8 +90,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func whereNowListsTheVisibleChannelsOfBothTypes() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func whereNowListsTheVisibleChannelsOfBothTypes(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         let alice = PresenceWorld.caller("alice", 1)
         await world.join(alice, "b-room")
         await world.join(alice, "a-room")
@@ -104,8 +104,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func userPresenceFollowsSessionsAcrossDevicesWithLastSeen() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func userPresenceFollowsSessionsAcrossDevicesWithLastSeen(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         let clock = world.harness.clock
         let phone = PresenceWorld.caller("bob", 20)
         let laptop = PresenceWorld.caller("bob", 21)

@@ -13,8 +13,8 @@ import SwitchboardTestKit
             SetPresenceState(caller: member, channel: channel ?? room, items: pairs.map { StateItem(key: $0.0, value: $0.1) }))
     }
 
-    @Test func setMergesRemoveTakesKeysOrEverythingAndGetReads() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func setMergesRemoveTakesKeysOrEverythingAndGetReads(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         await world.join(alice, "room")
         await world.join(bob, "room")
         try await set(world, alice, [("a", "1"), ("b", "2")])
@@ -29,8 +29,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func aChangeThatChangesNothingIsNotAnnounced() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func aChangeThatChangesNothingIsNotAnnounced(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         await world.join(alice, "room")
         await world.join(bob, "room")
         try await set(world, alice, [("a", "1")])
@@ -40,8 +40,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func statesAreSetByMembersOnly() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func statesAreSetByMembersOnly(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         await expectError(.channelNotSubscribed) { try await set(world, alice, [("a", "1")]) }
         await expectError(.channelNotJoined) { try await set(world, alice, [("a", "1")], in: ChannelAddress(.stream, "room")) }
         await expectError(.channelNotSubscribed) {
@@ -53,8 +53,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func limitsAreRefusedWithTheReferenceCodesAndChangeNothing() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func limitsAreRefusedWithTheReferenceCodesAndChangeNothing(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         let limits = Limits()
         await world.join(alice, "room")
         await expectError(.presenceInvalidArgument) { try await set(world, alice, []) }
@@ -90,8 +90,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func aQuietMembersStateIsKeptButNotAnnounced() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func aQuietMembersStateIsKeptButNotAnnounced(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         await world.join(alice, "room")
         await world.join(bob, "room", [.presence, .beQuiet])
         try await set(world, bob, [("hidden", "yes")])
@@ -102,8 +102,8 @@ import SwitchboardTestKit
         await world.stop()
     }
 
-    @Test func aUsersStateIsClearedWhenItsLastConnectionLeaves() async throws {
-        let world = await PresenceWorld()
+    @Test(arguments: [false, true]) func aUsersStateIsClearedWhenItsLastConnectionLeaves(suspendingStore: Bool) async throws {
+        let world = await PresenceWorld(suspendingStore: suspendingStore)
         await world.join(alice, "room")
         await world.join(bob, "room")
         try await set(world, bob, [("a", "1")])

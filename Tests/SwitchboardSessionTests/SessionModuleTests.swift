@@ -4,8 +4,10 @@ import SwitchboardSession
 import SwitchboardTestKit
 
 @Suite struct SessionModuleTests {
-    func world() async -> (ModuleHarness, Session) {
-        let session = Session()
+    /// A session module over an in-memory store, or (`suspendingStore`) over one that suspends on
+    /// every call.
+    func world(suspendingStore: Bool = false) async -> (ModuleHarness, Session) {
+        let session = suspendingStore ? Session(store: SuspendingSessionStore()) : Session()
         let harness = await ModuleHarness(modules: [session])
         for type in [SessionOpened.self, SessionSuspended.self, SessionResumed.self, SessionTimedOut.self, SessionClosed.self] as [any BusEvent.Type] {
             record(type, harness)
@@ -17,8 +19,8 @@ import SwitchboardTestKit
         harness.recorder.record(type, on: harness.bus)
     }
 
-    @Test func loginOpensASessionAndItsOutlet() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func loginOpensASessionAndItsOutlet(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         let grant = try await harness.bus.request(Login(appId: "app", userId: "alice", token: ""))
         #expect(!grant.resumed)
         #expect(grant.heartbeatInterval == 5)
@@ -30,8 +32,8 @@ import SwitchboardTestKit
         await harness.stop()
     }
 
-    @Test func heartbeatLossAndPresenceTimeoutRunOnTheInjectedClock() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func heartbeatLossAndPresenceTimeoutRunOnTheInjectedClock(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         let grant = try await harness.bus.request(
             Login(appId: "app", userId: "alice", token: "", heartbeatInterval: 5, presenceTimeout: 20))
         await harness.clock.waitForSleepers()
@@ -54,8 +56,8 @@ import SwitchboardTestKit
         await harness.stop()
     }
 
-    @Test func aLostConnectionCanBeResumedInTheWindow() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func aLostConnectionCanBeResumedInTheWindow(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         let grant = try await harness.bus.request(Login(appId: "app", userId: "alice", token: "", presenceTimeout: 30))
         harness.bus.publish(SessionDisconnected(session: grant.session))
         await harness.recorder.waitFor(SessionSuspended.self)
@@ -72,8 +74,8 @@ import SwitchboardTestKit
         await harness.stop()
     }
 
-    @Test func aSecondLoginKicksTheFirstWithSameUidLogin() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func aSecondLoginKicksTheFirstWithSameUidLogin(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         let first = try await harness.bus.request(Login(appId: "app", userId: "alice", token: ""))
         let elsewhere = try await harness.bus.request(Login(appId: "other", userId: "alice", token: ""))
         let second = try await harness.bus.request(Login(appId: "app", userId: "alice", token: ""))
@@ -85,8 +87,8 @@ import SwitchboardTestKit
         await harness.stop()
     }
 
-    @Test func logoutEndsAtOnceWithoutGrace() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func logoutEndsAtOnceWithoutGrace(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         let grant = try await harness.bus.request(Login(appId: "app", userId: "alice", token: ""))
         _ = try await harness.bus.request(Logout(caller: grant.caller))
         let closed = await harness.recorder.waitFor(SessionClosed.self)
@@ -97,8 +99,8 @@ import SwitchboardTestKit
         await harness.stop()
     }
 
-    @Test func tokensAreCheckedByWhateverHandlesVerifyLoginToken() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func tokensAreCheckedByWhateverHandlesVerifyLoginToken(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         harness.bus.handle(VerifyLoginToken.self) { request throws(RtmError) in
             guard request.token == "good" else { throw RtmError(.invalidToken, operation: "login", reason: "bad token") }
             return TokenGrant(loginExpiresAt: nil)
@@ -113,10 +115,23 @@ import SwitchboardTestKit
         await harness.stop()
     }
 
-    @Test func cancellingRunStopsTheTicker() async throws {
-        let (harness, _) = await world()
+    @Test(arguments: [false, true]) func cancellingRunStopsTheTicker(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
         await harness.clock.waitForSleepers()
         await harness.stop()
         #expect(harness.clock.sleeperCount == 0)
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct SessionStoreSeamTests {
+    @Test func theModuleReachesSessionsOnlyThroughItsStore() async throws {
+        let store = SuspendingSessionStore()
+        let harness = await ModuleHarness(modules: [Session(store: store)])
+        let grant = try await harness.bus.request(Login(appId: "app", userId: "alice", token: ""))
+        _ = try await harness.bus.request(Heartbeat(caller: grant.caller))
+        _ = try await harness.bus.request(Logout(caller: grant.caller))
+        #expect(harness.outbox.calls.contains(.release(grant.session)))
+        #expect(store.calls.recorded.filter { $0 != "sweep" } == ["checkLogin", "login", "heartbeat", "remove"])
+        await harness.stop()
     }
 }

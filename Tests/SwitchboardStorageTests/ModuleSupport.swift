@@ -118,3 +118,48 @@ func eventually(_ timeout: Duration = .seconds(5), _ condition: () -> Bool) asyn
     }
     return true
 }
+
+/// A metadata store that suspends on every call before handing it to an in-memory store: the
+/// module must reach metadata only through `MetadataStore`, and keep its order when it suspends.
+final class SuspendingMetadataStore: MetadataStore {
+    let calls = SuspendingCalls()
+    private let base = InMemoryMetadataStore()
+
+    var location: String { "suspending memory" }
+    func open() async throws(StorageStartupError) {
+        await calls.pause("open")
+        try await base.open()
+    }
+    func read(_ target: MetadataTarget) async throws(RtmError) -> StoredSet? {
+        await calls.pause("read")
+        return try await base.read(target)
+    }
+    func write(_ write: MetadataWrite, to target: MetadataTarget, limits: Limits) async throws(RtmError) -> MetadataCommit {
+        await calls.pause("write")
+        return try await base.write(write, to: target, limits: limits)
+    }
+    func removeExpired(now: UInt64) async throws(RtmError) -> [MetadataCommit] {
+        await calls.pause("removeExpired")
+        return try await base.removeExpired(now: now)
+    }
+    func removeItems(of session: SessionID) async throws(RtmError) -> [MetadataCommit] {
+        await calls.pause("removeItems")
+        return try await base.removeItems(of: session)
+    }
+    func hasItems() async throws(RtmError) -> Bool {
+        await calls.pause("hasItems")
+        return try await base.hasItems()
+    }
+    func sealingMarker() async throws(RtmError) -> [UInt8]? {
+        await calls.pause("sealingMarker")
+        return try await base.sealingMarker()
+    }
+    func setSealingMarker(_ marker: [UInt8]) async throws(RtmError) {
+        await calls.pause("setSealingMarker")
+        try await base.setSealingMarker(marker)
+    }
+    func close() async {
+        await calls.pause("close")
+        await base.close()
+    }
+}

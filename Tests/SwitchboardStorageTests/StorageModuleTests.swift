@@ -32,8 +32,8 @@ import SwitchboardTestKit
             lockName: lock)
     }
 
-    @Test func membersWithTheMetadataFeatureGetASnapshotThenTheWholeSetAfterEachWrite() async throws {
-        let (harness, _) = try await world()
+    @Test(arguments: [false, true]) func membersWithTheMetadataFeatureGetASnapshotThenTheWholeSetAfterEachWrite(suspendingStore: Bool) async throws {
+        let (harness, _) = try await world(store: suspendingStore ? SuspendingMetadataStore() : InMemoryMetadataStore())
         await join(bob, room, on: harness)
         await join(carol, room, [.message, .presence], on: harness)
         let empty = harness.outbox.storageEvents(to: bob.session)
@@ -90,8 +90,8 @@ import SwitchboardTestKit
         #expect(try await harness.bus.request(GetUserMetadata(caller: bob, userId: "alice")).items.isEmpty)
     }
 
-    @Test func badRequestsAreRefusedWithTheReferenceCodes() async throws {
-        let (harness, _) = try await world()
+    @Test(arguments: [false, true]) func badRequestsAreRefusedWithTheReferenceCodes(suspendingStore: Bool) async throws {
+        let (harness, _) = try await world(store: suspendingStore ? SuspendingMetadataStore() : InMemoryMetadataStore())
         let bus = harness.bus
         func code(_ items: [MetadataItem], major: Int64 = -1, type: RtmChannelType = .message, name: String = "room") async -> RtmErrorCode? {
             await errorCode {
@@ -145,8 +145,8 @@ import SwitchboardTestKit
         #expect(try await harness.bus.request(GetChannelMetadata(caller: bob, channelType: .message, channelName: "room")).values == ["a": "bob"])
     }
 
-    @Test func withNoLockModuleALockedWriteIsRefused() async throws {
-        let (harness, _) = try await world()
+    @Test(arguments: [false, true]) func withNoLockModuleALockedWriteIsRefused(suspendingStore: Bool) async throws {
+        let (harness, _) = try await world(store: suspendingStore ? SuspendingMetadataStore() : InMemoryMetadataStore())
         #expect(await errorCode { _ = try await harness.bus.request(set([("a", "1")], by: alice, lock: "manage")) } == .storageInvalidLockName)
     }
 
@@ -172,8 +172,8 @@ import SwitchboardTestKit
         }
     }
 
-    @Test func timeToLiveItemsGoWhenTheirTimeRunsOutWithAnEvent() async throws {
-        let (harness, _) = try await world()
+    @Test(arguments: [false, true]) func timeToLiveItemsGoWhenTheirTimeRunsOutWithAnEvent(suspendingStore: Bool) async throws {
+        let (harness, _) = try await world(store: suspendingStore ? SuspendingMetadataStore() : InMemoryMetadataStore())
         await join(bob, room, on: harness)
         _ = try await harness.bus.request(
             SetChannelMetadata(
@@ -190,8 +190,8 @@ import SwitchboardTestKit
         #expect(harness.outbox.storageEvents(to: bob.session).last?.data.values == ["name": "x"])
     }
 
-    @Test func sessionBoundItemsGoWhenTheSessionEnds() async throws {
-        let (harness, _) = try await world()
+    @Test(arguments: [false, true]) func sessionBoundItemsGoWhenTheSessionEnds(suspendingStore: Bool) async throws {
+        let (harness, _) = try await world(store: suspendingStore ? SuspendingMetadataStore() : InMemoryMetadataStore())
         _ = try await harness.bus.request(SubscribeUserMetadata(caller: bob, userId: "alice"))
         _ = try await harness.bus.request(
             SetUserMetadata(
@@ -210,8 +210,8 @@ import SwitchboardTestKit
         #expect(try await harness.bus.request(GetUserMetadata(caller: bob, userId: "alice")).values == ["bio": "hi"])
     }
 
-    @Test func appsNeverSeeEachOthersMetadata() async throws {
-        let (harness, _) = try await world()
+    @Test(arguments: [false, true]) func appsNeverSeeEachOthersMetadata(suspendingStore: Bool) async throws {
+        let (harness, _) = try await world(store: suspendingStore ? SuspendingMetadataStore() : InMemoryMetadataStore())
         let other = Caller(app: "other", userId: "bob", session: SessionID(9))
         await join(other, ChannelKey(app: "other", .message, "room"), on: harness)
         _ = try await harness.bus.request(SubscribeUserMetadata(caller: other, userId: "alice"))
@@ -266,6 +266,26 @@ import SwitchboardTestKit
         let storage = Storage()
         let harness = await ModuleHarness(modules: [storage])
         #expect(await errorCode { _ = try await harness.bus.request(GetUserMetadata(caller: alice, userId: "alice")) } == .storageNotAvailable)
+        await harness.stop()
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct StorageStoreSeamTests {
+    @Test func theModuleReachesMetadataOnlyThroughItsStore() async throws {
+        let store = SuspendingMetadataStore()
+        let storage = Storage(store: store)
+        let harness = await ModuleHarness(modules: [storage])
+        try await storage.open()
+        let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
+        await harness.bus.publishAndWait(ChannelJoined(caller: alice, channel: alice.channel(.message, "room"), features: [.metadata]))
+        _ = try await harness.bus.request(
+            SetChannelMetadata(
+                caller: alice, channelType: .message, channelName: "room",
+                data: Metadata(majorRevision: -1, items: [MetadataItem(key: "a", value: "1")]), options: MetadataOptions(), lockName: nil))
+        let read = try await harness.bus.request(GetChannelMetadata(caller: alice, channelType: .message, channelName: "room"))
+        #expect(read.values == ["a": "1"])
+        #expect(harness.outbox.storageEvents(to: alice.session).map(\.eventType) == [.snapshot, .update])
+        #expect(store.calls.recorded == ["open", "sealingMarker", "read", "write", "read"])
         await harness.stop()
     }
 }

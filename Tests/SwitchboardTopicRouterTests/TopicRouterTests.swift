@@ -9,8 +9,11 @@ import SwitchboardTopicRouter
     let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
     let carol = Caller(app: "app", userId: "carol", session: SessionID(3))
 
-    func world(limits: Limits = Limits()) async -> ModuleHarness {
-        let harness = await ModuleHarness(limits: limits, modules: [TopicRouter()])
+    /// A topic router over an in-memory store, or (`suspendingStore`) over one that suspends on
+    /// every call.
+    func world(limits: Limits = Limits(), suspendingStore: Bool = false) async -> ModuleHarness {
+        let router = suspendingStore ? TopicRouter(store: SuspendingTopicStore()) : TopicRouter()
+        let harness = await ModuleHarness(limits: limits, modules: [router])
         harness.recorder.record(ChannelJoined.self, on: harness.bus)
         harness.recorder.record(ChannelLeft.self, on: harness.bus)
         return harness
@@ -29,8 +32,8 @@ import SwitchboardTopicRouter
             PublishTopicMessage(caller: caller, channelName: channel, topic: topic, payload: .string(text)))
     }
 
-    @Test func aTopicMessageReachesOnlyTheSubscribersOfItsPublisher() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func aTopicMessageReachesOnlyTheSubscribersOfItsPublisher(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         let bus = harness.bus
         try await join(harness, alice, bob, carol)
         _ = try await bus.request(JoinTopic(caller: alice, channelName: "live", topic: "video"))
@@ -50,8 +53,8 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
-    @Test func subscribingIsIncrementalAndWithoutUsersTakesTheCurrentPublishers() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func subscribingIsIncrementalAndWithoutUsersTakesTheCurrentPublishers(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         let bus = harness.bus
         try await join(harness, alice, bob, carol)
         _ = try await bus.request(JoinTopic(caller: alice, channelName: "live", topic: "video"))
@@ -98,8 +101,8 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
-    @Test func aNamedUserIsHeardOnceItStartsPublishing() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func aNamedUserIsHeardOnceItStartsPublishing(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         let bus = harness.bus
         try await join(harness, bob)
         let answer = try await bus.request(SubscribeTopic(caller: bob, channelName: "live", topic: "video", users: ["alice"]))
@@ -113,8 +116,8 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
-    @Test func orderedTopicsKeepEachPublishersOrder() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func orderedTopicsKeepEachPublishersOrder(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         let bus = harness.bus
         try await join(harness, alice, bob, carol)
         let ordered = TopicJoinOptions(qos: .ordered, priority: .high)
@@ -141,8 +144,8 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
-    @Test func topicEventsSnapshotOnJoinThenRemoteJoinAndLeave() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func topicEventsSnapshotOnJoinThenRemoteJoinAndLeave(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         let bus = harness.bus
         try await join(harness, alice)
         _ = try await bus.request(JoinTopic(caller: alice, channelName: "live", topic: "video", options: TopicJoinOptions(meta: "cam")))
@@ -173,8 +176,8 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
-    @Test func joinAndLeavePublishChannelEventsWithStreamKeysAndFeatures() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func joinAndLeavePublishChannelEventsWithStreamKeysAndFeatures(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         _ = try await harness.bus.request(JoinStreamChannel(caller: alice, channelName: "live", features: [.presence, .lock, .beQuiet]))
         _ = try await harness.bus.request(LeaveStreamChannel(caller: alice, channelName: "live"))
         let joined = await harness.recorder.waitFor(ChannelJoined.self)
@@ -184,8 +187,8 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
-    @Test func aClosedSessionLeavesEveryChannelAndCannotJoinAgain() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func aClosedSessionLeavesEveryChannelAndCannotJoinAgain(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         let bus = harness.bus
         try await join(harness, alice, bob)
         try await join(harness, alice, channel: "other")
@@ -208,8 +211,8 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
-    @Test func aJoinRacingTheEndOfItsSessionLeavesNothingBehind() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func aJoinRacingTheEndOfItsSessionLeavesNothingBehind(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         let bus = harness.bus
         // The session ends while its join waits for the token check.
         bus.handle(VerifyChannelJoinToken.self) { [alice] _ in
@@ -225,8 +228,8 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
-    @Test func appsNeverShareAStreamChannel() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func appsNeverShareAStreamChannel(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         let bus = harness.bus
         let otherBob = Caller(app: "other", userId: "bob", session: SessionID(20))
         try await join(harness, alice, bob)
@@ -243,8 +246,8 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
-    @Test func callsOutsideAJoinedChannelOrTopicAreRefused() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func callsOutsideAJoinedChannelOrTopicAreRefused(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         let bus = harness.bus
         await expectCode(.channelNotJoined) { _ = try await bus.request(LeaveStreamChannel(caller: alice, channelName: "live")) }
         await expectCode(.channelNotJoined) { _ = try await bus.request(JoinTopic(caller: alice, channelName: "live", topic: "t")) }
@@ -323,8 +326,8 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
-    @Test func eachTopicTakesTwoHundredMessagesPerSecondOnTheManualClock() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func eachTopicTakesTwoHundredMessagesPerSecondOnTheManualClock(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         let bus = harness.bus
         try await join(harness, alice, bob)
         _ = try await bus.request(JoinTopic(caller: alice, channelName: "live", topic: "video"))
@@ -340,8 +343,8 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
-    @Test func syncWithMediaTopicsStampMessagesWithSendTs() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func syncWithMediaTopicsStampMessagesWithSendTs(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         let bus = harness.bus
         try await join(harness, alice, bob)
         _ = try await bus.request(JoinTopic(caller: alice, channelName: "live", topic: "synced", options: TopicJoinOptions(syncWithMedia: true)))
@@ -358,8 +361,8 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
-    @Test func aMemberIsWarnedOnceBeforeItsJoinTokenRunsOutAndAgainForARenewedOne() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func aMemberIsWarnedOnceBeforeItsJoinTokenRunsOutAndAgainForARenewedOne(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         let start = harness.clock.wallMilliseconds / 1000
         harness.bus.handle(VerifyChannelJoinToken.self) { request in
             ChannelJoinGrant(expiresAt: request.token == "long" ? start + 600 : start + 60)
@@ -396,8 +399,8 @@ import SwitchboardTopicRouter
         await harness.stop()
     }
 
-    @Test func aJoinTokenIsCheckedWhenAVerifierAnswers() async throws {
-        let harness = await world()
+    @Test(arguments: [false, true]) func aJoinTokenIsCheckedWhenAVerifierAnswers(suspendingStore: Bool) async throws {
+        let harness = await world(suspendingStore: suspendingStore)
         harness.bus.handle(VerifyChannelJoinToken.self) { request throws(RtmError) in
             guard request.token == "good-\(request.channelName)-\(request.userId)" else {
                 throw RtmError(.invalidToken, operation: "verify", reason: "bad token")
@@ -426,5 +429,21 @@ func expectCode(_ code: RtmErrorCode, sourceLocation: SourceLocation = #_sourceL
         Issue.record("expected \(code)", sourceLocation: sourceLocation)
     } catch {
         #expect((error as? RtmError)?.code == code, "\(error)", sourceLocation: sourceLocation)
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct TopicStoreSeamTests {
+    @Test func theRouterReachesItsStateOnlyThroughItsStore() async throws {
+        let store = SuspendingTopicStore()
+        let harness = await ModuleHarness(modules: [TopicRouter(store: store)])
+        let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
+        let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
+        for caller in [alice, bob] { _ = try await harness.bus.request(JoinStreamChannel(caller: caller, channelName: "live")) }
+        _ = try await harness.bus.request(JoinTopic(caller: alice, channelName: "live", topic: "video"))
+        _ = try await harness.bus.request(SubscribeTopic(caller: bob, channelName: "live", topic: "video", users: ["alice"]))
+        _ = try await harness.bus.request(PublishTopicMessage(caller: alice, channelName: "live", topic: "video", payload: .string("hi")))
+        #expect(harness.outbox.messages(to: bob.session).map(\.payload) == [.string("hi")])
+        #expect(store.calls.recorded == ["join", "join", "joinTopic", "subscribe", "publication"])
+        await harness.stop()
     }
 }
