@@ -51,7 +51,7 @@ public actor Lock: Module {
     public func run() async throws {
         guard case .running(let context, _) = state else { return }
         for await now in context.clock.ticks(every: tickInterval) {
-            try? await inTurn { store, context, since in publish(await store.expire(now: now), context, since) }
+            await inEventTurn("expiring ttls") { store, context, since in publish(await store.expire(now: now), context, since) }
         }
     }
 
@@ -166,7 +166,7 @@ public actor Lock: Module {
     /// before it joined do not tell it their effects (`listeners(of:hearing:asOf:)`); this
     /// snapshot, taken after them in the store's order, shows them instead.
     private func sendSnapshot(to session: SessionID, of channel: ChannelKey) async {
-        try? await inTurn { store, context, _ in
+        await inEventTurn("the lock snapshot of \(channel) for \(session)") { store, context, _ in
             let snapshot = LockEventDelivery(
                 channel: channel.address, eventType: .snapshot, locks: await store.locks(in: channel),
                 timestamp: context.clock.wallMilliseconds)
@@ -177,23 +177,25 @@ public actor Lock: Module {
     private func left(_ change: MembershipChange) async {
         let session = change.member.session, channel = change.channel
         let expired = change.reason == .sessionClosed(.timedOut)
-        try? await inTurn { store, context, since in
+        await inEventTurn("the leave of \(session) from \(channel)") { store, context, since in
             publish(await store.sessionLeft(session, channel: channel, expired: expired, now: context.clock.now), context, since)
             await removeLocksIfEmpty([channel], store, context, since)
         }
     }
 
     private func suspended(_ session: SessionID) async {
-        try? await inTurn { store, context, _ in await store.sessionSuspended(session, now: context.clock.now) }
+        await inEventTurn("the suspension of \(session)") { store, context, _ in
+            await store.sessionSuspended(session, now: context.clock.now)
+        }
     }
 
     private func resumed(_ session: SessionID) async {
-        try? await inTurn { store, _, _ in await store.sessionResumed(session) }
+        await inEventTurn("the resumption of \(session)") { store, _, _ in await store.sessionResumed(session) }
     }
 
     private func sessionClosed(_ event: SessionClosed, leaving channels: [ChannelKey]) async {
         let expired = event.reason == .timedOut
-        try? await inTurn { store, context, since in
+        await inEventTurn("the end of \(event.session)") { store, context, since in
             publish(await store.sessionEnded(event.session, expired: expired, now: context.clock.now), context, since)
             await removeLocksIfEmpty(channels, store, context, since)
         }
@@ -285,6 +287,19 @@ public actor Lock: Module {
             : RtmError(
                 .channelNotSubscribed, operation: operation,
                 reason: "message channel \(channel.name) is not subscribed; its locks are for its members")
+    }
+
+    /// Runs an operation nobody waits for the answer of (an event, a tick) in its turn, and logs
+    /// its failure: there is no client to tell.
+    private func inEventTurn(
+        _ what: @autoclosure () -> String, _ body: (any LockStore, ModuleContext, _ since: UInt64) async throws(RtmError) -> Void
+    ) async {
+        do {
+            try await inTurn(body)
+        } catch {
+            guard case .running(let context, _) = state else { return }
+            context.log(.error, "\(what()): \(error)")
+        }
     }
 
     /// Runs `body` with the store once every operation that came before has finished, so effects
