@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
+        .library(name: "SwitchboardCore", targets: ["SwitchboardCore"]),
         .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
         .library(name: "SwitchboardTestKit", targets: ["SwitchboardTestKit"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
@@ -31,8 +32,9 @@ let package = Package(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
 
-        // Shared vocabulary and the bus.
-        .target(name: "SwitchboardCore"),
+        // The reference's vocabulary (what an app sees), then the bus and what modules share.
+        .target(name: "SwitchboardReference"),
+        .target(name: "SwitchboardCore", dependencies: ["SwitchboardReference"]),
 
         // Modules (actors). Each imports SwitchboardCore and nothing else of ours.
         .target(name: "SwitchboardCrypto", dependencies: ["SwitchboardCore", "COpenSSL", "CZlib"]),
@@ -60,7 +62,9 @@ let package = Package(
             ]),
         .target(
             name: "SwitchboardClient",
-            dependencies: ["SwitchboardCore", "SwitchboardWire", "SwitchboardTransport", "SwitchboardCrypto"]),
+            dependencies: [
+                "SwitchboardReference", "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport", "SwitchboardCrypto",
+            ]),
         // Test support: the kit a module's tests need (Core only), and the server-level helpers.
         .target(name: "SwitchboardTestKit", dependencies: ["SwitchboardCore"]),
         .target(
@@ -102,7 +106,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardClientTests",
             dependencies: [
-                "SwitchboardClient", "SwitchboardServer", "SwitchboardTesting", "SwitchboardTestKit",
+                "SwitchboardClient", "SwitchboardCore", "SwitchboardServer", "SwitchboardTesting", "SwitchboardTestKit",
                 "SwitchboardCrypto", "SwitchboardMessageRouter", "SwitchboardLock",
             ]),
         .testTarget(name: "SwitchboardBenchTests", dependencies: ["SwitchboardBench", "SwitchboardWire", "SwitchboardCore"]),

@@ -3,6 +3,7 @@ import Testing
 import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
+import SwitchboardCore
 
 /// Two apps on one server, with the same user ids and channel names: nothing crosses between them,
 /// in either direction.

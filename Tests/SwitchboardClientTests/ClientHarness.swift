@@ -5,6 +5,7 @@ import Testing
 import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
+import SwitchboardCore
 
 /// Collects a client's events (from the `events` stream) and waits for the ones a test expects.
 final class EventLog: Sendable {

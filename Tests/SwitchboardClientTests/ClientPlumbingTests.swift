@@ -4,6 +4,7 @@ import Testing
 import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
+import SwitchboardCore
 
 /// What the SDK does with `RtmProxyConfig` and `RtmLogConfig` on a real connection.
 @Suite struct ClientPlumbingTests {

@@ -4,6 +4,7 @@ import Testing
 @testable import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
+import SwitchboardCore
 
 /// Alice publishes on "room"; Bob is subscribed and runs on a manual clock, so he reconnects only
 /// when a test lets time pass for him.

@@ -5,6 +5,7 @@ import SwitchboardCrypto
 import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
+import SwitchboardCore
 
 /// Client-side encryption end to end: the SDK seals every body it sends, the server routes only
 /// ciphertext, receivers with the same key get the original back with its kind.

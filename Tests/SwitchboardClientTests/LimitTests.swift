@@ -4,6 +4,7 @@ import Testing
 import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
+import SwitchboardCore
 
 /// Every limit of the reference, refused by the server with the reference's code.
 @Suite struct LimitTests {

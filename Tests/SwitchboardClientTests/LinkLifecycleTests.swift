@@ -5,6 +5,7 @@ import Testing
 @testable import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
+import SwitchboardCore
 
 /// The link states and call outcomes an app sees around login, logout, renewal and long outages.
 @Suite struct LinkLifecycleTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SwitchboardClient
+import SwitchboardCore
 
 /// The SDK log file that `RtmLogConfig` describes: where, which levels, how big.
 @Suite struct LogFileTests {

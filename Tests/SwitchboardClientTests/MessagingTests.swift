@@ -4,6 +4,7 @@ import Testing
 import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
+import SwitchboardCore
 
 @Suite struct MessagingTests {
     @Test func threeSubscribersGetEveryMessageOnceAndInOrder() async throws {

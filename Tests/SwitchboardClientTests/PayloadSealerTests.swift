@@ -4,6 +4,7 @@ import Testing
 import SwitchboardCrypto
 import SwitchboardTesting
 import SwitchboardTestKit
+import SwitchboardCore
 
 /// The sealed-body format, and an independent reader of it (tools/open_sealed.py, PyPI `cryptography`).
 @Suite struct PayloadSealerTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SwitchboardClient
+import SwitchboardCore
 
 /// The shapes of seed 000 that a porting app uses unchanged compile and behave as documented.
 @Suite struct PortingShapesTests {

@@ -6,6 +6,7 @@ import SwitchboardCrypto
 import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
+import SwitchboardCore
 
 extension EventLog {
     var presence: [RtmPresenceEvent] {

@@ -3,6 +3,7 @@ import SwitchboardTransport
 import Testing
 
 @testable import SwitchboardClient
+import SwitchboardCore
 
 /// `RtmProxyConfig` becomes the HTTP proxy the client connects through.
 @Suite struct ProxySettingsTests {

@@ -5,6 +5,7 @@ import Testing
 @testable import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
+import SwitchboardCore
 
 extension EventLog {
     var topicEvents: [RtmTopicEvent] {

@@ -6,6 +6,7 @@ import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
 import SwitchboardTransport
+import SwitchboardCore
 
 /// The SDK against a server serving `wss://` with a throwaway CA's certificate.
 @Suite(.timeLimit(.minutes(1))) struct TLSLoginTests {

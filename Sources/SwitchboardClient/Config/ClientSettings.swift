@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import SwitchboardCrypto
 import SwitchboardTransport
+import SwitchboardCore
 
 /// The immutable copy of a configuration that a client runs with.
 struct ClientSettings: Sendable {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
-@_exported import SwitchboardCore
+@_exported import SwitchboardReference
+import SwitchboardCore
 
 /// Settings that hold for the whole life of a client (`AgoraRtmClientConfig`).
 public final class RtmClientConfig: NSObject {

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardCrypto
+import SwitchboardCore
 
 /// Seals what a client sends and opens what it receives under the key of its `RtmEncryptionConfig`.
 ///

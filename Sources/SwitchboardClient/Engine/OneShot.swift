@@ -1,4 +1,5 @@
 import Synchronization
+import SwitchboardCore
 
 /// A value delivered once and awaited once: bridges a resolver callback to `async`.
 final class OneShot<Value: Sendable>: Sendable {

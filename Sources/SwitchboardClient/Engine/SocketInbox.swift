@@ -1,5 +1,6 @@
 import SwitchboardTransport
 import SwitchboardWire
+import SwitchboardCore
 
 /// Turns one socket's callbacks into an ordered stream for the client engine.
 final class SocketInbox: WebSocketHandler {

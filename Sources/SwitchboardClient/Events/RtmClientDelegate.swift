@@ -1,3 +1,4 @@
+import SwitchboardCore
 /// Receives the client's events (`AgoraRtmClientDelegate`). Every method has an empty default.
 public protocol RtmClientDelegate: AnyObject {
     /// A message arrived on a subscribed channel or the user channel.

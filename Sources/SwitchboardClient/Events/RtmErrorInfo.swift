@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 
 /// What went wrong with a call (`AgoraRtmErrorInfo`): the error code, the operation and a reason.
 ///

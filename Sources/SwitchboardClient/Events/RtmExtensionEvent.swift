@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 
 /// A push from an extension module of the server, or the answer of its operation (a Switchboard
 /// extension: the reference has no extension modules).

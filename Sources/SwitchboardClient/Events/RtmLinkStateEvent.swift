@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 
 /// A change of the client's link state (`AgoraRtmLinkStateEvent`).
 public final class RtmLinkStateEvent: NSObject, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 
 /// A message body (`AgoraRtmMessage`): exactly one of `stringData` and `rawData` is set.
 public final class RtmMessage: NSObject, Sendable {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import SwitchboardCore
 
 /// Hands the client's events to its delegates and `events` streams, in order, on the callback queue.
 final class EventDispatcher: Sendable {

@@ -1,5 +1,6 @@
 import Dispatch
 import SwitchboardWire
+import SwitchboardCore
 
 /// One SDK call, in both of the reference's forms: `result()` for `async` callers, returning
 /// `(response, errorInfo)`, and `complete(_:)` for a completion block on the callback queue.

@@ -1,3 +1,4 @@
+import SwitchboardCore
 /// Logging in and out, and the login token.
 extension RtmClientKit {
     /// Logs in with `token` (empty or nil when the server has no app certificate). A login still

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import SwitchboardCore
 
 /// A Signaling client (`AgoraRtmClientKit`): log in, subscribe to channels, publish messages and
 /// receive events through delegates or the `events` stream.

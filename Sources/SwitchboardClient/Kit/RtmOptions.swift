@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 
 /// Options of `subscribe` (`AgoraRtmSubscribeOptions`).
 public final class RtmSubscribeOptions: NSObject {

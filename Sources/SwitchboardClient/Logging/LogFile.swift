@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import SwitchboardCore
 
 /// The SDK's log file as `RtmLogConfig` describes it: `agora.log` in `filePath` (or `filePath`
 /// itself when it ends in `.log`), holding the messages at `level` and above, one line each.

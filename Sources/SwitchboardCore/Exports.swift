@@ -1,0 +1,2 @@
+// Core speaks the reference's vocabulary: every target that imports Core sees it too.
+@_exported import SwitchboardReference
