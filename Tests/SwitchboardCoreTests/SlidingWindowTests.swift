@@ -37,11 +37,15 @@ import SwitchboardCore
         }
     }
 
-    @Test func aDictionaryOfWindows() {
+    @Test func windowsInADictionaryChangeInPlaceAndApart() {
         var windows: [String: SlidingWindow] = [:]
+        var accepted: [String: Int] = [:]
         for index in 0..<100 {
-            _ = windows["c\(index % 3)", default: SlidingWindow(limit: 60)].take(.milliseconds(index))
+            let key = "c\(index % 3)"
+            if windows[key, default: SlidingWindow(limit: 10)].take(.milliseconds(index)) { accepted[key, default: 0] += 1 }
         }
-        #expect(windows.count == 3)
+        // Each key admits its own 10 within the second, whatever the other keys took.
+        #expect(accepted == ["c0": 10, "c1": 10, "c2": 10])
+        #expect(windows.values.allSatisfy { !$0.isIdle(at: .milliseconds(100)) && $0.isIdle(at: .milliseconds(1_100)) })
     }
 }
