@@ -107,20 +107,26 @@ import SwitchboardTestKit
 
     @Test func aLockCallRacingTheLastMembersDepartureNeverLeavesALockBehind() async throws {
         let world = await LockWorld.start()
-        for round in 0..<100 {
+        // Races until each kind of departure has met a set that got in before it (so there was a
+        // lock for it to remove), at least 100 rounds and at most 5,000.
+        var setsMade = (leaving: 0, sessionEnding: 0)
+        var round = 0
+        while round < 100 || (min(setsMade.leaving, setsMade.sessionEnding) == 0 && round < 5_000) {
             let member = Caller(app: "app", userId: "u\(round)", session: SessionID(UInt64(100 + round)))
             let channel = "c\(round)"
             await world.join(member, channel, features: [.message])
-            async let set = try? world.set("L", channel, by: member)
+            async let set: Void? = try? world.set("L", channel, by: member)
             if round.isMultiple(of: 2) {
                 async let gone: Void = world.leave(member, channel)
-                _ = await (set, gone)
+                if await (set, gone).0 != nil { setsMade.leaving += 1 }
             } else {
                 async let gone: Void = world.bus.publishAndWait(SessionClosed(caller: member, reason: .logout))
-                _ = await (set, gone)
+                if await (set, gone).0 != nil { setsMade.sessionEnding += 1 }
             }
             #expect(world.store.count(in: "app") == 0, "round \(round)")
+            round += 1
         }
+        #expect(setsMade.leaving > 0 && setsMade.sessionEnding > 0, "\(setsMade) in \(round) rounds")
         await world.harness.stop()
     }
 }
