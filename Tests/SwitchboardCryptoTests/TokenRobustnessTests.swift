@@ -75,14 +75,14 @@ private func mutate(_ bytes: [UInt8], alphabet: [UInt8]?, using rng: inout Seede
     #expect(unexpected.isEmpty, "\(unexpected.prefix(5))")
 }
 
-@Test func zipBombIsRejectedWithoutInflatingIt() {
+@Test(.timeLimit(.minutes(1))) func zipBombIsRejectedWithoutInflatingIt() {
     let bomb = TokenCompression.deflate([UInt8](repeating: 0, count: 4 * 1024 * 1024))
     let token = "007" + TokenEncoding.base64Encode(bomb)
     #expect(token.utf8.count < TokenEncoding.maxTokenByteCount)
-    #expect(throws: RtmError.self) { try AccessToken007(parsing: token) }
+    expectMalformed("body inflates too large or is truncated") { () throws(RtmError) in _ = try AccessToken007(parsing: token) }
 }
 
-@Test func declaredLengthsBeyondTheDataAreRejected() {
+@Test(.timeLimit(.minutes(1))) func declaredLengthsBeyondTheDataAreRejected() {
     var body = TokenWriter()
     body.uint16(0xFFFF)  // a signature "65535 bytes long"
     body.append(raw: [1, 2, 3])
@@ -102,12 +102,31 @@ private func mutate(_ bytes: [UInt8], alphabet: [UInt8]?, using rng: inout Seede
     }
 }
 
-@Test func oversizedTokensAreRejectedBeforeDecoding() {
+@Test(.timeLimit(.minutes(1))) func oversizedTokensAreRejectedBeforeDecoding() {
     let huge = "007" + String(repeating: "A", count: 1_000_000)
-    #expect(throws: RtmError.self) { try verifier.verifyLogin(token: huge, appId: appId, userId: "alice", now: 0) }
+    expectMalformed("longer than 8192 bytes") { () throws(RtmError) in
+        _ = try verifier.verifyLogin(token: huge, appId: appId, userId: "alice", now: 0)
+    }
+    let huge006 = "006" + appId + String(repeating: "A", count: 1_000_000)
+    expectMalformed("longer than 8192 bytes") { () throws(RtmError) in
+        _ = try verifier.verifyLogin(token: huge006, appId: appId, userId: "alice", now: 0)
+    }
 }
 
-@Test func trailingBytesAfterTheZlibStreamAreRejected() throws {
+/// Expects `body` to refuse a token as malformed (`.invalidToken`) for the reason containing `detail`.
+private func expectMalformed(
+    _ detail: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws(RtmError) -> Void
+) {
+    do {
+        try body()
+        Issue.record("accepted", sourceLocation: sourceLocation)
+    } catch {
+        #expect(error.code == .invalidToken, sourceLocation: sourceLocation)
+        #expect(error.reason.contains(detail), "\(error.reason)", sourceLocation: sourceLocation)
+    }
+}
+
+@Test(.timeLimit(.minutes(1))) func trailingBytesAfterTheZlibStreamAreRejected() throws {
     let compressed = try TokenEncoding.base64Decode(ReferenceTokens.alice007.dropFirst(3)[...])
     #expect(throws: RtmError.self) {
         try AccessToken007(parsing: "007" + TokenEncoding.base64Encode(compressed + [0]))

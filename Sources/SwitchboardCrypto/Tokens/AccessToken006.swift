@@ -25,10 +25,10 @@ struct AccessToken006 {
 
     /// Parses `token`, throwing `.invalidToken` on anything that is not a well-formed 006 token.
     init(parsing token: String) throws(RtmError) {
-        let utf8 = token.utf8
-        guard utf8.count <= TokenEncoding.maxTokenByteCount, token.hasPrefix(Self.version),
-            utf8.count > Self.version.count + Self.appIdLength
-        else { throw TokenReader.malformed("not a 006 token") }
+        try TokenEncoding.checkLength(token)
+        guard token.hasPrefix(Self.version), token.utf8.count > Self.version.count + Self.appIdLength else {
+            throw TokenReader.malformed("not a 006 token")
+        }
         let afterVersion = token.dropFirst(Self.version.count)
         appId = String(afterVersion.prefix(Self.appIdLength))
         guard appId.utf8.count == Self.appIdLength else { throw TokenReader.malformed("bad appId") }

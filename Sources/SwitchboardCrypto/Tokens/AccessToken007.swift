@@ -22,9 +22,8 @@ struct AccessToken007 {
 
     /// Parses `token`, throwing `.invalidToken` on anything that is not a well-formed 007 token.
     init(parsing token: String) throws(RtmError) {
-        guard token.utf8.count <= TokenEncoding.maxTokenByteCount, token.hasPrefix(Self.version) else {
-            throw TokenReader.malformed("not a 007 token")
-        }
+        try TokenEncoding.checkLength(token)
+        guard token.hasPrefix(Self.version) else { throw TokenReader.malformed("not a 007 token") }
         let compressed = try TokenEncoding.base64Decode(token.dropFirst(Self.version.count))
         let body = try TokenCompression.inflate(compressed)
 
