@@ -36,7 +36,7 @@ public final class EventRecorder: Sendable {
     /// Returns the events of that type.
     @discardableResult
     public func waitFor<E: BusEvent>(
-        _ type: E.Type, count: Int = 1, timeout: Duration = .seconds(5)
+        _ type: E.Type, count: Int = 1, timeout: Duration = Patience.standard
     ) async -> [E] {
         let predicate: @Sendable ([any BusEvent]) -> Bool = { events in
             events.lazy.filter { $0 is E }.count >= count

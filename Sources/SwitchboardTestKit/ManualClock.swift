@@ -84,9 +84,8 @@ public final class ManualClock: SwitchboardClock {
 
     /// Returns true once at least `count` tasks are sleeping on this clock, or false when that
     /// has not happened within `timeout` of real time (so a test whose code stopped sleeping fails
-    /// instead of hanging).
-    @discardableResult
-    public func waitForSleepers(count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
+    /// instead of hanging). Check the result: a test that goes on after false moves time for nobody.
+    public func waitForSleepers(count: Int = 1, timeout: Duration = Patience.standard) async -> Bool {
         let waiter = SleeperWaiter()
         let timer = Task {
             try? await Task.sleep(for: timeout)

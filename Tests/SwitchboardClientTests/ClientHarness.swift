@@ -36,13 +36,8 @@ final class EventLog: Sendable {
 
     /// Waits (real time, bounded) until `condition` holds; returns whether it did.
     @discardableResult
-    func wait(timeout: Duration = .seconds(10), until condition: (EventLog) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition(self) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return condition(self)
+    func wait(timeout: Duration = Patience.standard, until condition: (EventLog) -> Bool) async -> Bool {
+        await eventually(within: timeout) { condition(self) }
     }
 
     deinit { reader.cancel() }

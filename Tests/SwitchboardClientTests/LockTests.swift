@@ -26,8 +26,7 @@ final class LockDelegate: RtmClientDelegate, Sendable {
 
     /// The event types so far, waiting (real time, bounded) until there are `count`.
     func types(count: Int) async -> [RtmLockEventType] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while events.count < count && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually { events.count >= count }
         return events.map(\.eventType)
     }
 }

@@ -165,9 +165,7 @@ final class StorageDelegate: RtmClientDelegate, Sendable {
     var events: [RtmStorageEvent] { recorded.withLock { $0 } }
 
     func wait(until condition: ([RtmStorageEvent]) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition(events) && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
-        return condition(events)
+        await eventually { condition(events) }
     }
 }
 
@@ -178,7 +176,7 @@ final class OneShotBox<Value: Sendable>: Sendable {
     func set(_ value: Value) { stored.withLock { $0 = .some(value) } }
 
     func value() async -> Value? {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + Patience.standard
         while ContinuousClock.now < deadline {
             if let value = stored.withLock({ $0 }) { return value }
             try? await Task.sleep(for: .milliseconds(5))

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SwitchboardTestKit
 import SwitchboardServer
 import SwitchboardTransport
 import SwitchboardCore
@@ -44,15 +45,6 @@ final class LogLines: Sendable {
     }
 }
 
-/// Polls `condition` every few milliseconds for at most `seconds`.
-func eventually(seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}
 
 /// Opens a raw `switchboard.v1` connection to `server`.
 func connectRaw(

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SwitchboardTestKit
 import SwitchboardCore
 import SwitchboardServer
 import SwitchboardTesting
@@ -82,7 +83,7 @@ final class PresencePeer: Sendable {
     /// Waits (bounded, real time) until `count` events match `filter`; returns those that do.
     @discardableResult
     func waitForEvents(
-        _ count: Int = 1, timeout: Duration = .seconds(5), where filter: @escaping (PresenceDelivery) -> Bool
+        _ count: Int = 1, timeout: Duration = Patience.standard, where filter: @escaping (PresenceDelivery) -> Bool
     ) async -> [PresenceDelivery] {
         await client.waitFor(timeout: timeout) { client in
             let matching = client.received.compactMap(\.presenceEvent).filter(filter)

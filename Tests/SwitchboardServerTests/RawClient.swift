@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SwitchboardTestKit
 import SwitchboardCore
 import SwitchboardTransport
 import SwitchboardWire
@@ -83,7 +84,7 @@ final class RawClient: Sendable {
     /// How long a wait lasts by default: a wait that succeeds returns as soon as it does, and a
     /// test machine under load can hold the in-process server back for several seconds (the
     /// whole suite on two cores busy with other work has taken an answer past 5 s).
-    static let patience: Duration = .seconds(15)
+    static let patience = Patience.standard
 
     /// Waits (bounded, real time) until `pick` returns a value.
     func waitFor<T>(timeout: Duration = RawClient.patience, _ pick: (RawClient) -> T?) async -> T? {

@@ -1,11 +1,12 @@
 import Foundation
+import SwitchboardTestKit
 import SwitchboardCore
 import SwitchboardTransport
 import SwitchboardWire
 
 extension RawClient {
     /// Sends a storage request and waits for its answer.
-    func storage(_ id: UInt32, _ operation: StorageOperation, timeout: Duration = .seconds(5)) async -> ServerFrame? {
+    func storage(_ id: UInt32, _ operation: StorageOperation, timeout: Duration = Patience.standard) async -> ServerFrame? {
         send(.storage(id: id, operation))
         return await answer(to: id, timeout: timeout)
     }

@@ -109,16 +109,6 @@ extension Metadata {
     var values: [String: String] { Dictionary(uniqueKeysWithValues: items.map { ($0.key, $0.value) }) }
 }
 
-/// Waits (real time, bounded) until `condition` holds.
-func eventually(_ timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
-}
-
 /// A metadata store that suspends on every call before handing it to an in-memory store: the
 /// module must reach metadata only through `MetadataStore`, and keep its order when it suspends.
 final class SuspendingMetadataStore: MetadataStore {

@@ -1,3 +1,4 @@
+import SwitchboardTestKit
 import Foundation
 import Synchronization
 import Testing

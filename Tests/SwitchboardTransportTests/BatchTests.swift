@@ -1,3 +1,4 @@
+import SwitchboardTestKit
 import Dispatch
 import Synchronization
 import Testing

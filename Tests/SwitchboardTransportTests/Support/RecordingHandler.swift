@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SwitchboardTestKit
 import SwitchboardTransport
 
 /// Records every callback; optionally echoes messages back, at once or (as a server's request
@@ -57,10 +58,10 @@ final class RecordingHandler: WebSocketHandler {
         log.withLock { $0.messages.filter { $0.id == id }.map(\.message) }
     }
 
-    /// Polls `condition` every few milliseconds for at most `seconds`; returns whether it held.
+    /// Polls `condition` every few milliseconds for at most `timeout`; returns whether it held.
     @discardableResult
-    func wait(seconds: Double = 5, _ condition: (Log) -> Bool) async -> Bool {
-        await eventually(seconds: seconds) { log.withLock { condition($0) } }
+    func wait(timeout: Duration = Patience.standard, _ condition: (Log) -> Bool) async -> Bool {
+        await eventually(within: timeout) { log.withLock { condition($0) } }
     }
 }
 
@@ -77,15 +78,6 @@ final class RefusalRecorder: Sendable {
     var all: [String] { lines.withLock { $0 } }
 }
 
-/// Polls `condition` every few milliseconds for at most `seconds`.
-func eventually(seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}
 
 /// Runs `body` against a started server on 127.0.0.1 with its own two-thread group, and tears
 /// everything down afterwards.
