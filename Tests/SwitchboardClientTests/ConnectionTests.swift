@@ -26,8 +26,8 @@ struct ResumeScene {
     }
 
     /// Lets Bob's reconnect pause run out.
-    func letBobReconnect() async {
-        await bobClock.waitForSleepers()
+    func letBobReconnect(sourceLocation: SourceLocation = #_sourceLocation) async {
+        #expect(await bobClock.waitForSleepers(), "bob's client never paused", sourceLocation: sourceLocation)
         bobClock.advance(by: .seconds(1))
     }
 
@@ -179,7 +179,8 @@ struct ResumeScene {
         await server.shutdown()
         #expect(await log.wait { $0.linkStates.last?.currentState == .disconnected })
         for _ in 0..<30 where log.linkStates.last?.currentState != .failed {
-            await clock.waitForSleepers(timeout: .milliseconds(250))
+            // Not sleeping yet is no failure here: the loop looks at the state itself.
+            _ = await clock.waitForSleepers(timeout: .milliseconds(250))
             clock.advance(by: .seconds(1))
             try? await Task.sleep(for: .milliseconds(5))
         }
@@ -266,7 +267,7 @@ struct ResumeScene {
         let body = String(repeating: "x", count: 90)
         for index in 0..<10 { expectOK(await alice.publish(channelName: "room", message: "\(index) \(body)", option: nil)) }
         for clock in [bobClock, carolClock] {
-            await clock.waitForSleepers()
+            #expect(await clock.waitForSleepers())
             clock.advance(by: .seconds(1))
         }
         #expect(await bobLog.wait { $0.linkStates.last?.currentState == .connected })

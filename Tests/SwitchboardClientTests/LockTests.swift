@@ -220,7 +220,7 @@ final class LockDelegate: RtmClientDelegate, Sendable {
         // alice's client reconnects and resumes its session within the ttl.
         let aliceLog = EventLog(scene.alice)
         for _ in 0..<50 where await scene.alice.linkState != .connected {
-            await scene.aliceClock.waitForSleepers()
+            #expect(await scene.aliceClock.waitForSleepers())
             scene.aliceClock.advance(by: .milliseconds(500))
             try? await Task.sleep(for: .milliseconds(10))
         }
@@ -274,7 +274,7 @@ final class LockDelegate: RtmClientDelegate, Sendable {
         // Small steps, stopped as soon as the engine is connected: the restore's acquire must be
         // answered before its deadline on bob's clock.
         for _ in 0..<200 where await bob.linkState != .connected {
-            await bobClock.waitForSleepers()
+            #expect(await bobClock.waitForSleepers())
             bobClock.advance(by: .milliseconds(200))
             try? await Task.sleep(for: .milliseconds(10))
         }

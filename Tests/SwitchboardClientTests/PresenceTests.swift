@@ -200,7 +200,7 @@ private final class PresenceDelegate: RtmClientDelegate, Sendable {
         await bob.loseConnectionSilently()
         #expect(await bobLog.wait { $0.linkStates.last?.currentState == .disconnected })
         for _ in 0..<20 where bobLog.linkStates.last?.currentState != .connected {
-            await bobClock.waitForSleepers()
+            #expect(await bobClock.waitForSleepers())
             bobClock.advance(by: .milliseconds(100))
             try? await Task.sleep(for: .milliseconds(5))
         }
@@ -216,7 +216,7 @@ private final class PresenceDelegate: RtmClientDelegate, Sendable {
         #expect(timeout.publisher == "bob" && timeout.states.isEmpty && timeout.isLastConnection)
 
         for _ in 0..<40 where aliceLog.presence(.remoteStateChanged).count < 2 {
-            await bobClock.waitForSleepers()
+            #expect(await bobClock.waitForSleepers())
             bobClock.advance(by: .seconds(1))
             try? await Task.sleep(for: .milliseconds(10))
         }

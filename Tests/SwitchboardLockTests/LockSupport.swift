@@ -74,10 +74,10 @@ struct LockWorld {
 
     /// Moves the manual clock once the lock module's ticker sleeps, and returns when the tick it
     /// caused has been handled (the ticker sleeps again).
-    func advance(by duration: Duration) async {
-        await harness.clock.waitForSleepers()
+    func advance(by duration: Duration, sourceLocation: SourceLocation = #_sourceLocation) async {
+        #expect(await harness.clock.waitForSleepers(), "the ticker never slept", sourceLocation: sourceLocation)
         harness.clock.advance(by: duration)
-        await harness.clock.waitForSleepers()
+        #expect(await harness.clock.waitForSleepers(), "the ticker did not sleep again", sourceLocation: sourceLocation)
     }
 }
 

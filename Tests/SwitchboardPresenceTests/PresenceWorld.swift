@@ -59,10 +59,10 @@ struct PresenceWorld {
 
     /// Moves the manual clock by `duration` once the module's ticker sleeps, and returns once the
     /// ticker has handled it and sleeps again.
-    func advance(by duration: Duration) async {
-        await harness.clock.waitForSleepers()
+    func advance(by duration: Duration, sourceLocation: SourceLocation = #_sourceLocation) async {
+        #expect(await harness.clock.waitForSleepers(), "the ticker never slept", sourceLocation: sourceLocation)
         harness.clock.advance(by: duration)
-        await harness.clock.waitForSleepers()
+        #expect(await harness.clock.waitForSleepers(), "the ticker did not sleep again", sourceLocation: sourceLocation)
     }
 
     /// Advances in `step`s until `total` has passed.
