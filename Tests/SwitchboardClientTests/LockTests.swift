@@ -35,11 +35,13 @@ final class LockDelegate: RtmClientDelegate, Sendable {
 /// delegate and the stream, a waiting acquire that returns when the lock is granted, the owner's
 /// connection cut with its ttl running out, an owner back in time, and a wait that outlives a
 /// lost session.
-@Suite struct RtmLockTests {
+@Suite(.timeLimit(.minutes(5))) struct RtmLockTests {
     func locked(_ client: RtmClientKit) throws -> RtmLock { try #require(client.getLock()) }
 
     @Test func everyCallAndEventInBothForms() async throws {
-        let server = try await TestServer.start(limits: .withoutRateLimits)
+        let store = InMemoryLockStore()
+        let server = try await TestServer.start(limits: .withoutRateLimits, modules: { $0.lock = Lock(store: store) })
+        let room = ChannelKey(app: "test-app", .message, "room")
         let (alice, _) = try makeClient("alice", server: server)
         let (bob, _) = try makeClient("bob", server: server)
         let (carol, carolLog) = try makeClient("carol", server: server)
@@ -65,7 +67,8 @@ final class LockDelegate: RtmClientDelegate, Sendable {
         // bob waits; his call returns when alice releases.
         let waiting = Task { await bobLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: true) }
         #expect(await delegate.types(count: 3) == [.snapshot, .lockSet, .lockAcquired])
-        try await Task.sleep(for: .milliseconds(100))
+        // bob is in line on the server, so his client noted the wait before it asked.
+        #expect(await eventually { store.lineLength(of: "L", in: room) == 1 })
         let (_, twice) = await bobLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: true)
         #expect(twice?.errorCode == .lockOperationPerforming)
         expectOK(await aliceLock.releaseLock(channelName: "room", channelType: .message, lockName: "L"))
@@ -93,7 +96,7 @@ final class LockDelegate: RtmClientDelegate, Sendable {
 
         // A removed lock ends bob's wait with lockNotExist.
         let doomed = Task { await bobLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: true) }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { store.lineLength(of: "L", in: room) == 1 })
         let removed = OneShotBox<Bool>()
         aliceLock.removeLock(channelName: "room", channelType: .message, lockName: "L") { response, error in removed.set(response != nil && error == nil) }
         #expect(await removed.value() == true)
@@ -136,10 +139,12 @@ final class LockDelegate: RtmClientDelegate, Sendable {
         expectOK(await lock.setLock(channelName: "hall", channelType: .stream, lockName: "L"))
         // A message channel of the same name is another channel.
         expectOK(await lock.setLock(channelName: "hall", channelType: .message, lockName: "L"))
-        #expect(await carolLog.wait { $0.lockEvents.count == 2 })
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(carolLog.lockEvents.map(\.eventType) == [.snapshot, .lockSet])
+        // A lock set after both reaches carol: had the message channel's reached her, it would be before it.
+        expectOK(await lock.setLock(channelName: "hall", channelType: .stream, lockName: "M"))
+        #expect(await carolLog.wait { $0.lockEvents.count == 3 })
+        #expect(carolLog.lockEvents.map(\.eventType) == [.snapshot, .lockSet, .lockSet])
         #expect(carolLog.lockEvents.allSatisfy { $0.channelType == .stream && $0.channelName == "hall" })
+        #expect(carolLog.lockEvents.last?.lockDetailList.map(\.lockName).contains("M") == true)
         alice.destroy()
         carol.destroy()
         await server.shutdown()
