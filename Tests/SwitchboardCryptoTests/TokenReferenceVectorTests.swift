@@ -1,10 +1,13 @@
 import SwitchboardCore
+import SwitchboardTestKit
 import Testing
 
 @testable import SwitchboardCrypto
 
-/// Tokens produced by an independent Python implementation of both formats (standard library
-/// `hmac`, `hashlib`, `zlib`, `base64`, `struct`), written from the format description alone.
+/// Tokens produced outside this codebase: 006 by the reference's own builder
+/// (`tools/reference_tokens.py`), 007 by an independent Python implementation written from the
+/// format's description with the standard library alone (`tools/reference_007_tokens.py --vectors`,
+/// which `the007VectorsAreWhatTheScriptMints` runs).
 enum ReferenceTokens {
     static let appId = "970CA35de60c44645bbae8a215061b33"
     static let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
@@ -72,4 +75,12 @@ enum ReferenceTokens {
     let parsed = try AccessToken007(parsing: ReferenceTokens.bob007WithRTC)
     #expect(parsed.services[TokenService.rtcType]?.fields == .rtc(channelName: "room", uid: "bob"))
     #expect(parsed.services[TokenService.rtcType]?.privileges == [1: 600])
+}
+
+@Suite(.timeLimit(.minutes(1))) struct ReferenceVectorScriptTests {
+    @Test func the007VectorsAreWhatTheScriptMints() async throws {
+        let output = try await ProcessRunner.python("reference_007_tokens.py", ["--vectors"])
+        try #require(output.status == 0, "tools/reference_007_tokens.py failed: \(output.text)")
+        #expect(output.text == "alice007 \(ReferenceTokens.alice007)\nbob007WithRTC \(ReferenceTokens.bob007WithRTC)\n")
+    }
 }
