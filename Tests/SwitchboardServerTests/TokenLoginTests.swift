@@ -51,6 +51,25 @@ import SwitchboardTestKit
         await server.shutdown()
     }
 
+    @Test func aTokenFromTheReferenceBuilderLogsInOverTheWire() async throws {
+        let server = try await TestServer.start(modules: {
+            $0.extensions.append(Crypto(credentials: [Self.appId: Self.certificate]))
+        })
+        let expiresAt = UInt64(Date().timeIntervalSince1970) + 3600
+        let minted = try await ProcessRunner.python(
+            "reference_tokens.py", [Self.appId, Self.certificate, "alice", String(expiresAt)])
+        try #require(minted.status == 0, "tools/reference_tokens.py failed: \(minted.text)")
+        let token = minted.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.hasPrefix("006"))
+        let (alice, bob) = (try client("alice", server), try client("bob", server))
+        #expect(await bob.login(token).1?.errorCode == .invalidToken, "the token is alice's")
+        #expect(await alice.login(token).1 == nil)
+        #expect(await alice.publish(channelName: "room", message: "signed in by the reference", option: nil).1 == nil)
+        alice.destroy()
+        bob.destroy()
+        await server.shutdown()
+    }
+
     @Test func developmentModeTakesAnyToken() async throws {
         let server = try await TestServer.start()
         let alice = try client("alice", server)
