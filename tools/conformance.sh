@@ -7,12 +7,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 reports="${1:-.build/conformance}"
 
-if ! command -v kosoku >/dev/null; then
-    python3 -m pip install --quiet kosoku
+# Pinned, like the test suite's packages (tools/requirements.txt): another release may run other
+# cases or judge them otherwise.
+kosoku_version=0.1.0
+if [ "$(python3 -m pip show kosoku 2>/dev/null | sed -n 's/^Version: //p')" != "$kosoku_version" ]; then
+    python3 -m pip install --quiet --disable-pip-version-check "kosoku==$kosoku_version"
     # pyenv puts new console scripts on PATH only after a rehash.
     if command -v pyenv >/dev/null; then pyenv rehash || true; fi
 fi
-kosoku="$(command -v kosoku || echo "$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/kosoku")"
+kosoku="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/kosoku"
+[ -x "$kosoku" ] || kosoku="$(command -v kosoku)"
 swift build --product switchboard
 binary="$(swift build --product switchboard --show-bin-path)/switchboard"
 
