@@ -3,6 +3,9 @@
 # packages the cross-language tests need. They are pinned in tools/requirements.txt and
 # installed into .venv/ on first use (again whenever the file changes); that venv's python3
 # comes first on PATH and in SWITCHBOARD_PYTHON, which the tests use to run tools/*.py.
+# Every suite has a time limit (tools/check-time-limits.py), which names a hung test; a test
+# stuck where cancellation does not reach would still hold the run, so the whole run is stopped
+# after SWITCHBOARD_TEST_TIMEOUT (default 20m; the suite takes about a minute).
 #   tools/test.sh [swift test arguments …]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -25,4 +28,4 @@ fi
 export PATH="$venv/bin:$PATH"
 export SWITCHBOARD_PYTHON="$venv/bin/python3"
 cd "$root"
-exec swift test "$@"
+exec timeout --kill-after=30s "${SWITCHBOARD_TEST_TIMEOUT:-20m}" swift test "$@"

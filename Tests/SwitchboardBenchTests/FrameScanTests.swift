@@ -3,7 +3,7 @@ import SwitchboardCore
 import SwitchboardWire
 @testable import SwitchboardBench
 
-@Suite struct FrameScanTests {
+@Suite(.timeLimit(.minutes(2))) struct FrameScanTests {
     private func users(in bytes: [UInt8]) -> (scan: PresenceScan?, seen: [(PresenceScan.Place, String, Int, String?)]) {
         var seen: [(PresenceScan.Place, String, Int, String?)] = []
         let scan = PresenceScan.scan(bytes) { place, entry in
@@ -133,7 +133,7 @@ import SwitchboardWire
     }
 }
 
-@Suite struct LockScanTests {
+@Suite(.timeLimit(.minutes(2))) struct LockScanTests {
     private let lock = LockAddress(ChannelAddress(.message, "room"), "bench")
 
     @Test func acquireAnswersSayWhetherTheLockIsTheCallers() {

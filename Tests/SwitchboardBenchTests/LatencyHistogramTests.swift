@@ -1,7 +1,7 @@
 import Testing
 @testable import SwitchboardBench
 
-@Suite struct LatencyHistogramTests {
+@Suite(.timeLimit(.minutes(2))) struct LatencyHistogramTests {
     @Test func emptyHistogramReportsZero() {
         let histogram = LatencyHistogram()
         #expect(histogram.count == 0)

@@ -3,7 +3,7 @@ import SwitchboardCore
 import SwitchboardWire
 @testable import SwitchboardBench
 
-@Suite struct PayloadStampTests {
+@Suite(.timeLimit(.minutes(2))) struct PayloadStampTests {
     @Test func stampRoundTripsAndPadsToSize() {
         let body = PayloadStamp.make(size: 100, timestamp: 0x0102_0304_0506_0708)
         #expect(body.count == 100)

@@ -7,7 +7,7 @@ import SwitchboardCore
 
 /// Two apps on one server, with the same user ids and channel names: nothing crosses between them,
 /// in either direction.
-@Suite struct AppIsolationTests {
+@Suite(.timeLimit(.minutes(5))) struct AppIsolationTests {
     @Test func twoAppsOnOneServerNeverMeet() async throws {
         let server = try await TestServer.start(configure: { $0.appIds = ["appA", "appB"] })
         func client(_ user: String, _ app: String) throws -> (RtmClientKit, EventLog) {

@@ -7,7 +7,7 @@ import SwitchboardTestKit
 import SwitchboardCore
 
 /// What the SDK does with `RtmProxyConfig` and `RtmLogConfig` on a real connection.
-@Suite struct ClientPlumbingTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientPlumbingTests {
     @Test func anHTTPProxyConfigCarriesTheConnection() async throws {
         let server = try await TestServer.start()
         let proxy = try ConnectProxy(username: "ops", password: "s3cret")

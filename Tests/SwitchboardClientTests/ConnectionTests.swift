@@ -38,7 +38,7 @@ struct ResumeScene {
     }
 }
 
-@Suite struct ConnectionTests {
+@Suite(.timeLimit(.minutes(5))) struct ConnectionTests {
     @Test func aCutConnectionResumesWithNoLostMessage() async throws {
         let scene = try await ResumeScene()
         let server = scene.server
@@ -232,7 +232,7 @@ struct ResumeScene {
     }
 }
 
-@Suite struct DestroyTests {
+@Suite(.timeLimit(.minutes(5))) struct DestroyTests {
     @Test func destroyStopsALoginThatIsStillTryingToConnect() async throws {
         // Nothing listens on this port: the login keeps retrying until the client is destroyed.
         let config = RtmClientConfig(appId: "app", userId: "alice")
@@ -249,7 +249,7 @@ struct ResumeScene {
     }
 }
 
-@Suite struct ResumeBudgetTests {
+@Suite(.timeLimit(.minutes(5))) struct ResumeBudgetTests {
     @Test func pastTheServerWideBudgetTheSessionDetachedLongestAgoLosesItsOldest() async throws {
         var limits = Limits()
         limits.resumeBufferTotalBytes = 2_000

@@ -9,7 +9,7 @@ import SwitchboardCore
 
 /// Client-side encryption end to end: the SDK seals every body it sends, the server routes only
 /// ciphertext, receivers with the same key get the original back with its kind.
-@Suite struct EncryptionTests {
+@Suite(.timeLimit(.minutes(5))) struct EncryptionTests {
     static let secretText = "meet at the old mill at dawn ✓"
     static let secretBytes: [UInt8] = Array("binary secret: launch code 0000".utf8) + [0x00, 0xFF, 0x80]
 

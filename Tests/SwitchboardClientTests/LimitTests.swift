@@ -7,7 +7,7 @@ import SwitchboardTestKit
 import SwitchboardCore
 
 /// Every limit of the reference, refused by the server with the reference's code.
-@Suite struct LimitTests {
+@Suite(.timeLimit(.minutes(5))) struct LimitTests {
     @Test func payloadCustomTypeAndChannelNameLimits() async throws {
         let server = try await TestServer.start()
         let (client, _) = try makeClient("alice", server: server)

@@ -8,7 +8,7 @@ import SwitchboardTestKit
 import SwitchboardCore
 
 /// The link states and call outcomes an app sees around login, logout, renewal and long outages.
-@Suite struct LinkLifecycleTests {
+@Suite(.timeLimit(.minutes(5))) struct LinkLifecycleTests {
     /// A client whose only access point has nothing listening: its login retries for ever.
     func unreachableClient(clock: any SwitchboardClock = SystemClock()) throws -> (RtmClientKit, EventLog) {
         let config = RtmClientConfig(appId: "app", userId: "alice")

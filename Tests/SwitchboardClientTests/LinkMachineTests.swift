@@ -3,7 +3,7 @@ import SwitchboardCore
 @testable import SwitchboardClient
 
 /// The link state machine alone: no sockets, time given with each event.
-@Suite struct LinkMachineTests {
+@Suite(.timeLimit(.minutes(5))) struct LinkMachineTests {
     typealias Machine = LinkMachine
 
     /// The state changes reported by `commands`, as (state, operation, reason).

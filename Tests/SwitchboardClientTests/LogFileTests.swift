@@ -5,7 +5,7 @@ import Testing
 import SwitchboardCore
 
 /// The SDK log file that `RtmLogConfig` describes: where, which levels, how big.
-@Suite struct LogFileTests {
+@Suite(.timeLimit(.minutes(5))) struct LogFileTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-log-\(UUID().uuidString)").path
     static let fixedTime = Date(timeIntervalSince1970: 1_777_777_777.25)
 

@@ -6,7 +6,7 @@ import SwitchboardTesting
 import SwitchboardTestKit
 import SwitchboardCore
 
-@Suite struct MessagingTests {
+@Suite(.timeLimit(.minutes(5))) struct MessagingTests {
     @Test func threeSubscribersGetEveryMessageOnceAndInOrder() async throws {
         let server = try await TestServer.start()
         let clients = try ["alice", "bob", "carol"].map { try makeClient($0, server: server) }

@@ -7,7 +7,7 @@ import SwitchboardTestKit
 import SwitchboardCore
 
 /// The sealed-body format, and an independent reader of it (tools/open_sealed.py, PyPI `cryptography`).
-@Suite struct PayloadSealerTests {
+@Suite(.timeLimit(.minutes(5))) struct PayloadSealerTests {
     static func sealer(_ mode: RtmEncryptionMode, key: String = "k3y ✓") throws -> PayloadSealer {
         try PayloadSealer(.init(mode: mode, key: key, salt: Array(testSalt)))
     }

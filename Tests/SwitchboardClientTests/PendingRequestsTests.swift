@@ -3,7 +3,7 @@ import SwitchboardCore
 import SwitchboardWire
 @testable import SwitchboardClient
 
-@Suite struct PendingRequestsTests {
+@Suite(.timeLimit(.minutes(5))) struct PendingRequestsTests {
     @Test func aRequestNotAnsweredInTimeGetsItsFeaturesTimeoutCode() {
         var pending = PendingRequests<Int>()
         let room = ChannelAddress(.message, "room")

@@ -5,7 +5,7 @@ import Testing
 import SwitchboardCore
 
 /// The shapes of seed 000 that a porting app uses unchanged compile and behave as documented.
-@Suite struct PortingShapesTests {
+@Suite(.timeLimit(.minutes(5))) struct PortingShapesTests {
     @Test func theFullConfigInitializerTakesEveryLabelOfTheReference() {
         let proxy = RtmProxyConfig()
         let log = RtmLogConfig()

@@ -31,7 +31,7 @@ private final class PresenceDelegate: RtmClientDelegate, Sendable {
 }
 
 /// The SDK's presence end to end, against a real server.
-@Suite struct PresenceTests {
+@Suite(.timeLimit(.minutes(5))) struct PresenceTests {
     @Test func eventsReachTheDelegateAndTheStreamWithTheReferenceFields() async throws {
         let server = try await TestServer.start()
         let (alice, aliceLog) = try makeClient("alice", server: server)

@@ -6,7 +6,7 @@ import Testing
 import SwitchboardCore
 
 /// `RtmProxyConfig` becomes the HTTP proxy the client connects through.
-@Suite struct ProxySettingsTests {
+@Suite(.timeLimit(.minutes(5))) struct ProxySettingsTests {
     func settings(_ proxy: RtmProxyConfig?) throws -> ClientSettings {
         try ClientSettings(RtmClientConfig(appId: "app", userId: "alice", proxyConfig: proxy), environment: [:])
     }

@@ -3,7 +3,7 @@ import Testing
 import SwitchboardCore
 
 /// Pushes as the app sees them, through the SDK's push router.
-@Suite struct PushRoutingTests {
+@Suite(.timeLimit(.minutes(5))) struct PushRoutingTests {
     @Test func aTokenWarningReachesTheAppWithTheChannelItNames() async {
         let dispatcher = EventDispatcher(callbackQueue: nil)
         let stream = dispatcher.makeStream()

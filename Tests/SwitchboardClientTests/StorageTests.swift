@@ -9,7 +9,7 @@ import SwitchboardTestKit
 
 /// The SDK's `RtmStorage` against a real server: every call in both forms, storage events through
 /// the stream and the delegate, encryption, leases.
-@Suite struct StorageTests {
+@Suite(.timeLimit(.minutes(5))) struct StorageTests {
     func metadata(_ pairs: [(String, String)], major: Int64 = -1, revisions: [String: Int64] = [:]) -> RtmMetadata {
         let data = RtmMetadata()
         data.majorRevision = major

@@ -29,7 +29,7 @@ func subscribeWithBlock(_ channel: RtmStreamChannel, _ topic: String, users: [St
 
 /// Stream channels through the SDK against a real server: every call in both forms, every topic
 /// event, the stream service's link events, and a lost connection resumed or rebuilt.
-@Suite struct StreamChannelSDKTests {
+@Suite(.timeLimit(.minutes(5))) struct StreamChannelSDKTests {
     func joinOption(token: String? = nil, features: RtmJoinChannelFeature = [.presence]) -> RtmJoinChannelOption {
         let option = RtmJoinChannelOption()
         option.token = token

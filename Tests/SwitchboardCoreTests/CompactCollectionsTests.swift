@@ -2,7 +2,7 @@ import Testing
 import SwitchboardCore
 import SwitchboardTestKit
 
-@Suite struct CompactSetTests {
+@Suite(.timeLimit(.minutes(2))) struct CompactSetTests {
     @Test func behavesAsASetThroughEverySize() {
         var compact = CompactSet<Int>()
         var reference = Set<Int>()
@@ -71,7 +71,7 @@ private struct SeededNumbers {
     }
 }
 
-@Suite struct CompactDictionaryTests {
+@Suite(.timeLimit(.minutes(2))) struct CompactDictionaryTests {
     @Test func behavesAsADictionaryThroughEverySize() {
         var compact = CompactDictionary<Int, Int>()
         var reference: [Int: Int] = [:]

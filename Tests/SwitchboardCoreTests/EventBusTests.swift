@@ -13,7 +13,7 @@ private struct Doubler: BusRequest {
     let value: Int
 }
 
-@Suite struct EventBusTests {
+@Suite(.timeLimit(.minutes(2))) struct EventBusTests {
     @Test func eventsArriveInPublishOrderAtEverySubscriber() async {
         let bus = EventBus()
         let first = EventRecorder(), second = EventRecorder()
@@ -193,7 +193,7 @@ private struct Doubler: BusRequest {
     }
 }
 
-@Suite struct ManualClockTests {
+@Suite(.timeLimit(.minutes(2))) struct ManualClockTests {
     @Test func sleepersWakeOnlyWhenTimeIsAdvancedPastTheirDeadline() async throws {
         let clock = ManualClock()
         let tasks = [3, 1, 2].map { seconds in
@@ -215,7 +215,7 @@ private struct Doubler: BusRequest {
     }
 }
 
-@Suite struct ValidationTests {
+@Suite(.timeLimit(.minutes(2))) struct ValidationTests {
     @Test func limitsHaveTheReferenceDefaults() {
         let limits = Limits()
         #expect(limits.messagePayloadMaxBytes == 32_768)
@@ -242,7 +242,7 @@ private struct Doubler: BusRequest {
     }
 }
 
-@Suite struct NameLengthTests {
+@Suite(.timeLimit(.minutes(2))) struct NameLengthTests {
     @Test func combiningMarksCountAsCharactersSoNamesStaySmall() {
         let limits = Limits()
         let heavy = "a" + String(repeating: "\u{0301}", count: 20_000)

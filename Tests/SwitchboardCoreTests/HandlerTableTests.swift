@@ -2,7 +2,7 @@ import Testing
 @testable import SwitchboardCore
 
 /// The lock-free table of request handlers: every registered type finds its own handler.
-@Suite struct HandlerTableTests {
+@Suite(.timeLimit(.minutes(2))) struct HandlerTableTests {
     @Test(arguments: [0, 1, 4, 5, 100])
     func everyTypeFindsItsHandlerAndNoOtherTypeFindsOne(count: Int) {
         // Objects stand in for types: their identifiers are addresses like a type's metadata.

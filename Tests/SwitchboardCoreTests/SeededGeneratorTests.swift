@@ -2,7 +2,7 @@ import Testing
 import SwitchboardTestKit
 
 /// The generator the robustness tests draw their inputs from: the same inputs on every run.
-@Suite struct SeededGeneratorTests {
+@Suite(.timeLimit(.minutes(2))) struct SeededGeneratorTests {
     @Test func bytesRepeatForASeedAndStayInTheirRange() {
         var first = SeededGenerator(seed: 7), second = SeededGenerator(seed: 7), other = SeededGenerator(seed: 8)
         let bytes = first.bytes(count: 1_001)

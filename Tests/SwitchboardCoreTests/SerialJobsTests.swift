@@ -2,7 +2,7 @@ import Synchronization
 import Testing
 import SwitchboardCore
 
-@Suite struct SerialJobsTests {
+@Suite(.timeLimit(.minutes(2))) struct SerialJobsTests {
     @Test func jobsRunOneAtATimeInQueueOrderAcrossBursts() async {
         let jobs = SerialJobs()
         let log = Mutex<[Int]>([])
@@ -35,7 +35,7 @@ import SwitchboardCore
     }
 }
 
-@Suite struct OneAtATimeTests {
+@Suite(.timeLimit(.minutes(2))) struct OneAtATimeTests {
     actor Recorder {
         var log: [String] = []
         let turns = OneAtATime()

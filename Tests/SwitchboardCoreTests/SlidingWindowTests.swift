@@ -1,7 +1,7 @@
 import Testing
 import SwitchboardCore
 
-@Suite struct SlidingWindowTests {
+@Suite(.timeLimit(.minutes(2))) struct SlidingWindowTests {
     @Test func admitsTheLimitPerWindowThenSlides() {
         var window = SlidingWindow(limit: 2, per: .seconds(5))
         var taken: [Bool] = []

@@ -2,7 +2,7 @@ import Testing
 import SwitchboardCore
 
 /// The real clock's two monotonic readings move together.
-@Suite struct SystemClockTests {
+@Suite(.timeLimit(.minutes(2))) struct SystemClockTests {
     @Test func theCoarseReadingFollowsThePreciseOneWithinAFewMilliseconds() async throws {
         let clock = SystemClock()
         let (preciseBefore, coarseBefore) = (clock.now, clock.coarseNow)

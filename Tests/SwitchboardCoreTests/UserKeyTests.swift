@@ -2,7 +2,7 @@ import Testing
 import SwitchboardCore
 
 /// A user's key hashes its user id alone; two apps' users with one id stay two users.
-@Suite struct UserKeyTests {
+@Suite(.timeLimit(.minutes(2))) struct UserKeyTests {
     @Test func equalIdsOfTwoAppsAreTwoKeysWithOneHash() {
         let first = UserKey("app-a", "alice"), second = UserKey("app-b", "alice")
         #expect(first != second)

@@ -34,7 +34,7 @@ private let gcmVectors: [(RtmEncryptionMode, String, String, String, String, Str
      "76fc6ece0f4e1768cddf8853bb2d551b"),
 ]
 
-@Test(arguments: gcmVectors.indices)
+@Test(.timeLimit(.minutes(1)), arguments: gcmVectors.indices)
 func sealMatchesKnownVector(index: Int) throws {
     let (mode, key, nonce, plaintext, aad, ciphertext, tag) = gcmVectors[index]
     let sealed = try CryptoPrimitives.seal(
@@ -42,7 +42,7 @@ func sealMatchesKnownVector(index: Int) throws {
     #expect(hexString(sealed) == ciphertext + tag)
 }
 
-@Test(arguments: gcmVectors.indices)
+@Test(.timeLimit(.minutes(1)), arguments: gcmVectors.indices)
 func openRecoversKnownVector(index: Int) throws {
     let (mode, key, nonce, plaintext, aad, ciphertext, tag) = gcmVectors[index]
     let opened = try CryptoPrimitives.open(
@@ -50,7 +50,7 @@ func openRecoversKnownVector(index: Int) throws {
     #expect(opened == hex(plaintext))
 }
 
-@Test func openRejectsEveryFlippedBit() throws {
+@Test(.timeLimit(.minutes(1))) func openRejectsEveryFlippedBit() throws {
     let (mode, key, nonce, plaintext, aad, _, _) = gcmVectors[2]
     let sealed = try CryptoPrimitives.seal(
         mode: mode, plaintext: hex(plaintext), key: hex(key), nonce: hex(nonce), aad: hex(aad))
@@ -63,7 +63,7 @@ func openRecoversKnownVector(index: Int) throws {
     }
 }
 
-@Test func openRejectsWrongAssociatedDataOrNonce() throws {
+@Test(.timeLimit(.minutes(1))) func openRejectsWrongAssociatedDataOrNonce() throws {
     let key = CryptoPrimitives.randomBytes(count: 32)
     let nonce = CryptoPrimitives.randomBytes(count: 12)
     let sealed = try CryptoPrimitives.seal(mode: .AES256GCM, plaintext: Array("hello".utf8), key: key, nonce: nonce, aad: [1, 2])
@@ -76,7 +76,7 @@ func openRecoversKnownVector(index: Int) throws {
     }
 }
 
-@Test func keyLengthMustMatchMode() {
+@Test(.timeLimit(.minutes(1))) func keyLengthMustMatchMode() {
     let nonce = [UInt8](repeating: 0, count: 12)
     for (mode, key) in [(RtmEncryptionMode.AES128GCM, [UInt8](repeating: 0, count: 32)),
                         (.AES256GCM, [UInt8](repeating: 0, count: 16)), (.none, [UInt8](repeating: 0, count: 16))] {
@@ -86,13 +86,13 @@ func openRecoversKnownVector(index: Int) throws {
     }
 }
 
-@Test func nonceMustBeTwelveBytes() {
+@Test(.timeLimit(.minutes(1))) func nonceMustBeTwelveBytes() {
     #expect {
         try CryptoPrimitives.seal(mode: .AES128GCM, plaintext: [1], key: [UInt8](repeating: 0, count: 16), nonce: [0, 0])
     } throws: { ($0 as? RtmError)?.code == .invalidEncryptionParameter }
 }
 
-@Test func openRejectsInputShorterThanTag() {
+@Test(.timeLimit(.minutes(1))) func openRejectsInputShorterThanTag() {
     #expect(throws: RtmError.self) {
         try CryptoPrimitives.open(
             mode: .AES128GCM, ciphertextAndTag: [1, 2, 3], key: [UInt8](repeating: 0, count: 16),

@@ -5,7 +5,7 @@ import SwitchboardCrypto
 import SwitchboardTestKit
 
 /// Encryption at rest as the storage module sees it: requests on the bus.
-@Suite struct AtRestSealingTests {
+@Suite(.timeLimit(.minutes(2))) struct AtRestSealingTests {
     let key = try! StorageKey(bytes: (0..<32).map { UInt8($0) })
 
     func bus(_ key: StorageKey) async -> ModuleHarness { await ModuleHarness(modules: [AtRestSealing(key: key)]) }

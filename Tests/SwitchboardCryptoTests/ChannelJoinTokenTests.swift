@@ -8,7 +8,7 @@ import Testing
 /// RTC tokens for joining a stream channel: vectors from PyPI's `agora-token-builder`
 /// (`AccessToken` with a fixed salt 7654321 and ts 1700086400), the independent 007 vector of
 /// `ReferenceTokens`, and tokens minted here for the refusals.
-@Suite struct ChannelJoinTokenTests {
+@Suite(.timeLimit(.minutes(2))) struct ChannelJoinTokenTests {
     /// 006 for account "alice", channel "live": join (1) and publish audio (2) until 1700003600.
     static let alice006 =
         "006970CA35de60c44645bbae8a215061b33IADL/xDQELja4ETaFZxe9lkRXzdTXLCF+e+6fBzv8kG2Ia8sD1NHvI4nFgCxy3QAgEJVZQIAAQAQ/1NlAgAQ/1Nl"

@@ -3,7 +3,7 @@ import Testing
 
 @testable import SwitchboardCrypto
 
-@Test func actorSealsAndOpensLikeThePrimitives() async throws {
+@Test(.timeLimit(.minutes(1))) func actorSealsAndOpensLikeThePrimitives() async throws {
     let crypto = Crypto()
     let key = try await crypto.deriveKey(mode: .AES128GCM, encryptionKey: "app key", salt: await crypto.randomBytes(count: 32))
     let sealed = try await crypto.sealedPayload(mode: .AES128GCM, key: key, plaintext: Array("hi".utf8))

@@ -28,18 +28,18 @@ private func rejection(_ request: VerifyLoginToken, on bus: EventBus) async -> R
     }
 }
 
-@Test func cryptoModuleIsNamedCrypto() {
+@Test(.timeLimit(.minutes(1))) func cryptoModuleIsNamedCrypto() {
     #expect(Crypto().name == "crypto")
 }
 
-@Test func cryptoModuleAcceptsAValidToken() async throws {
+@Test(.timeLimit(.minutes(1))) func cryptoModuleAcceptsAValidToken() async throws {
     let world = await harness()
     #expect(world.bus.hasHandler(VerifyLoginToken.self))
     let grant = try await world.bus.request(VerifyLoginToken(appId: appId, userId: "alice", token: try token()))
     #expect(grant == TokenGrant(loginExpiresAt: UInt64(clockStart) + 600))
 }
 
-@Test func cryptoModuleRejectsATokenForAnotherUser() async throws {
+@Test(.timeLimit(.minutes(1))) func cryptoModuleRejectsATokenForAnotherUser() async throws {
     let world = await harness()
     let error = await rejection(VerifyLoginToken(appId: appId, userId: "alice", token: try token(for: "bob")), on: world.bus)
     #expect(error?.code == .invalidToken)
@@ -47,7 +47,7 @@ private func rejection(_ request: VerifyLoginToken, on bus: EventBus) async -> R
     #expect(error?.operation == "login")
 }
 
-@Test func cryptoModuleRejectsATokenOnceTheClockPassesItsExpiry() async throws {
+@Test(.timeLimit(.minutes(1))) func cryptoModuleRejectsATokenOnceTheClockPassesItsExpiry() async throws {
     let world = await harness()
     let request = VerifyLoginToken(appId: appId, userId: "alice", token: try token(expireSeconds: 600))
     world.clock.advance(by: .seconds(599))
@@ -59,7 +59,7 @@ private func rejection(_ request: VerifyLoginToken, on bus: EventBus) async -> R
     #expect(error?.operation == "login")
 }
 
-@Test func cryptoModuleRejectsAnUnknownAppId() async throws {
+@Test(.timeLimit(.minutes(1))) func cryptoModuleRejectsAnUnknownAppId() async throws {
     let world = await harness()
     let other = "fedcba9876543210fedcba9876543210"
     let error = await rejection(VerifyLoginToken(appId: other, userId: "alice", token: try token()), on: world.bus)
@@ -68,7 +68,7 @@ private func rejection(_ request: VerifyLoginToken, on bus: EventBus) async -> R
     #expect(error?.operation == "login")
 }
 
-@Test func cryptoModuleWithoutCredentialsLeavesTokenChecksOff() async {
+@Test(.timeLimit(.minutes(1))) func cryptoModuleWithoutCredentialsLeavesTokenChecksOff() async {
     let world = await ModuleHarness(modules: [Crypto()])
     #expect(!world.bus.hasHandler(VerifyLoginToken.self))
 }

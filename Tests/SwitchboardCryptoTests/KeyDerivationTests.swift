@@ -3,7 +3,7 @@ import Testing
 
 @testable import SwitchboardCrypto
 
-@Test func pbkdf2MatchesKnownVectors() throws {
+@Test(.timeLimit(.minutes(1))) func pbkdf2MatchesKnownVectors() throws {
     // PBKDF2-HMAC-SHA256, password "password", salt "salt" (RFC 7914 §11 style vectors).
     let one = try CryptoPrimitives.pbkdf2SHA256(
         password: Array("password".utf8), salt: Array("salt".utf8), iterations: 1, keyByteCount: 32)
@@ -13,7 +13,7 @@ import Testing
     #expect(hexString(two) == "ae4d0c95af6b46d32d0adff928f06dd02a303f8ef3c251dfd6e2d85a95474c43")
 }
 
-@Test func deriveKeyHasModeLengthAndIsDeterministic() throws {
+@Test(.timeLimit(.minutes(1))) func deriveKeyHasModeLengthAndIsDeterministic() throws {
     let salt = [UInt8](repeating: 7, count: 32)
     let short = try CryptoPrimitives.deriveKey(mode: .AES128GCM, encryptionKey: "secret", salt: salt)
     let long = try CryptoPrimitives.deriveKey(mode: .AES256GCM, encryptionKey: "secret", salt: salt)
@@ -24,14 +24,14 @@ import Testing
     #expect(try CryptoPrimitives.deriveKey(mode: .AES256GCM, encryptionKey: "secreT", salt: salt) != long)
 }
 
-@Test func deriveKeyUsesTheDocumentedIterationCount() throws {
+@Test(.timeLimit(.minutes(1))) func deriveKeyUsesTheDocumentedIterationCount() throws {
     let salt = [UInt8](repeating: 1, count: 32)
     let expected = try CryptoPrimitives.pbkdf2SHA256(
         password: Array("k".utf8), salt: salt, iterations: 10_000, keyByteCount: 16)
     #expect(try CryptoPrimitives.deriveKey(mode: .AES128GCM, encryptionKey: "k", salt: salt) == expected)
 }
 
-@Test func deriveKeyRejectsInvalidParameters() {
+@Test(.timeLimit(.minutes(1))) func deriveKeyRejectsInvalidParameters() {
     let salt = [UInt8](repeating: 0, count: 32)
     let cases: [(RtmEncryptionMode, String, [UInt8])] = [
         (.AES128GCM, "", salt), (.AES256GCM, "key", [UInt8](repeating: 0, count: 31)),

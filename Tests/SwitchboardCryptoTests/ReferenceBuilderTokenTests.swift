@@ -6,7 +6,7 @@ import Testing
 
 /// 006 tokens minted by the reference's own builder (PyPI `agora-token-builder`, through
 /// `tools/reference_tokens.py` and the interpreter `tools/test.sh` sets up), checked by ours.
-@Suite struct ReferenceBuilderTokenTests {
+@Suite(.timeLimit(.minutes(2))) struct ReferenceBuilderTokenTests {
     static let appId = "970CA35de60c44645bbae8a215061b33"
     static let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
     static let otherAppId = "0123456789abcdef0123456789abcdef"

@@ -3,7 +3,7 @@ import Testing
 
 @testable import SwitchboardCrypto
 
-@Test(arguments: [RtmEncryptionMode.AES128GCM, .AES256GCM])
+@Test(.timeLimit(.minutes(1)), arguments: [RtmEncryptionMode.AES128GCM, .AES256GCM])
 func sealedPayloadRoundTrips(mode: RtmEncryptionMode) throws {
     let key = CryptoPrimitives.randomBytes(count: mode.keyByteCount!)
     for plaintext in [[], Array("hello, channel".utf8), CryptoPrimitives.randomBytes(count: 32 * 1024)] {
@@ -14,14 +14,14 @@ func sealedPayloadRoundTrips(mode: RtmEncryptionMode) throws {
     }
 }
 
-@Test func sealedPayloadUsesFreshNonces() throws {
+@Test(.timeLimit(.minutes(1))) func sealedPayloadUsesFreshNonces() throws {
     let key = CryptoPrimitives.randomBytes(count: 16)
     let first = try CryptoPrimitives.sealedPayload(mode: .AES128GCM, key: key, plaintext: [1, 2, 3])
     let second = try CryptoPrimitives.sealedPayload(mode: .AES128GCM, key: key, plaintext: [1, 2, 3])
     #expect(first[1..<13] != second[1..<13])
 }
 
-@Test func openSealedPayloadRejectsWrongKey() throws {
+@Test(.timeLimit(.minutes(1))) func openSealedPayloadRejectsWrongKey() throws {
     let salt = CryptoPrimitives.randomBytes(count: 32)
     let key = try CryptoPrimitives.deriveKey(mode: .AES256GCM, encryptionKey: "right", salt: salt)
     let other = try CryptoPrimitives.deriveKey(mode: .AES256GCM, encryptionKey: "wrong", salt: salt)
@@ -31,7 +31,7 @@ func sealedPayloadRoundTrips(mode: RtmEncryptionMode) throws {
     }
 }
 
-@Test func openSealedPayloadRejectsAnyTamperedByte() throws {
+@Test(.timeLimit(.minutes(1))) func openSealedPayloadRejectsAnyTamperedByte() throws {
     let key = CryptoPrimitives.randomBytes(count: 16)
     let sealed = try CryptoPrimitives.sealedPayload(mode: .AES128GCM, key: key, plaintext: Array("tamper me".utf8))
     for index in sealed.indices {
@@ -43,7 +43,7 @@ func sealedPayloadRoundTrips(mode: RtmEncryptionMode) throws {
     }
 }
 
-@Test func openSealedPayloadRejectsTruncation() throws {
+@Test(.timeLimit(.minutes(1))) func openSealedPayloadRejectsTruncation() throws {
     let key = CryptoPrimitives.randomBytes(count: 16)
     let sealed = try CryptoPrimitives.sealedPayload(mode: .AES128GCM, key: key, plaintext: [9, 9, 9])
     for length in 0..<sealed.count {

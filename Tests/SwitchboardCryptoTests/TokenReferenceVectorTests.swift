@@ -33,32 +33,32 @@ enum ReferenceTokens {
     static let verifier = TokenVerifier(credentials: [appId: certificate])
 }
 
-@Test func verifiesReference006Token() throws {
+@Test(.timeLimit(.minutes(1))) func verifiesReference006Token() throws {
     let verified = try ReferenceTokens.verifier.verify(
         token: ReferenceTokens.alice006, appId: ReferenceTokens.appId, userId: "alice", now: 1_700_000_000)
     #expect(verified == VerifiedToken(format: .accessToken006, grant: TokenGrant(loginExpiresAt: 1_700_003_600)))
 }
 
-@Test func verifies006TokenWithTheAccountInTheUidSlot() throws {
+@Test(.timeLimit(.minutes(1))) func verifies006TokenWithTheAccountInTheUidSlot() throws {
     let grant = try ReferenceTokens.verifier.verifyLogin(
         token: ReferenceTokens.alice006InUidSlot, appId: ReferenceTokens.appId, userId: "alice", now: 1_700_000_000)
     #expect(grant.loginExpiresAt == 1_700_003_600)
 }
 
-@Test func mints006IdenticalToReference() throws {
+@Test(.timeLimit(.minutes(1))) func mints006IdenticalToReference() throws {
     let token = try TokenMinter.mint006(
         appId: ReferenceTokens.appId, appCertificate: ReferenceTokens.certificate, userId: "alice",
         salt: 1_234_567, ts: 1_700_086_400, loginExpiresAt: 1_700_003_600)
     #expect(token == ReferenceTokens.alice006)
 }
 
-@Test func verifiesReference007Token() throws {
+@Test(.timeLimit(.minutes(1))) func verifiesReference007Token() throws {
     let verified = try ReferenceTokens.verifier.verify(
         token: ReferenceTokens.alice007, appId: ReferenceTokens.appId, userId: "alice", now: 1_700_000_100)
     #expect(verified == VerifiedToken(format: .accessToken007, grant: TokenGrant(loginExpiresAt: 1_700_003_600)))
 }
 
-@Test func mints007MatchingReferenceBody() throws {
+@Test(.timeLimit(.minutes(1))) func mints007MatchingReferenceBody() throws {
     let token = try TokenMinter.mint007(
         appId: ReferenceTokens.appId, appCertificate: ReferenceTokens.certificate, userId: "alice",
         issuedAt: 1_700_000_000, expireSeconds: 3600, salt: 99_999)
@@ -68,7 +68,7 @@ enum ReferenceTokens {
     #expect(ours.signature == reference.signature)
 }
 
-@Test func verifiesReference007TokenWithSeveralServices() throws {
+@Test(.timeLimit(.minutes(1))) func verifiesReference007TokenWithSeveralServices() throws {
     let grant = try ReferenceTokens.verifier.verifyLogin(
         token: ReferenceTokens.bob007WithRTC, appId: ReferenceTokens.appId, userId: "bob", now: 1_700_000_000)
     #expect(grant.loginExpiresAt == 1_700_001_800)

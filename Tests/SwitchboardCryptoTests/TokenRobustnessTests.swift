@@ -32,7 +32,7 @@ private func mutate(_ bytes: [UInt8], alphabet: [UInt8]?, using rng: inout Seede
     return bytes
 }
 
-@Test func mutatedTokensNeverCrashOrForge() async throws {
+@Test(.timeLimit(.minutes(1))) func mutatedTokensNeverCrashOrForge() async throws {
     var rng = SeededGenerator(seed: 0x5EED_0007_0006)
     let originals: [(token: String, user: String)] = [
         (ReferenceTokens.alice006, "alice"), (ReferenceTokens.alice007, "alice"), (ReferenceTokens.bob007WithRTC, "bob"),

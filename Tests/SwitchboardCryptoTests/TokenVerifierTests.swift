@@ -37,23 +37,23 @@ private func verify(_ token: String, app: String = appId, user: String = "alice"
     code { () throws(RtmError) in try verifier.verifyLogin(token: token, appId: app, userId: user, now: now) }
 }
 
-@Test func mint007VerifyRoundTrip() throws {
+@Test(.timeLimit(.minutes(1))) func mint007VerifyRoundTrip() throws {
     let verified = try verifier.verify(token: try mint007(), appId: appId, userId: "alice", now: UInt64(issuedAt) + 10)
     #expect(verified == VerifiedToken(format: .accessToken007, grant: TokenGrant(loginExpiresAt: UInt64(issuedAt) + 600)))
 }
 
-@Test func mint006VerifyRoundTrip() throws {
+@Test(.timeLimit(.minutes(1))) func mint006VerifyRoundTrip() throws {
     let verified = try verifier.verify(token: try mint006(), appId: appId, userId: "alice", now: UInt64(issuedAt) + 10)
     #expect(verified == VerifiedToken(format: .accessToken006, grant: TokenGrant(loginExpiresAt: UInt64(issuedAt) + 600)))
 }
 
-@Test func zeroExpiryNeverExpires() throws {
+@Test(.timeLimit(.minutes(1))) func zeroExpiryNeverExpires() throws {
     let far = UInt64(UInt32.max) + 1
     #expect(try verifier.verifyLogin(token: try mint007(expire: 0), appId: appId, userId: "alice", now: far).loginExpiresAt == nil)
     #expect(try verifier.verifyLogin(token: try mint006(expiresAt: 0), appId: appId, userId: "alice", now: far).loginExpiresAt == nil)
 }
 
-@Test func expiredTokensAreRejectedFromTheExpiryInstant() throws {
+@Test(.timeLimit(.minutes(1))) func expiredTokensAreRejectedFromTheExpiryInstant() throws {
     let end = UInt64(issuedAt) + 600
     for token in [try mint007(), try mint006()] {
         #expect(verify(token, now: end - 1) == nil)
@@ -63,13 +63,13 @@ private func verify(_ token: String, app: String = appId, user: String = "alice"
     #expect(RtmErrorCode.tokenExpired.rawValue == -10009)
 }
 
-@Test func wrongCertificateIsInvalidToken() throws {
+@Test(.timeLimit(.minutes(1))) func wrongCertificateIsInvalidToken() throws {
     #expect(verify(try mint007(cert: "not the certificate")) == .invalidToken)
     #expect(verify(try mint006(cert: "not the certificate")) == .invalidToken)
     #expect(RtmErrorCode.invalidToken.rawValue == -10005)
 }
 
-@Test func otherUserIsInvalidToken() throws {
+@Test(.timeLimit(.minutes(1))) func otherUserIsInvalidToken() throws {
     #expect(verify(try mint007(user: "mallory")) == .invalidToken)
     #expect(verify(try mint006(user: "mallory")) == .invalidToken)
     #expect(verify(try mint007(), user: "alice2") == .invalidToken)
@@ -78,26 +78,26 @@ private func verify(_ token: String, app: String = appId, user: String = "alice"
 /// A token issued for one configured app and presented for another gets -10016
 /// loginInconsistentAppId, the reference's code for an App ID that does not match ("App ID and
 /// Token do not match"); -10003 invalidAppId is kept for an app this server does not serve.
-@Test func tokenForAnotherAppIsInconsistentAppId() throws {
+@Test(.timeLimit(.minutes(1))) func tokenForAnotherAppIsInconsistentAppId() throws {
     #expect(verify(try mint007(app: otherAppId, cert: "another certificate")) == .loginInconsistentAppId)
     #expect(verify(try mint006(app: otherAppId, cert: "another certificate")) == .loginInconsistentAppId)
     #expect(RtmErrorCode.loginInconsistentAppId.rawValue == -10016)
 }
 
-@Test func appNotServedHereIsInvalidAppId() throws {
+@Test(.timeLimit(.minutes(1))) func appNotServedHereIsInvalidAppId() throws {
     let unknown = "99999999999999999999999999999999"
     #expect(verify(try mint007(app: unknown), app: unknown) == .invalidAppId)
     #expect(verify(try mint006(app: unknown), app: unknown) == .invalidAppId)
     #expect(RtmErrorCode.invalidAppId.rawValue == -10003)
 }
 
-@Test(arguments: ["", "abc", "005" + appId + "AAAA", "008eJxTYA==", "007", "007!!!!", "007AAAA", "006", "006" + appId,
+@Test(.timeLimit(.minutes(1)), arguments: ["", "abc", "005" + appId + "AAAA", "008eJxTYA==", "007", "007!!!!", "007AAAA", "006", "006" + appId,
                   "006" + appId + "***", "006short", "007eJwDAAAAAAE="])
 func malformedOrUnknownTokensAreInvalidToken(token: String) {
     #expect(verify(token) == .invalidToken)
 }
 
-@Test func tokenWithoutLoginPrivilegeIsInvalidToken() throws {
+@Test(.timeLimit(.minutes(1))) func tokenWithoutLoginPrivilegeIsInvalidToken() throws {
     let noLogin006 = try AccessToken006.build(
         appId: appId, appCertificate: certificate, channelName: "", uid: "alice", salt: 1, ts: issuedAt, privileges: [1: 0])
     #expect(verify(noLogin006) == .invalidToken)
@@ -111,7 +111,7 @@ func malformedOrUnknownTokensAreInvalidToken(token: String) {
     #expect(verify(rtmWithoutLogin007) == .invalidToken)
 }
 
-@Test func otherKnownServicesAreSkipped() throws {
+@Test(.timeLimit(.minutes(1))) func otherKnownServicesAreSkipped() throws {
     let token = try AccessToken007.build(
         appId: appId, appCertificate: certificate, issueTs: issuedAt, expire: 0, salt: 1,
         services: [
@@ -123,7 +123,7 @@ func malformedOrUnknownTokensAreInvalidToken(token: String) {
     #expect(try verifier.verifyLogin(token: token, appId: appId, userId: "alice", now: 0).loginExpiresAt == UInt64(issuedAt) + 300)
 }
 
-@Test func unknownServiceTypeIsMalformed() throws {
+@Test(.timeLimit(.minutes(1))) func unknownServiceTypeIsMalformed() throws {
     var info = TokenWriter()
     try info.packed(Array(appId.utf8))
     info.uint32(issuedAt)
@@ -141,13 +141,13 @@ func malformedOrUnknownTokensAreInvalidToken(token: String) {
     #expect(verify(token) == .invalidToken)
 }
 
-@Test func mint006RequiresA32CharacterAppId() {
+@Test(.timeLimit(.minutes(1))) func mint006RequiresA32CharacterAppId() {
     #expect(throws: RtmError.self) {
         try TokenMinter.mint006(appId: "short", appCertificate: certificate, userId: "a", salt: 0, ts: 0, loginExpiresAt: 0)
     }
 }
 
-@Test func cryptoActorVerifiesLogins() async throws {
+@Test(.timeLimit(.minutes(1))) func cryptoActorVerifiesLogins() async throws {
     let crypto = Crypto(credentials: [appId: certificate])
     let grant = try await crypto.verifyLogin(token: try mint007(), appId: appId, userId: "alice", now: UInt64(issuedAt))
     #expect(grant.loginExpiresAt == UInt64(issuedAt) + 600)

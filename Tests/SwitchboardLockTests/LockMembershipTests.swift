@@ -5,7 +5,7 @@ import SwitchboardTestKit
 
 /// Locks belong to the members of their channel: only members may call them, and a channel's
 /// locks go with its last member.
-@Suite struct LockMembershipTests {
+@Suite(.timeLimit(.minutes(2))) struct LockMembershipTests {
     let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
     let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
     let carol = Caller(app: "app", userId: "carol", session: SessionID(3))

@@ -5,7 +5,7 @@ import SwitchboardTestKit
 
 /// The lock module on the bus: answers with the reference's codes, events to lock members,
 /// grants to waiters, ttl on the manual clock, session and channel endings.
-@Suite struct LockModuleTests {
+@Suite(.timeLimit(.minutes(2))) struct LockModuleTests {
     let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
     let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
     let carol = Caller(app: "app", userId: "carol", session: SessionID(3))

@@ -9,7 +9,7 @@ import SwitchboardTestKit
 /// every step: the lock's events alternate acquired/released with growing tokens, at most one
 /// client believes it owns the lock and the server agrees, and every grant goes to the client
 /// that waited longest. At the end everyone still in line gets the lock in turn.
-@Suite struct LockPropertyTests {
+@Suite(.timeLimit(.minutes(2))) struct LockPropertyTests {
     /// One racing client as it sees itself.
     struct Client {
         var caller: Caller

@@ -3,7 +3,7 @@ import SwitchboardCore
 @testable import SwitchboardLock
 
 /// The pure lock state: refusals, fencing tokens, the fair line, ttl countdowns, sessions leaving.
-@Suite struct LockTableTests {
+@Suite(.timeLimit(.minutes(2))) struct LockTableTests {
     let room = ChannelKey(app: "app", .message, "room")
     let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
     let bob = Caller(app: "app", userId: "bob", session: SessionID(2))

@@ -3,7 +3,7 @@ import SwitchboardCore
 import SwitchboardMessageRouter
 import SwitchboardTestKit
 
-@Suite struct MessageRouterTests {
+@Suite(.timeLimit(.minutes(2))) struct MessageRouterTests {
     let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
     let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
     let carol = Caller(app: "app", userId: "carol", session: SessionID(3))
@@ -167,7 +167,7 @@ import SwitchboardTestKit
     }
 }
 
-@Suite struct MessageRouterRaceTests {
+@Suite(.timeLimit(.minutes(2))) struct MessageRouterRaceTests {
     static func user(_ id: Int) -> Caller { Caller(app: "app", userId: "u\(id)", session: SessionID(UInt64(id))) }
 
     @Test func aSubscribeThatArrivesAfterItsSessionEndedLeavesNothing() async throws {
@@ -205,7 +205,7 @@ import SwitchboardTestKit
     }
 }
 
-@Suite struct MessageRouterAppTests {
+@Suite(.timeLimit(.minutes(2))) struct MessageRouterAppTests {
     @Test func appsWithTheSameChannelAndUserNamesNeverMeet() async throws {
         let sessions = FakeSessions()
         let aliceA = Caller(app: "a", userId: "alice", session: SessionID(1))
@@ -231,7 +231,7 @@ import SwitchboardTestKit
     }
 }
 
-@Suite struct MessageRouterRateTests {
+@Suite(.timeLimit(.minutes(2))) struct MessageRouterRateTests {
     let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
     let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
 

@@ -5,7 +5,7 @@ import SwitchboardCore
 @testable import SwitchboardMessageRouter
 import SwitchboardTestKit
 
-@Suite struct PublishesInFlightTests {
+@Suite(.timeLimit(.minutes(2))) struct PublishesInFlightTests {
     let room = ChannelKey(app: "app", .message, "room")
     let hall = ChannelKey(app: "app", .message, "hall")
 
@@ -59,7 +59,7 @@ private final class GatedOutbox: Outbox {
     func release(_ session: SessionID) {}
 }
 
-@Suite struct UnsubscribeOrderTests {
+@Suite(.timeLimit(.minutes(2))) struct UnsubscribeOrderTests {
     @Test func anUnsubscribeIsAnsweredOnlyAfterAPublishThatReadItsReceiversIsHandedOver() async throws {
         let bus = EventBus()
         let outbox = GatedOutbox()

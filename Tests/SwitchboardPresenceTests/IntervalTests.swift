@@ -4,7 +4,7 @@ import SwitchboardPresence
 import SwitchboardTestKit
 
 /// Interval mode on the manual clock, in milliseconds.
-@Suite struct IntervalTests {
+@Suite(.timeLimit(.minutes(2))) struct IntervalTests {
     let alice = PresenceWorld.caller("alice", 1)
     let room = ChannelAddress(.message, "room")
 

@@ -4,7 +4,7 @@ import SwitchboardPresence
 
 /// Random joins, feature changes and leaves, checked after each step against a plain model: who
 /// listens, who shows, and the roster's join order (through many roster compactions).
-@Suite struct MembershipModelTests {
+@Suite(.timeLimit(.minutes(2))) struct MembershipModelTests {
     private struct Model {
         var features: [SessionID: ChannelFeatures] = [:]
         /// The users who show, in the order they (last) started showing.

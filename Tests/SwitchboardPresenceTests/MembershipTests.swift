@@ -3,7 +3,7 @@ import SwitchboardCore
 import SwitchboardPresence
 import SwitchboardTestKit
 
-@Suite struct MembershipTests {
+@Suite(.timeLimit(.minutes(2))) struct MembershipTests {
     let alice = PresenceWorld.caller("alice", 1)
     let bob = PresenceWorld.caller("bob", 2)
     let carol = PresenceWorld.caller("carol", 3)

@@ -3,7 +3,7 @@ import SwitchboardCore
 import SwitchboardPresence
 import SwitchboardTestKit
 
-@Suite struct QueryTests {
+@Suite(.timeLimit(.minutes(2))) struct QueryTests {
     let room = ChannelAddress(.message, "room")
 
     func member(_ index: Int) -> Caller { PresenceWorld.caller("user\(index)", UInt64(100 + index)) }

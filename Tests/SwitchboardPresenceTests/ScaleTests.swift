@@ -3,7 +3,7 @@ import SwitchboardCore
 import SwitchboardPresence
 
 /// A join or leave costs O(1) whatever the channel's size, and paging copies only the page.
-@Suite struct ScaleTests {
+@Suite(.timeLimit(.minutes(2))) struct ScaleTests {
     func caller(_ index: Int) -> Caller { Caller(app: "app", userId: "user\(index)", session: SessionID(UInt64(index + 1))) }
 
     /// Seconds `rounds` joins and leaves of newcomers take in `channel` (the best of three tries).

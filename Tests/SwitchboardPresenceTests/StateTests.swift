@@ -3,7 +3,7 @@ import SwitchboardCore
 import SwitchboardPresence
 import SwitchboardTestKit
 
-@Suite struct StateTests {
+@Suite(.timeLimit(.minutes(2))) struct StateTests {
     let alice = PresenceWorld.caller("alice", 1)
     let bob = PresenceWorld.caller("bob", 2)
     let room = ChannelAddress(.message, "room")

@@ -4,7 +4,7 @@ import SwitchboardTesting
 import SwitchboardTestKit
 import SwitchboardTransport
 
-@Suite struct AdmissionTests {
+@Suite(.timeLimit(.minutes(5))) struct AdmissionTests {
     @Test func onlyAllowedOriginsMayConnect() async throws {
         let lines = LogLines()
         let server = try await TestServer.start {

@@ -8,7 +8,7 @@ import SwitchboardTesting
 import SwitchboardTestKit
 
 /// The three ways a team builds on the server core: embed it, swap a module, extend it.
-@Suite struct EmbeddingTests {
+@Suite(.timeLimit(.minutes(5))) struct EmbeddingTests {
     func client(_ userId: String, _ server: SwitchboardServer) throws -> RtmClientKit {
         let config = RtmClientConfig(appId: "test-app", userId: userId)
         config.privateConfig = RtmPrivateConfig()

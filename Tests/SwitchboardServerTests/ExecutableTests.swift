@@ -7,7 +7,7 @@ import SwitchboardTesting
 import SwitchboardTestKit
 
 /// `switchboard serve` as an operator runs it: one line with its URL, graceful on SIGTERM.
-@Suite struct ExecutableTests {
+@Suite(.timeLimit(.minutes(5))) struct ExecutableTests {
     static var executable: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("switchboard")
     }

@@ -6,7 +6,7 @@ import SwitchboardTesting
 import SwitchboardTestKit
 
 /// An extension module with a client operation and a push of its own: the Announcements example.
-@Suite struct ExtensionModuleTests {
+@Suite(.timeLimit(.minutes(5))) struct ExtensionModuleTests {
     @Test func theModuleAloneReachesEverySessionOfTheCallersAppOnly() async throws {
         let harness = await ModuleHarness(modules: [Announcements()])
         let alice = Caller(app: "a", userId: "alice", session: SessionID(1))

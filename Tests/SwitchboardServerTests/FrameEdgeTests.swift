@@ -7,7 +7,7 @@ import SwitchboardTransport
 import SwitchboardWire
 
 /// Edges of the protocol as PROTOCOL.md §2.2 and §3.1 state them.
-@Suite struct FrameEdgeTests {
+@Suite(.timeLimit(.minutes(5))) struct FrameEdgeTests {
     @Test func aFrameWhoseTypeCannotBeReadIsAnsweredWithAnEmptyOperation() async throws {
         let server = try await TestServer.start()
         let group = try EventLoopGroup(threads: 1)

@@ -35,7 +35,7 @@ extension RawClient {
 /// Locks over the wire with raw protocol clients: every request, answer and push, waits that do
 /// not hold up a connection, the owner's connection cut with its ttl on a manual clock, rate
 /// limits, and two apps that never meet.
-@Suite struct LockTests {
+@Suite(.timeLimit(.minutes(5))) struct LockTests {
     let lockL = LockAddress(.message, "room", "L")
 
     /// A server whose lock module keeps its locks in `store`.

@@ -9,7 +9,7 @@ import SwitchboardWire
 
 /// Requests a client sends without waiting for answers are carried out in the order sent, also
 /// when the connection's request loop stops between bursts and starts again.
-@Suite struct PipelinedRequestTests {
+@Suite(.timeLimit(.minutes(5))) struct PipelinedRequestTests {
     @Test func pipelinedPublishesAreAnsweredAndDeliveredInOrder() async throws {
         // 301 frames in one burst: lift the call limits and the frame-rate cap.
         let server = try await TestServer.start(limits: .withoutRateLimits, configure: { $0.maxFramesPerSecond = nil })

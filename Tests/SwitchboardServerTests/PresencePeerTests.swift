@@ -5,7 +5,7 @@ import SwitchboardTesting
 import SwitchboardTestKit
 
 /// An independent presence client, written in Python from docs/PROTOCOL.md alone, against a live server.
-@Suite struct PresencePeerTests {
+@Suite(.timeLimit(.minutes(5))) struct PresencePeerTests {
     @Test func thePythonPresenceCheckPasses() async throws {
         let server = try await TestServer.start()
         let output = try await ProcessRunner.python("peer_presence.py", ["--url", server.url])

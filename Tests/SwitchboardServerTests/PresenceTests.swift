@@ -8,7 +8,7 @@ import SwitchboardTransport
 import SwitchboardWire
 
 /// Presence end to end: a real server on 127.0.0.1 and raw protocol clients.
-@Suite struct PresenceTests {
+@Suite(.timeLimit(.minutes(5))) struct PresenceTests {
     let room = ChannelAddress(.message, "room")
 
     /// A short pause in real time, for checking that nothing more arrives.

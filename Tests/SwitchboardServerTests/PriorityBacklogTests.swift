@@ -2,7 +2,7 @@ import Testing
 import SwitchboardCore
 @testable import SwitchboardServer
 
-@Suite struct PriorityBacklogTests {
+@Suite(.timeLimit(.minutes(5))) struct PriorityBacklogTests {
     typealias Backlog = PriorityBacklog<String>
 
     func item(_ name: String) -> Backlog.Item { Backlog.Item(frame: name, size: 10, wireBytes: name.utf8.count, channel: nil) }

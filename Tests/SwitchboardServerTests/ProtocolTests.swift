@@ -9,7 +9,7 @@ import SwitchboardWire
 
 /// The server refuses bad input with the reference's codes, and one bad connection never
 /// disturbs another.
-@Suite struct ProtocolTests {
+@Suite(.timeLimit(.minutes(5))) struct ProtocolTests {
     @Test func loginValidatesTheUserIdOnTheServer() async throws {
         let server = try await TestServer.start()
         let group = try EventLoopGroup(threads: 1)

@@ -4,7 +4,7 @@ import SwitchboardTestKit
 @testable import SwitchboardServer
 
 /// A history of frames and copies, checked step by step against a plain list of what it should keep.
-@Suite struct PushHistoryModelTests {
+@Suite(.timeLimit(.minutes(5))) struct PushHistoryModelTests {
     struct Model {
         struct Push { let number: UInt64; let bytes: [UInt8]; let size: Int; let channel: ChannelAddress?; let copy: Bool }
         var bounds: PushHistory<[UInt8]>.Bounds
@@ -103,7 +103,7 @@ import SwitchboardTestKit
     }
 }
 
-@Suite struct ByteRingEdgeTests {
+@Suite(.timeLimit(.minutes(5))) struct ByteRingEdgeTests {
     @Test func exactPowerOfTwoFillsAndWrapAtBoundary() {
         var ring = ByteRing()
         let a = [UInt8](repeating: 1, count: 1024)

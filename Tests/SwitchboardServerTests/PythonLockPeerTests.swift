@@ -6,7 +6,7 @@ import SwitchboardTestKit
 
 /// An independent lock client, written in Python from docs/PROTOCOL.md §14 alone, against a live
 /// server, including an owner's cut connection and its real 10 s ttl.
-@Suite struct PythonLockPeerTests {
+@Suite(.timeLimit(.minutes(5))) struct PythonLockPeerTests {
     @Test func thePythonLockPeerPassesItsSelfCheck() async throws {
         let server = try await TestServer.start()
         let output = try await ProcessRunner.python("peer_lock.py", ["--url", server.url, "--ttl-check"], timeout: .seconds(90))

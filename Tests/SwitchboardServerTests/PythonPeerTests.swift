@@ -5,7 +5,7 @@ import SwitchboardTesting
 import SwitchboardTestKit
 
 /// An independent client, written in Python from docs/PROTOCOL.md alone, against a live server.
-@Suite struct PythonPeerTests {
+@Suite(.timeLimit(.minutes(5))) struct PythonPeerTests {
     @Test func thePythonPeerPassesItsSelfCheck() async throws {
         let server = try await TestServer.start()
         let output = try await ProcessRunner.python("peer.py", ["--url", server.url])

@@ -3,7 +3,7 @@ import SwitchboardTesting
 import SwitchboardTestKit
 @testable import SwitchboardServer
 
-@Suite struct RefusalLogTests {
+@Suite(.timeLimit(.minutes(5))) struct RefusalLogTests {
     @Test func aFloodOfRefusalsIsLoggedAtABoundedRate() {
         let clock = ManualClock()
         let lines = LogLines()

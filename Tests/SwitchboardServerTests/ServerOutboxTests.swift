@@ -3,7 +3,7 @@ import SwitchboardCore
 import SwitchboardTestKit
 @testable import SwitchboardServer
 
-@Suite struct PushHistoryTests {
+@Suite(.timeLimit(.minutes(5))) struct PushHistoryTests {
     let room = ChannelAddress(.message, "room"), dm = ChannelAddress(.user, "bob")
 
     @Test func aClientGetsAgainEverythingAfterWhatItReceived() {
@@ -44,7 +44,7 @@ import SwitchboardTestKit
     }
 }
 
-@Suite struct CallRateLimiterTests {
+@Suite(.timeLimit(.minutes(5))) struct CallRateLimiterTests {
     @Test func budgetsAreSeparateAndRefillEachSecond() throws {
         var limits = Limits()
         limits.publishesPerSecondPerClient = 2
@@ -77,7 +77,7 @@ import SwitchboardTestKit
     }
 }
 
-@Suite struct DetachedBudgetTests {
+@Suite(.timeLimit(.minutes(5))) struct DetachedBudgetTests {
     @Test func theSessionDetachedLongestAgoComesFirstAndLeaversStopCounting() {
         var budget = DetachedBudget(limit: 100)
         budget.detached(SessionID(1), holding: 60)
@@ -109,7 +109,7 @@ import SwitchboardTestKit
     }
 }
 
-@Suite struct ResolvedReceiversTests {
+@Suite(.timeLimit(.minutes(5))) struct ResolvedReceiversTests {
     @Test func aListIsResolvedOnceUntilItChangesOrIsCleared() {
         var resolved = ResolvedReceivers<Int>()
         var resolutions = 0
@@ -135,7 +135,7 @@ import SwitchboardTestKit
     }
 }
 
-@Suite struct PushHistoryMemoryTests {
+@Suite(.timeLimit(.minutes(5))) struct PushHistoryMemoryTests {
     final class Frame: Sendable {}
 
     @Test func forgottenPushesAreFreedAndAShrunkBoundGivesTheRingBack() {
@@ -164,7 +164,7 @@ import SwitchboardTestKit
     }
 }
 
-@Suite struct DetachedBudgetQueueTests {
+@Suite(.timeLimit(.minutes(5))) struct DetachedBudgetQueueTests {
     @Test func sessionsThatComeAndGoLeaveNothingBehind() {
         var budget = DetachedBudget(limit: 1_000_000)
         for id in 1...100_000 {
@@ -197,7 +197,7 @@ extension PushHistory where Frame == Int {
     }
 }
 
-@Suite struct PushHistoryCopyTests {
+@Suite(.timeLimit(.minutes(5))) struct PushHistoryCopyTests {
     let room = ChannelAddress(.message, "room"), dm = ChannelAddress(.user, "bob")
 
     @Test func copiesAndFramesComeBackTogetherInPushOrder() {
@@ -261,7 +261,7 @@ extension PushHistory where Frame == Int {
     }
 }
 
-@Suite struct ByteRingTests {
+@Suite(.timeLimit(.minutes(5))) struct ByteRingTests {
     @Test func bytesComeBackExactlyAcrossWrapsGrowthAndCompaction() async {
         // Checked against a plain list of what is kept, over random appends and removals.
         var ring = ByteRing()

@@ -8,7 +8,7 @@ import SwitchboardWire
 
 /// `switchboard serve` as a child process, killed with SIGKILL: every write it answered is there
 /// when it starts again on the same data directory.
-@Suite(.serialized) struct StorageCrashTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct StorageCrashTests {
     /// A running `switchboard serve` and the URL it printed.
     struct ServeProcess {
         let process: Process

@@ -9,7 +9,7 @@ import SwitchboardWire
 
 /// Metadata over the wire with raw protocol clients: every call, its events, its errors, its rate
 /// budget, app isolation, and persistence across a restart.
-@Suite struct StorageTests {
+@Suite(.timeLimit(.minutes(5))) struct StorageTests {
     @Test func channelMetadataCallsAndEventsOverTheWire() async throws {
         let server = try await TestServer.start(limits: .withoutRateLimits)
         let group = try EventLoopGroup(threads: 1)

@@ -10,7 +10,7 @@ import SwitchboardTransport
 import SwitchboardWire
 
 /// Stream channels end to end: a real server on 127.0.0.1 and raw protocol clients.
-@Suite struct StreamChannelTests {
+@Suite(.timeLimit(.minutes(5))) struct StreamChannelTests {
     /// A logged-in raw client with its own request ids.
     final class Peer: Sendable {
         let client: RawClient

@@ -9,7 +9,7 @@ import SwitchboardTesting
 import SwitchboardTestKit
 
 /// With an app certificate the server takes only tokens signed with it.
-@Suite struct TokenLoginTests {
+@Suite(.timeLimit(.minutes(5))) struct TokenLoginTests {
     static let appId = "970CA35de60c44645bbae8a215061b33"
     static let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 
@@ -80,7 +80,7 @@ import SwitchboardTestKit
 }
 
 /// Token lifetime end to end: the warning 30 s before, renewal, and the end of an unrenewed session.
-@Suite struct TokenLifetimeTests {
+@Suite(.timeLimit(.minutes(5))) struct TokenLifetimeTests {
     final class Watcher: NSObject, RtmClientDelegate, Sendable {
         let count = Atomic<Int>(0)
         var warnings: Int { count.load(ordering: .relaxed) }

@@ -136,7 +136,7 @@ extension [UInt8] {
 }
 
 /// On a backlogged connection, a topic of higher priority goes first.
-@Suite struct TopicPriorityTests {
+@Suite(.timeLimit(.minutes(5))) struct TopicPriorityTests {
     @Test(.timeLimit(.minutes(2))) func aHighPriorityTopicOvertakesABacklogOfALowOne() async throws {
         let server = try await TestServer.start(limits: .withoutRateLimits, configure: {
             $0.maxFramesPerSecond = nil

@@ -10,7 +10,7 @@ import SwitchboardWire
 
 /// A full stream channel's topic snapshot, far larger than one frame, goes out in parts that each
 /// fit a frame, and the SDK reports it as one snapshot.
-@Suite struct TopicSnapshotPartsTests {
+@Suite(.timeLimit(.minutes(5))) struct TopicSnapshotPartsTests {
     static let channel = "full"
     static let topics = (0..<8).map { "topic-\($0)" }
 

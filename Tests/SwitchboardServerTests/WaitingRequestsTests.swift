@@ -8,7 +8,7 @@ import SwitchboardTransport
 import SwitchboardWire
 
 /// A connection whose requests pile up behind a slow one is closed, not queued for without bound.
-@Suite struct WaitingRequestsTests {
+@Suite(.timeLimit(.minutes(5))) struct WaitingRequestsTests {
     /// An extension whose one operation waits until the test lets it go.
     final class Gate: Module {
         let name = "gate"

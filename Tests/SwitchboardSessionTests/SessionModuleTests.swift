@@ -3,7 +3,7 @@ import SwitchboardCore
 import SwitchboardSession
 import SwitchboardTestKit
 
-@Suite struct SessionModuleTests {
+@Suite(.timeLimit(.minutes(2))) struct SessionModuleTests {
     /// A session module over an in-memory store, or (`suspendingStore`) over one that suspends on
     /// every call.
     func world(suspendingStore: Bool = false) async -> (ModuleHarness, Session) {

@@ -2,7 +2,7 @@ import Testing
 import SwitchboardCore
 @testable import SwitchboardSession
 
-@Suite struct SessionTableTests {
+@Suite(.timeLimit(.minutes(2))) struct SessionTableTests {
     let limits = Limits()
 
     func login(_ user: String, app: String = "app", resume: ResumeTicket? = nil) -> Login {

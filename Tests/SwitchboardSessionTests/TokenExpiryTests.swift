@@ -4,7 +4,7 @@ import SwitchboardSession
 import SwitchboardTestKit
 
 /// Token expiry runs on the injected clock: a warning 30 s before, then the session ends.
-@Suite struct TokenExpiryTests {
+@Suite(.timeLimit(.minutes(2))) struct TokenExpiryTests {
     @Test func expiringTokensWarnThenEndTheSessionUnlessRenewed() async throws {
         let tokens = FakeTokenChecks()
         let harness = await ModuleHarness(modules: [tokens, Session()])

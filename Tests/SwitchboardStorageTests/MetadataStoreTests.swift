@@ -3,7 +3,7 @@ import SwitchboardCore
 @testable import SwitchboardStorage
 
 /// The compare-and-set rules and the leases, run against the in-memory store and the SQLite store.
-@Suite struct MetadataStoreTests {
+@Suite(.timeLimit(.minutes(2))) struct MetadataStoreTests {
     let room = MetadataTarget.channel(ChannelKey(app: "app", .message, "room"))
     let alice = MetadataTarget.user(UserKey("app", "alice"))
     let limits = Limits()

@@ -5,7 +5,7 @@ import SwitchboardCore
 
 /// What only the SQLite store has: a file that outlives the process, its schema versions, and
 /// clear errors when the file cannot be used.
-@Suite struct SQLiteStoreTests {
+@Suite(.timeLimit(.minutes(2))) struct SQLiteStoreTests {
     let room = MetadataTarget.channel(ChannelKey(app: "app", .stream, "room"))
     let limits = Limits()
 

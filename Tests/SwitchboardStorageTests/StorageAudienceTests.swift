@@ -3,7 +3,7 @@ import SwitchboardCore
 @testable import SwitchboardStorage
 
 /// Who subscribes to which user's metadata, and that nobody hears an older set after a newer one.
-@Suite(.timeLimit(.minutes(1))) struct StorageAudienceTests {
+@Suite(.timeLimit(.minutes(2))) struct StorageAudienceTests {
     let room = MetadataTarget.channel(ChannelKey(app: "app", .message, "room"))
     let alice = UserKey("app", "alice")
 

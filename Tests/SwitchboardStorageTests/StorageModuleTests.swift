@@ -4,7 +4,7 @@ import SwitchboardStorage
 import SwitchboardTestKit
 
 /// The storage module on a bus with fakes: requests, events to listeners, locks, leases, limits.
-@Suite struct StorageModuleTests {
+@Suite(.timeLimit(.minutes(2))) struct StorageModuleTests {
     let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
     let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
     let carol = Caller(app: "app", userId: "carol", session: SessionID(3))

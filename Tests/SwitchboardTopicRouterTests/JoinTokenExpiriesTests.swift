@@ -2,7 +2,7 @@ import Testing
 import SwitchboardCore
 @testable import SwitchboardTopicRouter
 
-@Suite struct JoinTokenExpiriesTests {
+@Suite(.timeLimit(.minutes(2))) struct JoinTokenExpiriesTests {
     let live = ChannelKey(app: "app", .stream, "live")
     let side = ChannelKey(app: "app", .stream, "side")
 

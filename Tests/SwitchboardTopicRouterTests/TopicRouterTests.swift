@@ -4,7 +4,7 @@ import SwitchboardTestKit
 import SwitchboardTopicRouter
 
 /// The topic router alone on a bus: channels, topics, subscriptions, delivery and its limits.
-@Suite struct TopicRouterTests {
+@Suite(.timeLimit(.minutes(2))) struct TopicRouterTests {
     let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
     let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
     let carol = Caller(app: "app", userId: "carol", session: SessionID(3))

@@ -3,7 +3,7 @@ import SwitchboardCore
 @testable import SwitchboardTopicRouter
 
 /// The in-memory store's table, without the store and the router around it.
-@Suite struct TopicTableTests {
+@Suite(.timeLimit(.minutes(2))) struct TopicTableTests {
     let channel = ChannelKey(app: "app", .stream, "live")
     let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
     let bob = Caller(app: "app", userId: "bob", session: SessionID(2))

@@ -2,7 +2,7 @@ import Testing
 @testable import SwitchboardTransport
 
 /// The pure pieces of admission control: per-address ledger, frame rate, Origin allow-list.
-@Suite struct AdmissionPolicyTests {
+@Suite(.timeLimit(.minutes(5))) struct AdmissionPolicyTests {
     @Test func ledgerCapsEachAddressAndReleasesOnce() {
         var ledger = AddressLedger(cap: 2, exempt: ["127.0.0.1"])
         var admitted: [Bool] = []

@@ -1,7 +1,7 @@
 import Testing
 @testable import SwitchboardTransport
 
-@Suite struct HandshakeTests {
+@Suite(.timeLimit(.minutes(5))) struct HandshakeTests {
     static let key = "dGhlIHNhbXBsZSBub25jZQ=="
 
     func request(

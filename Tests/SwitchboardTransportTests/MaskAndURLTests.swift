@@ -1,7 +1,7 @@
 import Testing
 @testable import SwitchboardTransport
 
-@Suite struct MaskAndURLTests {
+@Suite(.timeLimit(.minutes(5))) struct MaskAndURLTests {
     @Test func maskMatchesBytewiseDefinitionAtEveryOffset() {
         let key: (UInt8, UInt8, UInt8, UInt8) = (0xA1, 0x02, 0x7F, 0xFE)
         let k = [key.0, key.1, key.2, key.3]
@@ -34,7 +34,7 @@ import Testing
     }
 }
 
-@Suite struct MaskKeysTests {
+@Suite(.timeLimit(.minutes(5))) struct MaskKeysTests {
     @Test func keysAreFreshRandomBytesAcrossRefills() {
         var pool = MaskKeys(size: 64)
         var keys: [UInt32] = []

@@ -3,7 +3,7 @@ import Testing
 @testable import SwitchboardTransport
 
 
-@Suite struct ParserRobustnessTests {
+@Suite(.timeLimit(.minutes(5))) struct ParserRobustnessTests {
     /// Parses `bytes` delivered in the chunk sizes drawn from `random`.
     func parseChunked(_ bytes: [UInt8], random: inout SeededGenerator) -> ([WebSocketEvent], WebSocketProtocolError?) {
         var parser = WebSocketParser(role: .server, maxMessageBytes: 4096)

@@ -1,7 +1,7 @@
 import Testing
 @testable import SwitchboardTransport
 
-@Suite struct SHA1Tests {
+@Suite(.timeLimit(.minutes(5))) struct SHA1Tests {
     private func hex(_ bytes: [UInt8]) -> String {
         bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
             .joined()

@@ -1,7 +1,7 @@
 import Testing
 @testable import SwitchboardTransport
 
-@Suite struct UTF8ValidatorTests {
+@Suite(.timeLimit(.minutes(5))) struct UTF8ValidatorTests {
     @Test func acceptsValidText() {
         #expect(UTF8Validator.isValid(Array("héllo wörld € 𝄞 你好".utf8)))
         #expect(UTF8Validator.isValid([]))

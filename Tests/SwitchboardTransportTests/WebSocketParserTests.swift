@@ -1,7 +1,7 @@
 import Testing
 @testable import SwitchboardTransport
 
-@Suite struct WebSocketParserTests {
+@Suite(.timeLimit(.minutes(5))) struct WebSocketParserTests {
     @Test(arguments: [0, 1, 125, 126, 127, 65535, 65536, 70000])
     func maskedBinaryLengths(_ length: Int) {
         let payload = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31) }

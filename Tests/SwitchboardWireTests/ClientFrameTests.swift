@@ -2,7 +2,7 @@ import Testing
 import SwitchboardCore
 import SwitchboardWire
 
-@Suite("Client frames")
+@Suite("Client frames", .timeLimit(.minutes(2)))
 struct ClientFrameTests {
     static let thirtyTwoKiB = (0..<32_768).map { UInt8(truncatingIfNeeded: $0 &* 31) }
 

@@ -2,7 +2,7 @@ import Testing
 import SwitchboardCore
 import SwitchboardWire
 
-@Suite("Frame decoding errors")
+@Suite("Frame decoding errors", .timeLimit(.minutes(2)))
 struct FrameErrorTests {
     func clientError(_ value: MessagePackValue) -> WireError? {
         wireError { () throws(WireError) in try ClientFrame.decode(pack(value)) }

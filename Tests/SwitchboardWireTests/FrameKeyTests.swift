@@ -1,7 +1,7 @@
 import Testing
 @testable import SwitchboardWire
 
-@Suite struct FrameKeyTests {
+@Suite(.timeLimit(.minutes(2))) struct FrameKeyTests {
     @Test func everyKeyIsFoundFromItsBytesAndNothingElseIs() {
         for key in FrameKey.allCases {
             let utf8 = Array(key.rawValue.utf8)

@@ -3,7 +3,7 @@ import Testing
 import SwitchboardCore
 import SwitchboardWire
 
-@Suite("Frames on random input")
+@Suite("Frames on random input", .timeLimit(.minutes(2)))
 struct FrameRobustnessTests {
     @Test("20,000 random inputs never crash")
     func randomBytes() async {

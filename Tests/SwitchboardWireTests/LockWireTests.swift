@@ -4,7 +4,7 @@ import SwitchboardWire
 
 /// Every lock request, answer and push round-trips; defaults, refusals and field names as
 /// PROTOCOL.md §14 gives them.
-@Suite("Lock frames")
+@Suite("Lock frames", .timeLimit(.minutes(2)))
 struct LockWireTests {
     static let room = LockAddress(.message, "room", "L")
     static let stream = LockAddress(.stream, "ストリーム", "🔒")

@@ -1,7 +1,7 @@
 import Testing
 import SwitchboardWire
 
-@Suite("MessagePack decoding")
+@Suite("MessagePack decoding", .timeLimit(.minutes(2)))
 struct MessagePackDecodingTests {
     static let samples: [MessagePackValue] = [
         .nil, .bool(true), .bool(false), .uint(0), .uint(127), .uint(128), .uint(65536), .uint(.max),

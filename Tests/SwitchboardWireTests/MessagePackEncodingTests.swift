@@ -1,7 +1,7 @@
 import Testing
 import SwitchboardWire
 
-@Suite("MessagePack encoding")
+@Suite("MessagePack encoding", .timeLimit(.minutes(2)))
 struct MessagePackEncodingTests {
     @Test("integers use the smallest encoding", arguments: [
         (Int64(0), "00"), (127, "7f"), (128, "cc80"), (255, "ccff"), (256, "cd0100"),

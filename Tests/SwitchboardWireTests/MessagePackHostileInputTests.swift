@@ -1,7 +1,7 @@
 import Testing
 import SwitchboardWire
 
-@Suite("MessagePack on hostile input")
+@Suite("MessagePack on hostile input", .timeLimit(.minutes(2)))
 struct MessagePackHostileInputTests {
     @Test("every truncation of a valid value throws")
     func truncation() {

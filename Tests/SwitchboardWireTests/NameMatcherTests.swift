@@ -2,7 +2,7 @@ import Testing
 import SwitchboardCore
 @testable import SwitchboardWire
 
-@Suite struct NameMatcherTests {
+@Suite(.timeLimit(.minutes(2))) struct NameMatcherTests {
     @Test func namesSharingALengthAndTheLowBitsOfTheirFirstByteAreToldApart() {
         // "a", "A" and "!" share their low five bits (1), so these names share one slot.
         let names = ["ab", "Ab", "!b", "ac", "abc", "b"]
@@ -38,7 +38,7 @@ import SwitchboardCore
     }
 }
 
-@Suite struct RecordedFieldsTests {
+@Suite(.timeLimit(.minutes(2))) struct RecordedFieldsTests {
     /// A publish whose map holds `extra` known keys that publish does not use, before its own.
     func publish(withExtraKeys extra: Int) -> [UInt8] {
         let unused: [FrameKey] = Array(FrameKey.allCases.filter { ![.t, .id, .result, .channelType, .channel, .message, .customType].contains($0) }.prefix(extra))

@@ -4,7 +4,7 @@ import SwitchboardCore
 import SwitchboardWire
 
 /// The presence examples of docs/PROTOCOL.md §12.6, checked against the real encoder and decoders.
-@Suite struct PresenceProtocolExampleTests {
+@Suite(.timeLimit(.minutes(2))) struct PresenceProtocolExampleTests {
     static let room = ChannelAddress(.message, "room")
     static let time: UInt64 = 1_764_400_000_123
 

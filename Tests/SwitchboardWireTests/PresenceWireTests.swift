@@ -2,7 +2,7 @@ import Testing
 import SwitchboardCore
 import SwitchboardWire
 
-@Suite("Presence frames")
+@Suite("Presence frames", .timeLimit(.minutes(2)))
 struct PresenceWireTests {
     static let room = ChannelAddress(.message, "room")
     static let stage = ChannelAddress(.stream, "ステージ")

@@ -3,7 +3,7 @@ import SwitchboardCore
 import SwitchboardWire
 
 /// The hex examples in docs/PROTOCOL.md, checked against the real encoder and decoders.
-@Suite("docs/PROTOCOL.md examples")
+@Suite("docs/PROTOCOL.md examples", .timeLimit(.minutes(2)))
 struct ProtocolExampleTests {
     static let session = SessionID(1)
 

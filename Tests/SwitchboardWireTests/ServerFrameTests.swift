@@ -2,7 +2,7 @@ import Testing
 import SwitchboardCore
 import SwitchboardWire
 
-@Suite("Server frames")
+@Suite("Server frames", .timeLimit(.minutes(2)))
 struct ServerFrameTests {
     static func delivery(_ payload: MessagePayload, type: RtmChannelType = .message) -> MessageDelivery {
         MessageDelivery(
@@ -87,7 +87,7 @@ struct ServerFrameTests {
     }
 }
 
-@Suite("Extension frames")
+@Suite("Extension frames", .timeLimit(.minutes(2)))
 struct ExtensionFrameTests {
     @Test func extensionCallsAnswersAndPushesRoundTrip() throws {
         let call = ClientFrame(id: 9, .extension(ExtensionOperation("announce", body: .binary([1, 2]))))

@@ -2,7 +2,7 @@ import Testing
 import SwitchboardCore
 import SwitchboardWire
 
-@Suite("Storage frames")
+@Suite("Storage frames", .timeLimit(.minutes(2)))
 struct StorageWireTests {
     static let items = [
         MetadataItem(key: "topic", value: "discussion", revision: 174_298_200),

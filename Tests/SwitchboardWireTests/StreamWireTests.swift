@@ -3,7 +3,7 @@ import SwitchboardCore
 import SwitchboardWire
 
 /// Every stream-channel operation, answer and push round-trips, and malformed ones are refused.
-@Suite("Stream wire")
+@Suite("Stream wire", .timeLimit(.minutes(2)))
 struct StreamWireTests {
     static let requests: [ClientFrame] = [
         .stream(id: 1, .join(channel: "live", token: "007abc", features: [.presence, .metadata, .lock, .beQuiet])),
