@@ -36,11 +36,13 @@ import SwitchboardCore
         #expect(await aliceBLog.wait { $0.messages.count >= 2 })
         #expect(await aliceALog.wait { $0.messages.count >= 1 })
         #expect(await bobBLog.wait { $0.messages.count >= 1 })
-        try await Task.sleep(for: .milliseconds(50))  // time for anything crossing over to arrive
-        #expect(bobALog.messages.compactMap(\.message.stringData) == ["A room", "A direct"])
-        #expect(aliceALog.messages.compactMap(\.message.stringData) == ["A room"])
-        #expect(aliceBLog.messages.compactMap(\.message.stringData) == ["B room", "B direct"])
-        #expect(bobBLog.messages.compactMap(\.message.stringData) == ["B room"])
+        // Each app's own message last: anything crossing over would have come before it.
+        let fenceA = await fence("room", from: aliceA, to: [aliceALog, bobALog])
+        let fenceB = await fence("room", from: bobB, to: [aliceBLog, bobBLog])
+        #expect(bobALog.messages.compactMap(\.message.stringData) == ["A room", "A direct", fenceA])
+        #expect(aliceALog.messages.compactMap(\.message.stringData) == ["A room", fenceA])
+        #expect(aliceBLog.messages.compactMap(\.message.stringData) == ["B room", "B direct", fenceB])
+        #expect(bobBLog.messages.compactMap(\.message.stringData) == ["B room", fenceB])
 
         // A user of one app is offline in the other.
         let (carolA, _) = try client("carol", "appA")
@@ -97,7 +99,7 @@ import SwitchboardCore
         #expect(whereA?.channels.map(\.channelName) == ["room"])
 
         // And bob of appB heard nothing of appA: no state, no metadata update, no lock event.
-        try await Task.sleep(for: .milliseconds(100))
+        await fence("room", from: aliceB, to: [bobBLog])
         #expect(!bobBLog.presence.contains { $0.states["app"] != nil })
         #expect(bobBLog.storageEvents.map(\.eventType) == [.snapshot, .update])
         #expect(bobBLog.storageEvents.last?.data.items?.map(\.value) == ["B"])

@@ -57,6 +57,23 @@ func makeClient(
     return (client, EventLog(client))
 }
 
+/// Publishes a message in `channel` from `sender` and waits until every one of `logs` has it.
+/// A client's events come in the order the server sent them, so whatever was on its way to
+/// those clients before the message has come: the positive control of a check that nothing more
+/// arrived. Returns the message's text, which the logs now end with.
+@discardableResult
+func fence(
+    _ channel: String, from sender: RtmClientKit, to logs: [EventLog], sourceLocation: SourceLocation = #_sourceLocation
+) async -> String {
+    let text = "fence \(UInt64.random(in: 0...UInt64.max))"
+    expectOK(await sender.publish(channelName: channel, message: text, option: nil), sourceLocation: sourceLocation)
+    for log in logs {
+        let arrived = await log.wait { $0.messages.contains { $0.message.stringData == text } }
+        #expect(arrived, "a client did not get the fence", sourceLocation: sourceLocation)
+    }
+    return text
+}
+
 /// Fails the test when a call answered an error.
 func expectOK(
     _ result: (RtmCommonResponse?, RtmErrorInfo?), sourceLocation: SourceLocation = #_sourceLocation

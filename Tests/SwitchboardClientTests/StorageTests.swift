@@ -98,8 +98,10 @@ import SwitchboardTestKit
         expectError(.storageNotSubscribe, await bobStorage.unsubscribeUserMetadata(userId: "alice"))
         expectOK(await aliceStorage.removeUserMetadata(userId: "alice", data: RtmMetadata(), options: nil))
         expectError(.storageInvalidMetadataItem, await aliceStorage.updateUserMetadata(userId: "alice", data: metadata([("mood", "x")]), options: nil))
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(delegate.events.count == 2)
+        // Subscribing again brings a snapshot, after anything the remove would have sent.
+        expectOK(await bobStorage.subscribeUserMetadata(userId: "alice"))
+        #expect(await delegate.wait { $0.count == 3 })
+        #expect(delegate.events.map(\.eventType) == [.snapshot, .update, .snapshot])
         alice.destroy()
         bob.destroy()
         await server.shutdown()

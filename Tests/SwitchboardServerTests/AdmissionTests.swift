@@ -3,6 +3,7 @@ import SwitchboardServer
 import SwitchboardTesting
 import SwitchboardTestKit
 import SwitchboardTransport
+import SwitchboardWire
 
 @Suite(.timeLimit(.minutes(5))) struct AdmissionTests {
     @Test func onlyAllowedOriginsMayConnect() async throws {
@@ -86,8 +87,14 @@ import SwitchboardTransport
         let connection = try await connectRaw(to: server, group: group, recorder: recorder)
         #expect(await logIn(connection, recorder, as: "alice"))
         for _ in 0..<40 { connection.sendPing() }
-        try await Task.sleep(for: .milliseconds(100))
+        // A request after the pings is answered: the server read them all and kept the connection.
+        connection.sendBinary(ClientFrame.heartbeat(id: 2).encode())
+        #expect(await eventually { recorder.messages.contains { $0.requestId == 2 } })
         #expect(recorder.closed == nil)
+        // The cap was there to be met: 60 more within the second close the connection.
+        for _ in 0..<60 { connection.sendPing() }
+        #expect(await eventually { recorder.closed != nil })
+        #expect(recorder.closed?.code == .policyViolation)
         await server.shutdown()
         group.shutdown()
     }

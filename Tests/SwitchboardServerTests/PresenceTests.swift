@@ -11,8 +11,19 @@ import SwitchboardWire
 @Suite(.timeLimit(.minutes(5))) struct PresenceTests {
     let room = ChannelAddress(.message, "room")
 
-    /// A short pause in real time, for checking that nothing more arrives.
-    func settle() async { try? await Task.sleep(for: .milliseconds(150)) }
+    /// Publishes a message in "room" from `sender` and waits until each of `members` has it. A
+    /// connection's pushes arrive in order, so any presence event on its way to them before the
+    /// message has come: the positive control of a check that nothing more arrived.
+    func fence(from sender: PresencePeer, to members: [PresencePeer]) async throws {
+        let text = MessagePayload.string("fence \(UInt64.random(in: 0...UInt64.max))")
+        try await sender.expectOK { .publish(id: $0, channelType: .message, channel: "room", message: text) }
+        for member in members {
+            let arrived = await eventually {
+                member.client.received.contains { if case .push(.message(let message)) = $0 { message.payload == text } else { false } }
+            }
+            #expect(arrived, "\(member.userId) did not get the fence")
+        }
+    }
 
     @Test func everyEventAndQueryOverTheWire() async throws {
         var limits = Limits()
@@ -53,7 +64,7 @@ import SwitchboardWire
         try await bob.expectOK { .unsubscribe(id: $0, channel: "room") }
         let leave = try #require(await alice.waitFor(.remoteLeaveChannel).first)
         #expect(leave.publisher == "bob" && leave.firstOrLast)
-        await settle()
+        try await fence(from: alice, to: [alice, carol])
         #expect(carol.events.isEmpty, "carol did not ask for presence")
         #expect(alice.events.map(\.type) == [.snapshot, .remoteJoinChannel, .remoteStateChanged, .remoteJoinChannel, .remoteStateChanged, .remoteLeaveChannel])
         #expect(alice.events.map(\.publisher) == ["alice", "bob", "bob", "carol", "bob", "bob"], "carol is present without listening")
@@ -86,7 +97,7 @@ import SwitchboardWire
         #expect(await alice.errorCode { .removeState(id: $0, channel: ChannelAddress(.message, ""), keys: []) } == .invalidChannelName)
         let error = await alice.call { .getState(id: $0, channel: room, userId: "nobody") }
         if case .error(_, let refusal)? = error { #expect(refusal.operation == "getState" && !refusal.reason.isEmpty) }
-        await settle()
+        try await fence(from: alice, to: [observer])
         #expect(observer.events.map(\.type) == [.snapshot, .remoteJoinChannel], "no refused change was announced")
         await scene.end()
     }
@@ -106,7 +117,7 @@ import SwitchboardWire
         #expect(try await alice.expectOK { .whereNow(id: $0, userId: "bob") } == .presence(.whereNow([])))
         #expect(await alice.errorCode { .getState(id: $0, channel: room, userId: "bob") } == .presenceUserNotExist)
         try await bob.expectOK { .unsubscribe(id: $0, channel: "room") }
-        await settle()
+        try await fence(from: carol, to: [alice])
         #expect(alice.events.map(\.publisher) == ["alice", "carol"], "alice saw her snapshot and carol's join only")
         await scene.end()
     }
@@ -203,7 +214,8 @@ import SwitchboardWire
         await aliceA.waitFor(.remoteLeaveChannel)
         #expect(try await aliceB.expectOK { .whereNow(id: $0, userId: "bob") } == .presence(.whereNow([room])))
         #expect(try await aliceA.expectOK { .whereNow(id: $0, userId: "bob") } == .presence(.whereNow([])))
-        await settle()
+        try await fence(from: aliceA, to: [aliceA])
+        try await fence(from: aliceB, to: [aliceB])
         #expect(aliceA.events.map(\.type) == [.snapshot, .remoteJoinChannel, .remoteStateChanged, .remoteLeaveChannel])
         #expect(aliceB.events.map(\.type) == [.snapshot, .remoteJoinChannel, .remoteStateChanged])
         await scene.end()

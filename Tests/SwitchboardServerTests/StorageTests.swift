@@ -64,8 +64,9 @@ import SwitchboardWire
         #expect(await bob.storage(7, .unsubscribeUser(userId: "alice"))?.errorCode == .storageNotSubscribe)
         #expect(await alice.storage(8, .writeUser(.remove, userId: "alice", data: Metadata(), options: MetadataOptions())) == .ok(id: 8))
         #expect(await alice.storage(9, .writeUser(.update, userId: "alice", data: Metadata(items: [update]), options: MetadataOptions()))?.errorCode == .storageInvalidMetadataItem)
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(bob.storageEvents.count == 2)
+        // Subscribing again brings a snapshot, after anything the remove would have sent.
+        #expect(await bob.storage(10, .subscribeUser(userId: "alice")) == .ok(id: 10))
+        #expect(await bob.storageEvents(count: 3).map(\.eventType) == [.snapshot, .update, .snapshot])
         alice.connection.close()
         bob.connection.close()
         await server.shutdown()
@@ -112,11 +113,13 @@ import SwitchboardWire
         }
         for app in ["app-one", "app-two"] {
             let reader = try #require(clients["\(app)/reader"])
-            let events = await reader.storageEvents(count: 4)
-            try await Task.sleep(for: .milliseconds(50))
-            #expect(reader.storageEvents.count == 4, "\(app)")
-            #expect(events.dropFirst(2).allSatisfy { $0.data.values == ["from": app] }, "\(app)")
-            #expect(await reader.storage(12, .getChannel(channelType: .message, channel: "room"))?.metadata?.values == ["from": app])
+            // A last write of its own app comes after anything the other app's writes sent it.
+            let writer = try #require(clients["\(app)/writer"])
+            #expect(await writer.storage(14, .setChannel("room", [("from", app), ("last", "yes")])) == .ok(id: 14))
+            let events = await reader.storageEvents(count: 5)
+            #expect(events.count == 5 && events.last?.data.values == ["from": app, "last": "yes"], "\(app)")
+            #expect(events.dropFirst(2).allSatisfy { $0.data.values["from"] == app }, "\(app)")
+            #expect(await reader.storage(12, .getChannel(channelType: .message, channel: "room"))?.metadata?.values == ["from": app, "last": "yes"])
             #expect(await reader.storage(13, .getUser(userId: "alice"))?.metadata?.values == ["from": app])
         }
         for client in clients.values { client.connection.close() }

@@ -254,8 +254,13 @@ extension [UInt8] {
             return messages.count >= expected ? messages : nil
         }
         let messages = try #require(replayed)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(resumed.received.compactMap(\.deliveredMessage).count == expected, "nothing twice")
+        // One more message comes after the whole replay: anything sent twice would be before it.
+        alice.send(.stream(id: 9_999, .publishTopicMessage(channel: "live", topic: "urgent", message: .string("last"), customType: "", sendTs: 0)))
+        let all = await resumed.waitFor { client -> [MessageDelivery]? in
+            let messages = client.received.compactMap(\.deliveredMessage)
+            return messages.last?.payload == .string("last") ? messages : nil
+        }
+        #expect(all?.count == expected + 1, "nothing twice")
         let numbers = { (topic: String) in
             messages.filter { $0.channelTopic == topic }.compactMap { message -> Int? in
                 guard case .string(let text) = message.payload else { return nil }
