@@ -43,7 +43,8 @@ build_crypto() {
         -o "$out/SwitchboardCrypto.o" $(sources Sources/SwitchboardCrypto)
 }
 
-# The transport's handshake code names TLS errors, so its targets link the crypto module too.
+# The transport's handshake code names TLS errors and takes its SHA-1 from the crypto module, so its
+# targets link that module too.
 transport_inputs=(-I "$out/modules" -I Sources/COpenSSL -I Sources/CZlib)
 transport_objects() { echo "$out/SwitchboardCrypto.o $out/SwitchboardCore.o -lssl -lcrypto -lz"; }
 

@@ -26,6 +26,23 @@ import Testing
             == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
 }
 
+@Test(.timeLimit(.minutes(1))) func sha1MatchesFIPS180Examples() {
+    #expect(hexString(CryptoPrimitives.sha1([])) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
+    #expect(hexString(CryptoPrimitives.sha1(Array("abc".utf8))) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+    #expect(
+        hexString(CryptoPrimitives.sha1(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
+            == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
+    #expect(
+        hexString(CryptoPrimitives.sha1([UInt8](repeating: 0x61, count: 1_000_000)))
+            == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
+}
+
+@Test(.timeLimit(.minutes(1))) func sha1OfTheQuickBrownFox() {
+    #expect(
+        hexString(CryptoPrimitives.sha1(Array("The quick brown fox jumps over the lazy dog".utf8)))
+            == "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12")
+}
+
 @Test(.timeLimit(.minutes(1))) func constantTimeEqualsComparesContentAndLength() {
     #expect(CryptoPrimitives.constantTimeEquals([], []))
     #expect(CryptoPrimitives.constantTimeEquals([1, 2, 3], [1, 2, 3]))

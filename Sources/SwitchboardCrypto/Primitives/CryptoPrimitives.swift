@@ -10,6 +10,8 @@ public enum CryptoPrimitives {
     public static let tagByteCount = 16
     /// Length of a SHA-256 digest (and so of an HMAC-SHA256), in bytes.
     public static let sha256ByteCount = 32
+    /// Length of a SHA-1 digest, in bytes.
+    public static let sha1ByteCount = 20
 }
 
 extension CryptoPrimitives {

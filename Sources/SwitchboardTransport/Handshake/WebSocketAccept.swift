@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCrypto
 
 /// The `Sec-WebSocket-Accept` computation of RFC 6455 section 4.2.2.
 public enum WebSocketAccept {
@@ -7,7 +8,7 @@ public enum WebSocketAccept {
 
     /// base64(SHA-1(key + GUID)) for the client's `Sec-WebSocket-Key`.
     public static func value(forKey key: String) -> String {
-        Data(SHA1.digest(Array((key + guid).utf8))).base64EncodedString()
+        Data(CryptoPrimitives.sha1(Array((key + guid).utf8))).base64EncodedString()
     }
 
     /// A fresh random `Sec-WebSocket-Key` (16 random bytes, base64).
