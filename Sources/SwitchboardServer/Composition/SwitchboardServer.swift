@@ -17,8 +17,8 @@ public final class SwitchboardServer: Sendable {
     /// The modules, in start order.
     public let modules: [any Module]
 
-    private let registry: SessionRegistry
-    private let hub: ConnectionHub
+    private let registry: SessionRegistry<WebSocketConnection>
+    private let hub: ConnectionHub<WebSocketConnection>
     private let refusals: RefusalLog
     private let phase = Mutex(Phase.idle)
 

@@ -10,52 +10,54 @@ struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
     var description: String { "connection#\(rawValue)" }
 }
 
+/// What arrives from a client, in order.
+enum InboundRequest: Sendable {
+    case frame(ClientFrame)
+    case malformed(WireError)
+}
+
+/// What a link's request loop does next.
+enum RequestLoopStep {
+    /// Answer these frames, in order.
+    case frames([InboundRequest])
+    /// Nothing is queued: end the loop; `connectionClosed` when the loop must report the close.
+    case drained(connectionClosed: Bool)
+}
+
+/// A link's frames waiting for its request loop, and what the loop and the registry keep with them.
+private struct LinkInbox {
+    var frames: [InboundRequest] = []
+    /// The wire size of `frames`.
+    var bytes = 0
+    var looping = false
+    /// The socket closed: no frame will come after those queued.
+    var closed = false
+    /// The close was (or is being) reported to the registry.
+    var closeReported = false
+    /// Monotonic time the session was last told of a sign of life.
+    var lastSignOfLife: Duration?
+    /// The session this link carries, as the `SessionRegistry` (its only writer, under its
+    /// own lock) last set it: kept with the inbox, so a frame answered at once takes one lock.
+    var caller: Caller?
+}
+
 /// The server's side of one client connection: its socket, the frames waiting to be answered,
 /// its call budget and whether it logged in. Which session it carries is the `SessionRegistry`'s
 /// fact, not the link's.
 ///
 /// Frames from the client wait in an inbox; a request loop runs only while the inbox has frames
 /// (at most one per link, so requests are answered in order) and ends when it is empty, so an
-/// idle connection holds no task.
-final class ClientLink: Sendable {
-    /// What arrives from the client, in order.
-    enum Inbound: Sendable {
-        case frame(ClientFrame)
-        case malformed(WireError)
-    }
-
-    private struct Inbox {
-        var frames: [Inbound] = []
-        /// The wire size of `frames`.
-        var bytes = 0
-        var looping = false
-        /// The socket closed: no frame will come after those queued.
-        var closed = false
-        /// The close was (or is being) reported to the registry.
-        var closeReported = false
-        /// Monotonic time the session was last told of a sign of life.
-        var lastSignOfLife: Duration?
-        /// The session this link carries, as the `SessionRegistry` (its only writer, under its
-        /// own lock) last set it: kept with the inbox, so a frame answered at once takes one lock.
-        var caller: Caller?
-    }
-
-    /// What the request loop does next.
-    enum Next {
-        /// Answer these frames, in order.
-        case frames([Inbound])
-        /// Nothing is queued: end the loop; `connectionClosed` when the loop must report the close.
-        case drained(connectionClosed: Bool)
-    }
-
+/// idle connection holds no task. `Connection` is `WebSocketConnection` in the server
+/// (`SocketLink`) and an in-memory double in tests (`LinkConnection` says why that costs nothing).
+final class ClientLink<Connection: LinkConnection>: Sendable {
     let id: ConnectionID
-    let socket: WebSocketConnection
-    private let inbox = Mutex(Inbox())
+    let socket: Connection
+    private let inbox = Mutex(LinkInbox())
     private let loggedIn = Atomic<Bool>(false)
     private let limiter: Mutex<CallRateLimiter>
 
     /// A link for `socket` whose calls are counted by a copy of `limiter`.
-    init(socket: WebSocketConnection, limiter: CallRateLimiter) {
+    init(socket: Connection, limiter: CallRateLimiter) {
         self.socket = socket
         id = ConnectionID(socket.id)
         self.limiter = Mutex(limiter)
@@ -74,7 +76,7 @@ final class ClientLink: Sendable {
 
     /// Queues a frame from the client (`bytes` long on the wire); true when no request loop is
     /// running, and the caller must start one.
-    func received(_ item: Inbound, bytes: Int) -> Bool {
+    func received(_ item: InboundRequest, bytes: Int) -> Bool {
         inbox.withLock { inbox in
             inbox.frames.append(item)
             inbox.bytes += bytes
@@ -98,7 +100,7 @@ final class ClientLink: Sendable {
 
     /// The request loop takes the frames queued so far, in order, or learns it must end (the
     /// next frame starts a new loop).
-    func takeReceived() -> Next {
+    func takeReceived() -> RequestLoopStep {
         inbox.withLock { inbox in
             guard inbox.frames.isEmpty else {
                 defer {

@@ -5,15 +5,19 @@ import SwitchboardWire
 
 /// Receives the transport's connection callbacks: gives each connection a `ClientLink`, registers
 /// it, and starts its request loop when frames arrive.
-final class ConnectionHub: WebSocketHandler {
-    private let registry: SessionRegistry
-    private let dispatcher: RequestDispatcher
+///
+/// `Connection` is `WebSocketConnection` in the server, which hands the hub its sockets through
+/// `WebSocketHandler`, and an in-memory double in tests, which call `opened`, `received` and
+/// `closed` themselves (`LinkConnection` says why that costs nothing).
+final class ConnectionHub<Connection: LinkConnection>: Sendable {
+    private let registry: SessionRegistry<Connection>
+    private let dispatcher: RequestDispatcher<Connection>
     private let log: ServerLog
-    private let loginDeadline: LoginDeadline
-    private let links = LinkTable()
+    private let loginDeadline: LoginDeadline<Connection>
+    private let links = LinkTable<Connection>()
 
     init(
-        registry: SessionRegistry, dispatcher: RequestDispatcher, log: ServerLog,
+        registry: SessionRegistry<Connection>, dispatcher: RequestDispatcher<Connection>, log: ServerLog,
         clock: any SwitchboardClock, loginTimeout: Duration?, refusals: RefusalLog
     ) {
         self.registry = registry
@@ -25,13 +29,14 @@ final class ConnectionHub: WebSocketHandler {
     /// Stops the login countdown (the server is stopping).
     func stop() { loginDeadline.stop() }
 
-    func webSocketOpened(_ connection: WebSocketConnection) {
+    /// A connection opened: returns its link, registered and counting down to its login deadline.
+    func opened(_ connection: Connection) -> ClientLink<Connection> {
         let link = ClientLink(socket: connection, limiter: dispatcher.callLimiter)
         links.insert(link)
-        connection.handlerContext = link
         registry.opened(link)
         log(.debug, "\(link.id) opened from \(connection.remoteAddress)")
         loginDeadline.start(for: link)
+        return link
     }
 
     /// Bytes of requests one connection may have waiting to be carried out; past it the client
@@ -39,22 +44,12 @@ final class ConnectionHub: WebSocketHandler {
     /// with 1008 rather than queued for without bound. (16 MiB: a pipelining client at full speed
     /// stays well below it; with the default frame-rate cap a client reaches it only when its
     /// requests have waited for seconds.)
-    static let maxWaitingBytes = 16 * 1024 * 1024
+    static var maxWaitingBytes: Int { 16 * 1024 * 1024 }
 
-    func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
-        switch message {
-        case .binary(let bytes):
-            bytes.withUnsafeBytes { webSocket(connection, receivedBinary: $0) }
-        case .text:
-            guard connection.handlerContext is ClientLink else { return }
-            connection.close(code: .unsupportedData, reason: "send binary MessagePack frames")
-        }
-    }
-
-    func webSocket(_ connection: WebSocketConnection, receivedBinary bytes: UnsafeRawBufferPointer) {
-        // The link kept with the connection: no lookup in the table both loops share.
-        guard let link = connection.handlerContext as? ClientLink else { return }
-        let item: ClientLink.Inbound
+    /// A binary message arrived on `link`: answered at once when it can be, otherwise queued for
+    /// the link's request loop (started if none runs).
+    func received(_ bytes: UnsafeRawBufferPointer, on link: ClientLink<Connection>) {
+        let item: InboundRequest
         do {
             // Decoded where the transport received it: the frame owns copies of what it keeps.
             let frame = try ClientFrame.decode(bytes.assumingMemoryBound(to: UInt8.self))
@@ -68,8 +63,8 @@ final class ConnectionHub: WebSocketHandler {
         let size = bytes.count
         guard link.waitingBytes + size <= Self.maxWaitingBytes else {
             let reason = "more than \(Self.maxWaitingBytes) bytes of requests waiting"
-            loginDeadline.refusals.refused(connection.remoteAddress, reason)
-            connection.close(code: .policyViolation, reason: reason)
+            loginDeadline.refusals.refused(link.socket.remoteAddress, reason)
+            link.socket.close(code: .policyViolation, reason: reason)
             return
         }
         if link.received(item, bytes: size) {
@@ -78,8 +73,9 @@ final class ConnectionHub: WebSocketHandler {
         }
     }
 
-    func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
-        guard let link = links.remove(connection.id) else { return }
+    /// The connection numbered `id` stopped being open.
+    func closed(_ id: UInt64, code: WebSocketCloseCode?, reason: String) {
+        guard let link = links.remove(id) else { return }
         // From now on pushes for its session are kept for a resume. The session learns it lost its
         // connection once the link's request loop has answered what was already queued.
         registry.closed(link)
@@ -88,14 +84,45 @@ final class ConnectionHub: WebSocketHandler {
     }
 }
 
+/// The server's hub takes its sockets from the transport. Constrained to them, so a received
+/// frame reaches code specialised for `WebSocketConnection` (`LinkConnection`).
+extension ConnectionHub: WebSocketHandler where Connection == WebSocketConnection {
+    func webSocketOpened(_ connection: WebSocketConnection) {
+        connection.handlerContext = opened(connection)
+    }
+
+    func webSocket(_ connection: WebSocketConnection, received message: WebSocketMessage) {
+        switch message {
+        case .binary(let bytes):
+            bytes.withUnsafeBytes { webSocket(connection, receivedBinary: $0) }
+        case .text:
+            guard connection.handlerContext != nil else { return }
+            connection.close(code: .unsupportedData, reason: "send binary MessagePack frames")
+        }
+    }
+
+    func webSocket(_ connection: WebSocketConnection, receivedBinary bytes: UnsafeRawBufferPointer) {
+        // The link kept with the connection: no lookup in the table both loops share. Only
+        // `webSocketOpened` sets the context of this handler's connections, always to a
+        // `SocketLink`, before any frame arrives: the cast is checked in debug builds only (a
+        // checked cast to a generic class would look its metadata up on every frame).
+        guard let context = connection.handlerContext else { return }
+        received(bytes, on: unsafeDowncast(context, to: SocketLink.self))
+    }
+
+    func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
+        closed(connection.id, code: code, reason: reason)
+    }
+}
+
 /// The links of open sockets by the transport's connection number, so a received frame finds its
 /// link. (Which session a link carries is the registry's.)
-private final class LinkTable: Sendable {
-    private let links = Mutex<[UInt64: ClientLink]>([:])
+private final class LinkTable<Connection: LinkConnection>: Sendable {
+    private let links = Mutex<[UInt64: ClientLink<Connection>]>([:])
 
-    func insert(_ link: ClientLink) { links.withLock { $0[link.socket.id] = link } }
+    func insert(_ link: ClientLink<Connection>) { links.withLock { $0[link.socket.id] = link } }
 
-    subscript(id: UInt64) -> ClientLink? { links.withLock { $0[id] } }
+    subscript(id: UInt64) -> ClientLink<Connection>? { links.withLock { $0[id] } }
 
-    func remove(_ id: UInt64) -> ClientLink? { links.withLock { $0.removeValue(forKey: id) } }
+    func remove(_ id: UInt64) -> ClientLink<Connection>? { links.withLock { $0.removeValue(forKey: id) } }
 }

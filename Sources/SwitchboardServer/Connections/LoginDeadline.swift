@@ -8,7 +8,7 @@ import SwitchboardCore
 /// of their deadlines, and one task, running only while some wait, sleeps until the first
 /// deadline. A waiting link is held by its number, so a link that closed meanwhile is not kept
 /// alive; one that logged in is passed over when its turn comes.
-final class LoginDeadline: Sendable {
+final class LoginDeadline<Connection: LinkConnection>: Sendable {
     private struct Waiting {
         let connection: UInt64
         let deadline: Duration
@@ -29,12 +29,12 @@ final class LoginDeadline: Sendable {
     /// Where a closed connection is reported.
     let refusals: RefusalLog
     /// The open link with a transport connection number, if any.
-    private let find: @Sendable (UInt64) -> ClientLink?
+    private let find: @Sendable (UInt64) -> ClientLink<Connection>?
     private let state = Mutex(State())
 
     init(
         clock: any SwitchboardClock, timeout: Duration?, refusals: RefusalLog,
-        find: @escaping @Sendable (UInt64) -> ClientLink?
+        find: @escaping @Sendable (UInt64) -> ClientLink<Connection>?
     ) {
         self.clock = clock
         self.timeout = timeout
@@ -43,7 +43,7 @@ final class LoginDeadline: Sendable {
     }
 
     /// Starts the countdown for `link`; it is closed at its deadline unless it has logged in.
-    func start(for link: ClientLink) {
+    func start(for link: ClientLink<Connection>) {
         guard let timeout else { return }
         let waiting = Waiting(connection: link.socket.id, deadline: clock.now + timeout)
         state.withLock { state in

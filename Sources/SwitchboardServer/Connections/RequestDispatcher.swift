@@ -5,16 +5,16 @@ import SwitchboardWire
 ///
 /// The loop is generic: who the caller is, a sign of life for the session, the rate budget, the
 /// answer. What an operation means is its feature's binding (`Features/`): one line per feature.
-struct RequestDispatcher: Sendable {
+struct RequestDispatcher<Connection: LinkConnection>: Sendable {
     let bus: EventBus
-    let registry: SessionRegistry
+    let registry: SessionRegistry<Connection>
     let clock: any SwitchboardClock
     let limits: Limits
     let log: ServerLog
     /// What each new link copies to count its calls (the limits in it are shared).
     let callLimiter: CallRateLimiter
 
-    init(bus: EventBus, registry: SessionRegistry, clock: any SwitchboardClock, limits: Limits, log: ServerLog) {
+    init(bus: EventBus, registry: SessionRegistry<Connection>, clock: any SwitchboardClock, limits: Limits, log: ServerLog) {
         self.bus = bus
         self.registry = registry
         self.clock = clock
@@ -24,7 +24,7 @@ struct RequestDispatcher: Sendable {
     }
 
     /// Answers the frames queued on `link`, in order, until none are left.
-    func serve(_ link: ClientLink) async {
+    func serve(_ link: ClientLink<Connection>) async {
         while true {
             switch link.takeReceived() {
             case .frames(let items):
@@ -38,11 +38,11 @@ struct RequestDispatcher: Sendable {
 
     /// A closed link's requests are all answered: forget it, and tell the session module if the
     /// session it carried has lost its connection.
-    func linkClosed(_ link: ClientLink) {
+    func linkClosed(_ link: ClientLink<Connection>) {
         if let session = registry.remove(link) { bus.publish(SessionDisconnected(session: session)) }
     }
 
-    private func answer(_ item: ClientLink.Inbound, on link: ClientLink) async {
+    private func answer(_ item: InboundRequest, on link: ClientLink<Connection>) async {
         switch item {
         case .malformed(let error):
             log(.debug, "\(link.id): undecodable frame: \(error)")
@@ -53,7 +53,7 @@ struct RequestDispatcher: Sendable {
         }
     }
 
-    private func handle(_ frame: ClientFrame, on link: ClientLink) async {
+    private func handle(_ frame: ClientFrame, on link: ClientLink<Connection>) async {
         if case .session(.login(let login)) = frame.operation {
             await logIn(login, id: frame.id, on: link)
             return
@@ -86,14 +86,14 @@ struct RequestDispatcher: Sendable {
 
     /// Takes the call's rate budget, then lets the feature's binding carry it out.
     private func run<Binding: FeatureBinding>(
-        _ binding: Binding.Type, _ operation: Binding.Operation, _ caller: Caller, _ link: ClientLink
+        _ binding: Binding.Type, _ operation: Binding.Operation, _ caller: Caller, _ link: ClientLink<Connection>
     ) async throws(RtmError) -> Answer {
         try takeBudget(Binding.self, operation, link)
         return try await Binding.answer(operation, caller: caller, bus: bus)
     }
 
     private func takeBudget<Binding: FeatureBinding>(
-        _ binding: Binding.Type, _ operation: Binding.Operation, _ link: ClientLink, now: Duration? = nil
+        _ binding: Binding.Type, _ operation: Binding.Operation, _ link: ClientLink<Connection>, now: Duration? = nil
     ) throws(RtmError) {
         if let budget = Binding.budget(for: operation) {
             try link.takeRateBudget(budget, now: now ?? clock.coarseNow, operation: operation.name)
@@ -106,7 +106,7 @@ struct RequestDispatcher: Sendable {
     /// link's waits before it, its session needs no sign of life, and the module answers the
     /// operation without suspending (`EventBus.handleImmediately`): no task, no actor hop. Returns
     /// false, having done nothing, when the frame must go through the request loop.
-    func answerAtOnce(_ frame: ClientFrame, on link: ClientLink) -> Bool {
+    func answerAtOnce(_ frame: ClientFrame, on link: ClientLink<Connection>) -> Bool {
         // Only message-channel operations are answered at once today.
         guard case .channel(let operation) = frame.operation else { return false }
         let now = clock.coarseNow

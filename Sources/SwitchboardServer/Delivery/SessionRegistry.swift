@@ -13,20 +13,23 @@ import SwitchboardWire
 /// pushes the client missed under the same lock that delivers pushes, so nothing overtakes them.
 ///
 /// Lock order: this registry's lock, then a socket's; a link never calls back into the registry.
-final class SessionRegistry: Outbox {
+///
+/// `Connection` is `WebSocketConnection` in the server, whose registry is its `Outbox`, and an
+/// in-memory double in tests (`LinkConnection` says why that costs nothing).
+final class SessionRegistry<Connection: LinkConnection>: Sendable {
     /// A session's delivery state. A class, so the fan-out changes its history in place through
     /// one dictionary read per receiver; it never leaves the registry's lock, which orders every
     /// access to its variables (so they are not checked for exclusive access at run time).
     private final class Outlet {
         let session: SessionID
         /// The connection the session's pushes go to; nil while detached.
-        var link: ClientLink? {
+        var link: ClientLink<Connection>? {
             didSet { socketReference = link.map { Unmanaged.passUnretained($0.socket) } }
         }
         /// The link's socket without reference counting: `link` keeps it alive while it is set.
-        @exclusivity(unchecked) private var socketReference: Unmanaged<WebSocketConnection>?
+        @exclusivity(unchecked) private var socketReference: Unmanaged<Connection>?
         /// The link's socket.
-        var socket: WebSocketConnection? { socketReference?.takeUnretainedValue() }
+        var socket: Connection? { socketReference?.takeUnretainedValue() }
         @exclusivity(unchecked) var history: PushHistory<OutboundFrame>
         /// Pushes not yet handed to the link because its socket is backlogged, by priority.
         @exclusivity(unchecked) var backlog = PriorityBacklog<OutboundFrame>()
@@ -37,7 +40,7 @@ final class SessionRegistry: Outbox {
         }
 
         /// Numbers and sends one push now; `alone` when no other session receives it (a small
-        /// one is then copied into the socket's batch, `WebSocketConnection.sendCopy`).
+        /// one is then copied into the socket's batch, `LinkConnection.sendCopy`).
         /// (The frame is given, not lent: the history keeps it without counting another reference.)
         func write(_ frame: consuming OutboundFrame, size: Int, channel: ChannelAddress?, alone: Bool = false) {
             socketReference?._withUnsafeGuaranteedRef { alone ? $0.sendCopy(of: frame) : $0.send(frame) }
@@ -79,11 +82,11 @@ final class SessionRegistry: Outbox {
     }
 
     private struct Entry {
-        let link: ClientLink
+        let link: ClientLink<Connection>
         /// The socket closed; the entry stays until the link's request loop has drained.
         var closed = false
 
-        init(link: ClientLink) { self.link = link }
+        init(link: ClientLink<Connection>) { self.link = link }
 
         /// The session this link carries, once bound. The link keeps it (for its request loop,
         /// which reads it without this registry's lock); only this registry sets it, under its lock.
@@ -105,7 +108,7 @@ final class SessionRegistry: Outbox {
         var budget: DetachedBudget
 
         /// `link`, if still registered, carries no session from now on.
-        func unbind(_ link: ClientLink) {
+        func unbind(_ link: ClientLink<Connection>) {
             if links[link.id] != nil { link.setCaller(nil) }
         }
 
@@ -210,14 +213,14 @@ final class SessionRegistry: Outbox {
     // MARK: Links (called by the connection hub and the dispatcher)
 
     /// A connection opened.
-    func opened(_ link: ClientLink) {
+    func opened(_ link: ClientLink<Connection>) {
         state.withLock { $0.links[link.id] = Entry(link: link) }
     }
 
     /// The socket closed: its session, if any, is detached at once so nothing sent from now on is
     /// lost. The link keeps its caller until `remove`, so requests it had already received are
     /// still answered.
-    func closed(_ link: ClientLink) {
+    func closed(_ link: ClientLink<Connection>) {
         state.withLock { state in
             guard var entry = state.links[link.id] else { return }
             entry.closed = true
@@ -230,7 +233,7 @@ final class SessionRegistry: Outbox {
 
     /// Forgets a closed link whose requests are all answered. Returns the session it still carried,
     /// which has lost its connection (nil when the session has moved to another link meanwhile).
-    func remove(_ link: ClientLink) -> SessionID? {
+    func remove(_ link: ClientLink<Connection>) -> SessionID? {
         state.withLock { state in
             guard let session = state.links.removeValue(forKey: link.id)?.caller?.session,
                 let outlet = state.outlets[session], outlet.link == nil || outlet.link === link
@@ -240,7 +243,7 @@ final class SessionRegistry: Outbox {
     }
 
     /// The session `link` carries, if it is logged in.
-    func caller(on link: ClientLink) -> Caller? { link.caller }
+    func caller(on link: ClientLink<Connection>) -> Caller? { link.caller }
 
     /// Whether `session` is carried by an open link now.
     func isBound(_ session: SessionID) -> Bool {
@@ -252,12 +255,12 @@ final class SessionRegistry: Outbox {
     /// pushes go to `link`. A link that carried the session before is unbound and returned, for
     /// the caller to close as stale.
     func bind(
-        _ grant: LoginGranted, to link: ClientLink, received: UInt64, answer: (ResumeLoss) -> ServerFrame
-    ) throws(BindFailure) -> ClientLink? {
-        try state.withLock { state throws(BindFailure) -> ClientLink? in
+        _ grant: LoginGranted, to link: ClientLink<Connection>, received: UInt64, answer: (ResumeLoss) -> ServerFrame
+    ) throws(BindFailure) -> ClientLink<Connection>? {
+        try state.withLock { state throws(BindFailure) -> ClientLink<Connection>? in
             guard let entry = state.links[link.id], !entry.closed else { throw .linkClosed }
             guard let outlet = state.outlets[grant.session] else { throw .sessionEnded }
-            var stale: ClientLink?
+            var stale: ClientLink<Connection>?
             if let old = outlet.link, old !== link {
                 state.unbind(old)
                 stale = old
@@ -282,7 +285,7 @@ final class SessionRegistry: Outbox {
     var connectionCount: Int { state.withLock { $0.links.values.count { !$0.closed } } }
 
     /// Every open connection with the session it carries.
-    var openLinks: [(link: ClientLink, caller: Caller?)] {
+    var openLinks: [(link: ClientLink<Connection>, caller: Caller?)] {
         state.withLock { $0.links.values.filter { !$0.closed }.map { ($0.link, $0.caller) } }
     }
 
@@ -305,7 +308,7 @@ final class SessionRegistry: Outbox {
         // A small message is encoded on the stack and copied into the socket's batch and the
         // session's history (counted there by its exact size): no frame is made for it. The
         // push is the registry's own here, so the closure reaches it where it is, uncopied.
-        if let payloadCount = Wire.encodedSize(of: push), payloadCount <= WebSocketConnection.batchedBinaryLimit {
+        if let payloadCount = Wire.encodedSize(of: push), payloadCount <= Connection.batchedBinaryLimit {
             withUnsafeTemporaryAllocation(byteCount: payloadCount, alignment: 1) { scratch in
                 let payload = UnsafeRawBufferPointer(rebasing: scratch[..<Wire.encodePush(push, into: scratch)])
                 deliver(payload, size: payload.count, channel: channel, to: session)
@@ -398,7 +401,7 @@ final class SessionRegistry: Outbox {
     }
 
     func disconnect(_ session: SessionID, reason: RtmLinkStateChangeReason, detail: String) {
-        let link = state.withLock { state -> ClientLink? in
+        let link = state.withLock { state -> ClientLink<Connection>? in
             guard let outlet = state.outlets[session], let link = outlet.link else { return nil }
             state.unbind(link)
             state.detach(outlet, of: session, bounds: detachedBounds)
@@ -415,6 +418,10 @@ final class SessionRegistry: Outbox {
         }
     }
 }
+
+/// The server's outbox is the registry of its sockets. Constrained to them, so the bus's calls
+/// reach code specialised for `WebSocketConnection` (`LinkConnection`).
+extension SessionRegistry: Outbox where Connection == WebSocketConnection {}
 
 /// Bytes lent to the registry's lock for the length of one call.
 private struct LentBytes: @unchecked Sendable {

@@ -26,7 +26,7 @@ enum SessionBinding: FeatureBinding {
 extension RequestDispatcher {
     /// Logs `link` in: asks the session module for a grant, then binds the session to the link,
     /// writing `loginOk`, then the pushes the client missed, in one step.
-    func logIn(_ login: Login, id: UInt32, on link: ClientLink) async {
+    func logIn(_ login: Login, id: UInt32, on link: ClientLink<Connection>) async {
         guard registry.caller(on: link) == nil else {
             link.reply(.error(id: id, RtmError(.duplicateOperation, operation: "login", reason: "this connection is already logged in")))
             return
