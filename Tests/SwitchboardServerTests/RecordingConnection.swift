@@ -1,0 +1,92 @@
+import Synchronization
+import Testing
+import SwitchboardTransport
+import SwitchboardWire
+
+@testable import SwitchboardServer
+
+/// An in-memory connection under a `ClientLink`: keeps every frame the server sends it, to be read
+/// as a client would decode it, and the close it was asked for. Like a socket, it sends nothing
+/// once closed, and a second close changes nothing.
+final class RecordingConnection: LinkConnection {
+    /// The code and reason of the close the server asked for.
+    struct Close: Equatable, Sendable {
+        let code: WebSocketCloseCode
+        let reason: String
+    }
+
+    private struct State {
+        var sent: [[UInt8]] = []
+        var close: Close?
+    }
+
+    static var batchedBinaryLimit: Int { WebSocketConnection.batchedBinaryLimit }
+    let id: UInt64
+    let remoteAddress: String
+    let maxOutboundBytes = Int.max
+    private let state = Mutex(State())
+
+    /// A connection numbered `id`, from a made-up loopback address.
+    init(id: UInt64) {
+        self.id = id
+        remoteAddress = "127.0.0.1:\(40_000 + id)"
+    }
+
+    var isOpen: Bool { state.withLock { $0.close == nil } }
+    /// Every frame is taken at once: nothing waits unsent.
+    var bufferedBytes: Int { 0 }
+
+    func send(_ frame: OutboundFrame) -> Bool { record(frame.payload) }
+    func sendCopy(of frame: OutboundFrame) -> Bool { record(frame.payload) }
+    func sendBinary(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { record($0) } }
+    func sendBinary(_ bytes: UnsafeRawBufferPointer) -> Bool { record(bytes) }
+
+    func close(code: WebSocketCloseCode, reason: String) {
+        state.withLock { state in
+            if state.close == nil { state.close = Close(code: code, reason: reason) }
+        }
+    }
+
+    private func record(_ payload: UnsafeRawBufferPointer) -> Bool {
+        state.withLock { state in
+            guard state.close == nil else { return false }
+            state.sent.append(Array(payload))
+            return true
+        }
+    }
+
+    /// The close the server asked for, if any.
+    var closed: Close? { state.withLock { $0.close } }
+
+    /// Every frame sent so far, decoded (a frame that does not decode fails the test).
+    var frames: [ServerFrame] {
+        state.withLock { $0.sent }.compactMap { bytes in
+            do {
+                return try ServerFrame.decode(bytes)
+            } catch {
+                Issue.record("the server sent a frame a client cannot decode: \(error)")
+                return nil
+            }
+        }
+    }
+
+    /// The frames sent once there are at least `count`, or all of them when 10 s of real time
+    /// pass first.
+    func frames(count: Int) async -> [ServerFrame] {
+        _ = await eventually(seconds: 10) { state.withLock { $0.sent.count } >= count }
+        return frames
+    }
+
+    /// The answer or error whose request id is `id`, waiting for it up to 10 s of real time.
+    func answer(to id: UInt32) async -> ServerFrame? {
+        _ = await eventually(seconds: 10) { frames.contains { $0.requestId == id } }
+        return frames.first { $0.requestId == id }
+    }
+
+    /// The close, once the server has asked for one, or nil when 10 s of real time pass first.
+    func awaitClose() async -> Close? {
+        _ = await eventually(seconds: 10) { closed != nil }
+        return closed
+    }
+}
+

@@ -1,0 +1,153 @@
+import Testing
+import SwitchboardCore
+import SwitchboardTestKit
+import SwitchboardWire
+
+@testable import SwitchboardServer
+
+/// How one connection's requests are answered: login first, in order, within the call budget,
+/// malformed frames answered, all as a client reads the frames it is sent.
+@Suite(.timeLimit(.minutes(2))) struct RequestDispatcherTests {
+    @Test func aRequestBeforeLoginIsRefusedWithNotLogin() async {
+        let harness = await LinkHarness()
+        let (connection, link) = harness.connect()
+        harness.send(.subscribe(id: 4, channel: "room", features: .message), on: link)
+        guard case .error(4, let error)? = await connection.answer(to: 4) else {
+            Issue.record("expected an error answer, got \(connection.frames)")
+            return
+        }
+        #expect(error.code == .notLogin)
+        #expect(error.code.rawValue == -10002)
+        #expect(error.operation == "subscribe")
+        // The same request after a login is carried out.
+        #expect(await harness.logIn("alice", id: 5, on: link)?.loginAccepted != nil)
+        harness.send(.subscribe(id: 6, channel: "room", features: .message), on: link)
+        #expect(await connection.answer(to: 6) == .answer(id: 6, .done))
+        harness.stop()
+    }
+
+    @Test func aLoginBindsTheCallerToTheLink() async throws {
+        let router = FakeMessageRouter()
+        let harness = await LinkHarness(modules: [FakeSessions(), router])
+        let (connection, link) = harness.connect()
+        #expect(harness.registry.caller(on: link) == nil)
+        guard let accepted = await harness.logIn("alice", on: link)?.loginAccepted else {
+            Issue.record("expected loginOk, got \(connection.frames)")
+            return
+        }
+        let caller = try #require(harness.registry.caller(on: link))
+        #expect(caller.userId == "alice")
+        #expect(caller.session == accepted.ticket.session)
+        // Later requests are carried out for that caller.
+        harness.send(.publish(id: 2, channelType: .message, channel: "room", message: .string("hi")), on: link)
+        #expect(await connection.answer(to: 2) == .answer(id: 2, .done))
+        #expect(router.published.map(\.caller) == [caller])
+        harness.stop()
+    }
+
+    @Test func aSecondLoginOnTheSameLinkIsRefused() async {
+        let harness = await LinkHarness()
+        let (connection, link) = harness.connect()
+        #expect(await harness.logIn("alice", id: 1, on: link)?.loginAccepted != nil)
+        let session = harness.registry.caller(on: link)?.session
+        guard case .error(2, let error)? = await harness.logIn("bob", id: 2, on: link) else {
+            Issue.record("expected an error answer, got \(connection.frames)")
+            return
+        }
+        #expect(error.code == .duplicateOperation)
+        #expect(error.operation == "login")
+        #expect(harness.registry.caller(on: link)?.userId == "alice")
+        #expect(harness.registry.caller(on: link)?.session == session)
+        harness.stop()
+    }
+
+    @Test func requestsAreAnsweredInTheOrderSent() async {
+        let harness = await LinkHarness()
+        let (connection, link) = harness.connect()
+        #expect(await harness.logIn("alice", on: link)?.loginAccepted != nil)
+        let ids: [UInt32] = Array(10..<70)
+        for id in ids {
+            switch id % 3 {
+            case 0: harness.send(.subscribe(id: id, channel: "room-\(id)", features: .message), on: link)
+            case 1: harness.send(.publish(id: id, channelType: .message, channel: "room", message: .string("\(id)")), on: link)
+            default: harness.send(ClientFrame(id: id, .session(.heartbeat)), on: link)
+            }
+        }
+        let frames = await connection.frames(count: 1 + ids.count)
+        #expect(frames.dropFirst().map(\.requestId) == ids.map { $0 })
+        #expect(frames.dropFirst().allSatisfy { if case .answer(_, .done) = $0 { true } else { false } })
+        harness.stop()
+    }
+
+    @Test func publishesPastTheRateBudgetAreRefusedWithItsCode() async throws {
+        let router = FakeMessageRouter()
+        let limits = Limits()
+        let harness = await LinkHarness(limits: limits, modules: [FakeSessions(), router])
+        let (connection, link) = harness.connect()
+        #expect(await harness.logIn("alice", on: link)?.loginAccepted != nil)
+        let budget = try #require(limits.publishesPerSecondPerClient)
+        // The manual clock stands still: every publish falls in the same second.
+        let ids = (0...UInt32(budget)).map { 100 + $0 }
+        for id in ids {
+            harness.send(.publish(id: id, channelType: .message, channel: "room", message: .string("m")), on: link)
+        }
+        let frames = await connection.frames(count: 1 + ids.count)
+        let answers = frames.dropFirst()
+        #expect(answers.dropLast().allSatisfy { if case .answer(_, .done) = $0 { true } else { false } })
+        guard case .error(let id, let error)? = answers.last else {
+            Issue.record("expected the last publish refused, got \(String(describing: answers.last))")
+            return
+        }
+        #expect(id == ids.last)
+        #expect(error.code.rawValue == -10021)
+        #expect(error.operation == "publish")
+        #expect(router.published.count == budget)
+        // A second later the budget is there again.
+        harness.clock.advance(by: .seconds(1))
+        harness.send(.publish(id: 999, channelType: .message, channel: "room", message: .string("m")), on: link)
+        #expect(await connection.answer(to: 999) == .answer(id: 999, .done))
+        #expect(router.published.count == budget + 1)
+        harness.stop()
+    }
+
+    @Test func aFrameThatFailsToDecodeIsAnsweredAndTheLinkStaysUsable() async {
+        let harness = await LinkHarness()
+        let (connection, link) = harness.connect()
+        #expect(await harness.logIn("alice", on: link)?.loginAccepted != nil)
+        // A publish without its channel: the id and type were read, so the error answers them.
+        var writer = MessagePackWriter()
+        writer.writeMapHeader(2)
+        writer.writeString("t"); writer.writeString("publish")
+        writer.writeString("id"); writer.writeUInt(7)
+        harness.send(bytes: writer.bytes, on: link)
+        guard case .error(7, let error)? = await connection.answer(to: 7) else {
+            Issue.record("expected an error answer to 7, got \(connection.frames)")
+            return
+        }
+        #expect(error.code == .invalidParameter)
+        #expect(error.operation == "publish")
+        // Bytes that are no frame at all are answered with id 0.
+        harness.send(bytes: [0xc1], on: link)
+        guard case .error(0, let garbage)? = await connection.answer(to: 0) else {
+            Issue.record("expected an error answer to 0, got \(connection.frames)")
+            return
+        }
+        #expect(garbage.code == .invalidParameter)
+        #expect(garbage.operation == "")
+        // The link still answers, and is still open.
+        harness.send(ClientFrame(id: 8, .session(.heartbeat)), on: link)
+        #expect(await connection.answer(to: 8) == .answer(id: 8, .done))
+        #expect(connection.closed == nil)
+        harness.stop()
+    }
+
+    @Test func aLogoutIsAnsweredThenTheConnectionClosesNormally() async {
+        let harness = await LinkHarness()
+        let (connection, link) = harness.connect()
+        #expect(await harness.logIn("alice", on: link)?.loginAccepted != nil)
+        harness.send(ClientFrame(id: 2, .session(.logout)), on: link)
+        #expect(await connection.awaitClose() == RecordingConnection.Close(code: .normalClosure, reason: "logged out"))
+        #expect(connection.frames.last == .answer(id: 2, .done))
+        harness.stop()
+    }
+}
