@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 import SwitchboardTransport
+import SwitchboardTestKit
 import SwitchboardWire
 
 @testable import SwitchboardServer
@@ -70,22 +71,22 @@ final class RecordingConnection: LinkConnection {
         }
     }
 
-    /// The frames sent once there are at least `count`, or all of them when 10 s of real time
-    /// pass first.
+    /// The frames sent once there are at least `count`, or all of them when the standard patience
+    /// of real time passes first.
     func frames(count: Int) async -> [ServerFrame] {
-        _ = await eventually(seconds: 10) { state.withLock { $0.sent.count } >= count }
+        _ = await eventually { state.withLock { $0.sent.count } >= count }
         return frames
     }
 
-    /// The answer or error whose request id is `id`, waiting for it up to 10 s of real time.
+    /// The answer or error whose request id is `id`, waiting for it up to the standard patience.
     func answer(to id: UInt32) async -> ServerFrame? {
-        _ = await eventually(seconds: 10) { frames.contains { $0.requestId == id } }
+        _ = await eventually { frames.contains { $0.requestId == id } }
         return frames.first { $0.requestId == id }
     }
 
-    /// The close, once the server has asked for one, or nil when 10 s of real time pass first.
+    /// The close, once the server has asked for one, or nil when the standard patience passes first.
     func awaitClose() async -> Close? {
-        _ = await eventually(seconds: 10) { closed != nil }
+        _ = await eventually { closed != nil }
         return closed
     }
 }
