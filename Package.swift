@@ -1,10 +1,19 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// The module targets talk to each other only through the bus in `SwitchboardCore`.
+/// The module targets (actors): each imports SwitchboardCore and what `moduleDependencies` adds,
+/// nothing else of ours, and talks to the others through the bus only. Each has a test target
+/// `<name>Tests` with the module and SwitchboardTestKit. tools/check-module-imports.sh reads this
+/// list.
 let moduleTargets = [
     "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardTopicRouter", "SwitchboardPresence", "SwitchboardStorage",
-    "SwitchboardLock",
+    "SwitchboardLock", "SwitchboardCrypto",
+]
+
+/// What a module needs beyond SwitchboardCore: its C shims (and Crypto its primitives).
+let moduleDependencies: [String: [Target.Dependency]] = [
+    "SwitchboardCrypto": ["SwitchboardCryptography", "COpenSSL", "CZlib"],
+    "SwitchboardStorage": ["CSQLite"],
 ]
 
 let package = Package(
@@ -36,18 +45,13 @@ let package = Package(
         .target(name: "SwitchboardReference"),
         .target(name: "SwitchboardCore", dependencies: ["SwitchboardReference"]),
 
-        // Modules (actors). Each imports SwitchboardCore and nothing else of ours.
-        .target(name: "SwitchboardCrypto", dependencies: ["SwitchboardCore", "COpenSSL", "CZlib"]),
-        .target(name: "SwitchboardSession", dependencies: ["SwitchboardCore"]),
-        .target(name: "SwitchboardMessageRouter", dependencies: ["SwitchboardCore"]),
-        .target(name: "SwitchboardTopicRouter", dependencies: ["SwitchboardCore"]),
-        .target(name: "SwitchboardPresence", dependencies: ["SwitchboardCore"]),
-        .target(name: "SwitchboardStorage", dependencies: ["SwitchboardCore", "CSQLite"]),
-        .target(name: "SwitchboardLock", dependencies: ["SwitchboardCore"]),
+        // Cryptography without the bus: AES-GCM, key derivation, digests, random, TLS (for the
+        // transport, the SDK and the Crypto module alike).
+        .target(name: "SwitchboardCryptography", dependencies: ["SwitchboardReference", "COpenSSL"]),
 
         // Wire format and I/O.
         .target(name: "SwitchboardWire", dependencies: ["SwitchboardCore"]),
-        .target(name: "SwitchboardTransport", dependencies: ["CLinux", "SwitchboardCrypto"]),
+        .target(name: "SwitchboardTransport", dependencies: ["CLinux", "SwitchboardCryptography"]),
 
         // Composition, SDK, test support, executable.
         .target(
@@ -63,7 +67,8 @@ let package = Package(
         .target(
             name: "SwitchboardClient",
             dependencies: [
-                "SwitchboardReference", "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport", "SwitchboardCrypto",
+                "SwitchboardReference", "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport",
+                "SwitchboardCryptography",
             ]),
         // Test support: the kit a module's tests need (Core only), and the server-level helpers.
         .target(name: "SwitchboardTestKit", dependencies: ["SwitchboardCore"]),
@@ -82,17 +87,6 @@ let package = Package(
 
         // Tests: one target per target. A module's tests link the module and the test kit only.
         .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTestKit"]),
-        .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto", "SwitchboardTestKit"]),
-        .testTarget(name: "SwitchboardSessionTests", dependencies: ["SwitchboardSession", "SwitchboardTestKit"]),
-        .testTarget(
-            name: "SwitchboardMessageRouterTests",
-            dependencies: ["SwitchboardMessageRouter", "SwitchboardTestKit"]),
-        .testTarget(
-            name: "SwitchboardTopicRouterTests",
-            dependencies: ["SwitchboardTopicRouter", "SwitchboardTestKit"]),
-        .testTarget(name: "SwitchboardPresenceTests", dependencies: ["SwitchboardPresence", "SwitchboardTestKit"]),
-        .testTarget(name: "SwitchboardStorageTests", dependencies: ["SwitchboardStorage", "SwitchboardTestKit"]),
-        .testTarget(name: "SwitchboardLockTests", dependencies: ["SwitchboardLock", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestKit"]),
         .testTarget(
             name: "SwitchboardTransportTests",
@@ -110,6 +104,9 @@ let package = Package(
                 "SwitchboardCrypto", "SwitchboardMessageRouter", "SwitchboardLock",
             ]),
         .testTarget(name: "SwitchboardBenchTests", dependencies: ["SwitchboardBench", "SwitchboardWire", "SwitchboardCore"]),
-    ],
+    ]
+        // Modules (actors) and their tests, from the one list above.
+        + moduleTargets.map { .target(name: $0, dependencies: ["SwitchboardCore"] + (moduleDependencies[$0] ?? [])) }
+        + moduleTargets.map { .testTarget(name: "\($0)Tests", dependencies: [.target(name: $0), "SwitchboardTestKit"]) },
     swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,9 @@
 # a module imports SwitchboardCore and its C shims; its tests add the module and SwitchboardTestKit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-modules="Session MessageRouter TopicRouter Presence Storage Lock Crypto"
+# The module targets: Package.swift's `moduleTargets`, the one list.
+modules="$(sed -n '/^let moduleTargets = \[/,/^\]/p' Package.swift | grep -o '"Switchboard[A-Za-z]*"' | tr -d '"' | sed 's/^Switchboard//' | tr '\n' ' ')"
+[ -n "$modules" ] || { echo "no moduleTargets list found in Package.swift" >&2; exit 1; }
 import_of() { echo "^\s*(@testable\s+)?(@_exported\s+)?(public\s+|internal\s+|package\s+)?import\s+Switchboard$1\b"; }
 status=0
 for module in $modules; do

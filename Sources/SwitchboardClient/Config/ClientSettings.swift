@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import SwitchboardCrypto
+import SwitchboardCryptography
 import SwitchboardTransport
 import SwitchboardCore
 

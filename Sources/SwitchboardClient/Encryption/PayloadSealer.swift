@@ -1,5 +1,5 @@
 import Foundation
-import SwitchboardCrypto
+import SwitchboardCryptography
 import SwitchboardCore
 
 /// Seals what a client sends and opens what it receives under the key of its `RtmEncryptionConfig`.

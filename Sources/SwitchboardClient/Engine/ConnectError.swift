@@ -1,5 +1,5 @@
 import SwitchboardCore
-import SwitchboardCrypto
+import SwitchboardCryptography
 import SwitchboardTransport
 
 extension RtmErrorInfo {

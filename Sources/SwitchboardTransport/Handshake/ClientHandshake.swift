@@ -1,4 +1,4 @@
-import SwitchboardCrypto
+import SwitchboardCryptography
 
 /// The client side of the opening handshake: the request to send and the check of the answer.
 public struct ClientHandshake: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import SwitchboardCrypto
+import SwitchboardCryptography
 
 /// The `Sec-WebSocket-Accept` computation of RFC 6455 section 4.2.2.
 public enum WebSocketAccept {

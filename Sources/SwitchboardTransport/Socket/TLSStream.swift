@@ -1,4 +1,4 @@
-import SwitchboardCrypto
+import SwitchboardCryptography
 
 /// A TLS connection over a `TCPStream`, driven on the same loop: ciphertext from the socket is
 /// fed to a `TLSSession` and the plaintext handed to the delegate; queued frames are encrypted

@@ -1,6 +1,6 @@
 import CLinux
 import Glibc
-import SwitchboardCrypto
+import SwitchboardCryptography
 
 /// Connects one client socket without blocking, opens a tunnel through an HTTP proxy when there
 /// is one, runs the opening handshake and hands the socket to a `WebSocketEngine`. Lives on the

@@ -1,5 +1,5 @@
 import Glibc
-import SwitchboardCrypto
+import SwitchboardCryptography
 
 /// Opens client WebSocket connections on an `EventLoopGroup`, sharing the server's codec.
 public enum WebSocketClient {

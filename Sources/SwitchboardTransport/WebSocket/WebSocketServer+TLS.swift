@@ -1,4 +1,4 @@
-import SwitchboardCrypto
+import SwitchboardCryptography
 
 extension WebSocketServer {
     /// The stream the handshake runs on for an accepted socket: `tcp` itself, or a TLS stream

@@ -1,4 +1,4 @@
-import SwitchboardCrypto
+import SwitchboardCryptography
 
 extension WebSocketServer {
     /// Where a server listens and the limits it enforces on every connection.

@@ -1,5 +1,5 @@
 import COpenSSL
-import SwitchboardCore
+import SwitchboardReference
 
 extension CryptoPrimitives {
     /// PBKDF2 iterations used to turn the SDK's `encryptionKey` into an AES key.

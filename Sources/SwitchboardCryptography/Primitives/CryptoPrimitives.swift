@@ -17,7 +17,7 @@ public enum CryptoPrimitives {
 extension CryptoPrimitives {
     /// Calls `body` with a pointer that is never nil, even for an empty array, because several
     /// OpenSSL entry points reject a null pointer even when the length is zero.
-    static func withNonNullPointer<R>(
+    public static func withNonNullPointer<R>(
         _ bytes: [UInt8], _ body: (UnsafePointer<UInt8>, Int) -> R
     ) -> R {
         if bytes.isEmpty {

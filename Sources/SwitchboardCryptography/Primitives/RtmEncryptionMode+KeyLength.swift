@@ -1,4 +1,4 @@
-import SwitchboardCore
+import SwitchboardReference
 
 extension RtmEncryptionMode {
     /// The AES key length this mode needs, in bytes; `nil` for `.none`.

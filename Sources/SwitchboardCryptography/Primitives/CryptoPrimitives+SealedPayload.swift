@@ -1,4 +1,4 @@
-import SwitchboardCore
+import SwitchboardReference
 
 extension CryptoPrimitives {
     /// The version byte that starts every sealed payload.

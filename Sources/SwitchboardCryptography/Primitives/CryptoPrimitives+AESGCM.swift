@@ -1,5 +1,5 @@
 import COpenSSL
-import SwitchboardCore
+import SwitchboardReference
 
 extension CryptoPrimitives {
     /// Encrypts `plaintext` with AES-GCM under `key` and returns `ciphertext || 16-byte tag`.

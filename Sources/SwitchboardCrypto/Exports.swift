@@ -1,0 +1,2 @@
+// The module builds on the primitives and TLS; whoever imports it uses them too.
+@_exported import SwitchboardCryptography
