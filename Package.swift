@@ -52,6 +52,8 @@ let package = Package(
         // Wire format and I/O.
         .target(name: "SwitchboardWire", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardTransport", dependencies: ["CLinux", "SwitchboardCryptography"]),
+        // The Redis protocol (RESP2/RESP3), for cluster mode: codec only, no I/O.
+        .target(name: "SwitchboardRedis"),
 
         // Composition, SDK, test support, executable.
         .target(
@@ -88,6 +90,7 @@ let package = Package(
         // Tests: one target per target. A module's tests link the module and the test kit only.
         .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestKit"]),
+        .testTarget(name: "SwitchboardRedisTests", dependencies: ["SwitchboardRedis", "SwitchboardTestKit"]),
         .testTarget(
             name: "SwitchboardTransportTests",
             dependencies: ["SwitchboardTransport", "SwitchboardCrypto", "SwitchboardTestKit"]),

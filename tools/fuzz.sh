@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets in tools/fuzz/ and runs each for a bounded time.
 #   tools/fuzz.sh [seconds-per-target] [target ...]
 # Targets: websocket (WebSocketParser), http (HTTPHeadReader + both handshakes), msgpack
-# (MessagePackReader, ClientFrame/ServerFrame decoding), tokens (006/007 parsers, verifier).
+# (MessagePackReader, ClientFrame/ServerFrame decoding), tokens (006/007 parsers, verifier), resp
+# (the Redis protocol reader, read whole and in chunks).
 # Each binary is the harness compiled with the library sources it exercises, under
 # -sanitize=fuzzer,address. Seeds come from tools/fuzz/corpus/<target>/ (read only); what the fuzzer
 # learns goes to .build/fuzz/corpus/<target>/, crashes to .build/fuzz/crashes/. A crash fails the
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(websocket http msgpack tokens)
+[ ${#targets[@]} -gt 0 ] || targets=(websocket http msgpack tokens resp)
 
 out=.build/fuzz
 # Short allocation stacks: with full ones ASan's stack store grows with every new call path and a
@@ -23,54 +24,61 @@ flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g)
 
 sources() { find "$@" -name '*.swift' | sort; }
 
+# Compiles the library target NAME (Sources/NAME) into $out/NAME.o and its module, once its sources
+# change, after the targets it imports: module_object NAME [extra swiftc flags…]
+module_object() {
+    local name="$1"
+    shift
+    [ -f "$out/$name.o" ] && [ -z "$(find "Sources/$name" -newer "$out/$name.o" -name '*.swift')" ] && return
+    echo "building $name" >&2
+    swiftc "${flags[@]}" -module-name "$name" -wmo -c -emit-module -I "$out/modules" "$@" \
+        -emit-module-path "$out/modules/$name.swiftmodule" -o "$out/$name.o" $(sources "Sources/$name")
+}
+
 build_core() {
-    [ "$out/SwitchboardCore.o" -nt Sources/SwitchboardCore ] && \
-        [ -z "$(find Sources/SwitchboardCore -newer "$out/SwitchboardCore.o" -name '*.swift')" ] && return
-    echo "building SwitchboardCore" >&2
-    swiftc "${flags[@]}" -module-name SwitchboardCore -wmo -c -emit-module \
-        -emit-module-path "$out/modules/SwitchboardCore.swiftmodule" \
-        -o "$out/SwitchboardCore.o" $(sources Sources/SwitchboardCore)
+    module_object SwitchboardReference
+    module_object SwitchboardCore
 }
 
-build_crypto() {
-    build_core
-    [ -f "$out/SwitchboardCrypto.o" ] && \
-        [ -z "$(find Sources/SwitchboardCrypto -newer "$out/SwitchboardCrypto.o" -name '*.swift')" ] && return
-    echo "building SwitchboardCrypto" >&2
-    swiftc "${flags[@]}" -module-name SwitchboardCrypto -wmo -c -emit-module -I "$out/modules" \
-        -I Sources/COpenSSL -I Sources/CZlib \
-        -emit-module-path "$out/modules/SwitchboardCrypto.swiftmodule" \
-        -o "$out/SwitchboardCrypto.o" $(sources Sources/SwitchboardCrypto)
+build_cryptography() {
+    module_object SwitchboardReference
+    module_object SwitchboardCryptography -I Sources/COpenSSL
 }
 
-# The transport's handshake code names TLS errors and takes its SHA-1 from the crypto module, so its
-# targets link that module too.
-transport_inputs=(-I "$out/modules" -I Sources/COpenSSL -I Sources/CZlib)
-transport_objects() { echo "$out/SwitchboardCrypto.o $out/SwitchboardCore.o -lssl -lcrypto -lz"; }
+core_objects() { echo "$out/SwitchboardCore.o $out/SwitchboardReference.o"; }
+
+# The transport's handshake code names TLS errors and takes its SHA-1 from the cryptography library,
+# so its targets link that library too.
+transport_inputs=(-I "$out/modules" -I Sources/COpenSSL)
+transport_objects() { echo "$out/SwitchboardCryptography.o $out/SwitchboardReference.o -lssl -lcrypto"; }
 
 build() {
     local target="$1"
     echo "building fuzz-$target" >&2
     case "$target" in
     websocket)
-        build_crypto
+        build_cryptography
         swiftc "${flags[@]}" -module-name FuzzWebSocket "${transport_inputs[@]}" -o "$out/fuzz-$target" \
             tools/fuzz/WebSocketParserFuzz.swift \
             $(sources Sources/SwitchboardTransport/Codec Sources/SwitchboardTransport/Handshake) $(transport_objects) ;;
     http)
-        build_crypto
+        build_cryptography
         swiftc "${flags[@]}" -module-name FuzzHTTP "${transport_inputs[@]}" -o "$out/fuzz-$target" \
             tools/fuzz/HTTPHandshakeFuzz.swift \
             $(sources Sources/SwitchboardTransport/Codec Sources/SwitchboardTransport/Handshake) $(transport_objects) ;;
     msgpack)
         build_core
         swiftc "${flags[@]}" -module-name FuzzMessagePack -I "$out/modules" -o "$out/fuzz-$target" \
-            tools/fuzz/MessagePackFuzz.swift $(sources Sources/SwitchboardWire) "$out/SwitchboardCore.o" ;;
+            tools/fuzz/MessagePackFuzz.swift $(sources Sources/SwitchboardWire) $(core_objects) ;;
     tokens)
         build_core
+        build_cryptography
         swiftc "${flags[@]}" -module-name FuzzTokens -I "$out/modules" -I Sources/COpenSSL -I Sources/CZlib \
             -o "$out/fuzz-$target" tools/fuzz/TokenFuzz.swift $(sources Sources/SwitchboardCrypto) \
-            "$out/SwitchboardCore.o" -lssl -lcrypto -lz ;;
+            $(core_objects) "$out/SwitchboardCryptography.o" -lssl -lcrypto -lz ;;
+    resp)
+        swiftc "${flags[@]}" -module-name FuzzRESP -o "$out/fuzz-$target" \
+            tools/fuzz/RESPFuzz.swift $(sources Sources/SwitchboardRedis) ;;
     *) echo "unknown target $target" >&2; return 2 ;;
     esac
 }
