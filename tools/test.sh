@@ -5,7 +5,8 @@
 # comes first on PATH and in SWITCHBOARD_PYTHON, which the tests use to run tools/*.py.
 # Every suite has a time limit (tools/check-time-limits.py), which names a hung test; a test
 # stuck where cancellation does not reach would still hold the run, so the whole run is stopped
-# after SWITCHBOARD_TEST_TIMEOUT (default 20m; the suite takes about a minute).
+# after SWITCHBOARD_TEST_TIMEOUT (default 20m; the suite takes about a minute). The build comes
+# first, outside that limit.
 #   tools/test.sh [swift test arguments …]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -28,4 +29,12 @@ fi
 export PATH="$venv/bin:$PATH"
 export SWITCHBOARD_PYTHON="$venv/bin/python3"
 cd "$root"
+# Build first, outside the time limit (a fresh clone's build takes minutes on a small machine), then
+# run the tests under it, so a hung test ends the run instead of stalling it.
+skip_build=false
+for argument in "$@"; do [ "$argument" = "--skip-build" ] && skip_build=true; done
+if ! $skip_build; then
+    swift build --build-tests
+    set -- --skip-build "$@"
+fi
 exec timeout --kill-after=30s "${SWITCHBOARD_TEST_TIMEOUT:-20m}" swift test "$@"
