@@ -26,9 +26,9 @@ final class Routes: Sendable {
     func apply(_ change: MembershipChange) {
         state.withLock { state in
             if let features = change.after {
-                state.subscriptions.join(change.member, change.channel, features: features)
+                _ = state.subscriptions.join(change.member, change.channel, features: features)
             } else {
-                state.subscriptions.leave(change.member, change.channel)
+                _ = state.subscriptions.leave(change.member, change.channel)
             }
         }
     }
