@@ -4,6 +4,7 @@ import Testing
 import SwitchboardClient
 import SwitchboardCore
 import SwitchboardServer
+import SwitchboardTestKit
 import SwitchboardTesting
 import SwitchboardTransport
 import SwitchboardWire
@@ -81,10 +82,13 @@ import SwitchboardWire
         let option = RtmJoinChannelOption()
         option.features = []
         #expect(await stream.join(option).1 == nil)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while seen.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(200))
-        let reported = seen.withLock { $0 }
+        // A fence: member 0 stops publishing in one topic after the SDK joined, so its
+        // remoteLeaveTopic reaches the SDK after every part of the snapshot; once it has arrived,
+        // every snapshot part has too.
+        members[0].send(.stream(id: 100, .leaveTopic(channel: Self.channel, topic: Self.topics[0])))
+        #expect(await members[0].answer(to: 100)?.errorCode == nil)
+        #expect(await eventually { seen.withLock { $0.contains { $0.type == .remoteLeaveTopic } } }, "the fence arrived")
+        let reported = seen.withLock { $0 }.filter { $0.type == .snapshot }
         #expect(reported.count == 1)
         let snapshot = try #require(reported.first)
         #expect(snapshot.type == .snapshot && snapshot.channelName == Self.channel)
