@@ -40,6 +40,8 @@ public final class EventLoop: Sendable {
 
     /// A short name for logs and thread names.
     public let name: String
+    /// The bytes this loop's sockets received and sent.
+    public let traffic = LoopTraffic()
     let epollFD: Int32
     private let wakeFD: Int32
     private let inbox = Mutex(Inbox())

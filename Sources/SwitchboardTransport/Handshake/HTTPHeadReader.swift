@@ -9,7 +9,7 @@ public struct HTTPHeadReader: Sendable {
     /// Largest accepted head, blank line included.
     public let maxBytes: Int
     private var buffer: [UInt8] = []
-    private var searchFrom = 0
+    private var headEnd = HeadEnd()
 
     /// Creates a reader accepting heads up to `maxBytes`.
     public init(maxBytes: Int) { self.maxBytes = maxBytes }
@@ -20,18 +20,11 @@ public struct HTTPHeadReader: Sendable {
         _ bytes: UnsafeRawBufferPointer
     ) throws(Failure) -> (head: [UInt8], rest: [UInt8])? {
         buffer.append(contentsOf: bytes)
-        let end = buffer.count
-        var i = max(0, searchFrom - 3)
-        while i + 3 < end {
-            if buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
-                let headEnd = i + 4
-                guard headEnd <= maxBytes else { throw .tooLarge }
-                return (Array(buffer[..<headEnd]), Array(buffer[headEnd...]))
-            }
-            i += 1
+        if let end = headEnd.find(in: buffer) {
+            guard end <= maxBytes else { throw .tooLarge }
+            return (Array(buffer[..<end]), Array(buffer[end...]))
         }
-        searchFrom = end
-        guard end <= maxBytes else { throw .tooLarge }
+        guard buffer.count <= maxBytes else { throw .tooLarge }
         return nil
     }
 

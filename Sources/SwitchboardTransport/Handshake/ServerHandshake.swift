@@ -97,7 +97,7 @@ public struct ServerHandshake: Sendable {
 
 /// Encodes a minimal HTTP/1.1 response.
 func httpResponse(status: Int, headers: [(String, String)], body: String?) -> [UInt8] {
-    var text = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
+    var text = "HTTP/1.1 \(status) \(HTTPStatus.reasonPhrase(status))\r\n"
     for (name, value) in headers { text += "\(name): \(value)\r\n" }
     if let body {
         text += "Content-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
@@ -106,17 +106,4 @@ func httpResponse(status: Int, headers: [(String, String)], body: String?) -> [U
         text += "\r\n"
     }
     return Array(text.utf8)
-}
-
-private func reasonPhrase(_ status: Int) -> String {
-    switch status {
-    case 101: "Switching Protocols"
-    case 400: "Bad Request"
-    case 403: "Forbidden"
-    case 405: "Method Not Allowed"
-    case 426: "Upgrade Required"
-    case 431: "Request Header Fields Too Large"
-    case 503: "Service Unavailable"
-    default: "Error"
-    }
 }

@@ -73,6 +73,7 @@ final class TCPStream: ByteStream, Selectable {
         for _ in 0..<4 {
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if count > 0 {
+                loop.traffic.didReceive(count)
                 delegate?.streamRead(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 if isClosed || count < buffer.count { return }
                 continue
@@ -123,6 +124,7 @@ final class TCPStream: ByteStream, Selectable {
                 }
             }
             advance(by: written)
+            loop.traffic.didSend(written)
             delegate?.streamWrote(byteCount: written)
             if isClosed { return }
         }

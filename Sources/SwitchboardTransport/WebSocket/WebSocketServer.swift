@@ -6,9 +6,6 @@ import Synchronization
 /// the loops round-robin, every connection's events delivered to `handler` on its loop.
 public final class WebSocketServer: Sendable {
     private struct State {
-        var listener: LoopConfined<Acceptor?>?
-        var started = false
-        var port: Int?
         var stopping = false
         var nextHandshakeID: UInt64 = 1
         var handshakes: [UInt64: LoopConfined<ServerHandshaker>] = [:]
@@ -24,6 +21,7 @@ public final class WebSocketServer: Sendable {
     /// Receives every connection's events.
     public let handler: any WebSocketHandler
     private let state = Mutex(State())
+    private let listening = ListeningSocket()
 
     /// A server that will listen per `configuration` once started.
     public init(configuration: Configuration = Configuration(), group: EventLoopGroup, handler: any WebSocketHandler) {
@@ -40,65 +38,32 @@ public final class WebSocketServer: Sendable {
     /// that arrive before the acceptor runs wait in the listen backlog.
     @discardableResult
     public func start() throws -> Int {
-        guard !group.isShuttingDown else { throw SocketError("start", code: ESHUTDOWN) }
-        let address = try SocketAddress.resolve(host: configuration.host, port: configuration.port)
-        let fd = try Socket.listen(on: address)
-        let port = Socket.localAddress(fd)?.port ?? configuration.port
-        let loop = group.next()
-        let listener = LoopConfined<Acceptor?>(nil, loop: loop)
-        let alreadyStarted = state.withLock { state -> Bool in
-            if state.started { return true }
-            state.started = true
-            state.port = port
-            state.listener = listener
-            return false
+        try listening.start(host: configuration.host, port: configuration.port, group: group) { [self] in
+            adopt(fd: $0, remoteAddress: $1, loop: $2)
         }
-        if alreadyStarted {
-            Glibc.close(fd)
-            throw SocketError("start", code: EALREADY)
-        }
-        let accepting = loop.submit { [self] in
-            let acceptor = Acceptor(fd: fd, loop: loop, server: self)
-            do {
-                try loop.register(fd, events: EPOLLIN.rawValue, handler: acceptor)
-                listener.value = acceptor
-            } catch {
-                Glibc.close(fd)
-            }
-        }
-        if !accepting {
-            Glibc.close(fd)
-            throw SocketError("start", code: ESHUTDOWN)
-        }
-        return port
     }
 
     /// Stops accepting and closes every connection with `code` (after the frames already
     /// queued to it); handshakes in progress are dropped. Returns without waiting.
     public func stop(code: WebSocketCloseCode = .goingAway) {
-        let (listener, handshakes, connections) = state.withLock { state in
+        let (handshakes, connections) = state.withLock { state in
             state.stopping = true
-            defer {
-                state.listener = nil
-                state.handshakes.removeAll()
-            }
-            return (state.listener, Array(state.handshakes.values), Array(state.connections.values))
+            defer { state.handshakes.removeAll() }
+            return (Array(state.handshakes.values), Array(state.connections.values))
         }
-        if let listener {
-            listener.loop.execute {
-                listener.value?.close()
-                listener.value = nil
-            }
-        }
+        listening.stop()
         for handshake in handshakes { handshake.loop.execute { handshake.value.abort() } }
         for connection in connections { connection.close(code: code, reason: "server stopping") }
     }
 
     /// The bound port once started.
-    public var port: Int? { state.withLock { $0.port } }
+    public var port: Int? { listening.port }
 
     /// Number of open connections.
     public var connectionCount: Int { state.withLock { $0.connections.count } }
+
+    /// Number of sockets still in their opening handshake.
+    public var handshakeCount: Int { state.withLock { $0.handshakes.count } }
 
     // MARK: Called by the acceptor and connections on their loops
 
@@ -111,7 +76,7 @@ public final class WebSocketServer: Sendable {
             return
         }
         Socket.setNoDelay(fd)
-        guard let stream = secured(tcp) else { return }
+        guard let stream = tcp.secured(with: configuration.tls) else { return }
         var overCap = false
         let handshaker = state.withLock { state -> LoopConfined<ServerHandshaker>? in
             guard !state.stopping else { return nil }
