@@ -18,6 +18,12 @@ enum ServeCommand {
                                     in order (SWITCHBOARD_APP_CERTIFICATE, comma-separated)
           --tls-cert FILE           serve wss:// with this PEM certificate chain (SWITCHBOARD_TLS_CERT)
           --tls-key FILE            the certificate's PEM private key (SWITCHBOARD_TLS_KEY)
+          --admin-listen HOST:PORT  the admin listener: /health/live, /health/ready, /metrics
+                                    (SWITCHBOARD_ADMIN_LISTEN, default 127.0.0.1:9101; "off" for none)
+          --admin-tls               serve the admin listener over HTTPS with --tls-cert and --tls-key
+                                    (SWITCHBOARD_ADMIN_TLS=1)
+          --shutdown-drain SECONDS  on SIGTERM, report not ready for SECONDS before closing connections
+                                    (SWITCHBOARD_SHUTDOWN_DRAIN, default 0)
           --log-level LEVEL         debug, info, warning, error or none (SWITCHBOARD_LOG_LEVEL, default info)
           --no-rate-limits          lift the per-client rate limits and the frame cap, for load
                                     tests only (SWITCHBOARD_NO_RATE_LIMITS=1)
@@ -35,7 +41,7 @@ enum ServeCommand {
 
     static func run(_ arguments: [String]) async throws {
         let options = try CommandLineOptions(
-            arguments, flagNames: ["no-rate-limits", "help"], environment: ProcessInfo.processInfo.environment)
+            arguments, flagNames: ["no-rate-limits", "admin-tls", "help"], environment: ProcessInfo.processInfo.environment)
         if options.givenNames.contains("help") {
             print(usage)
             return
@@ -62,6 +68,7 @@ enum ServeCommand {
             configuration.maxFramesPerSecond = nil
         }
         try applyAdmissionOptions(options, to: &configuration)
+        try applyAdminOptions(options, to: &configuration)
         let appIds = options.list("app-id", env: "SWITCHBOARD_APP_ID")
         let certificates = options.list("app-certificate", env: "SWITCHBOARD_APP_CERTIFICATE")
         guard certificates.isEmpty || certificates.count == appIds.count else {
@@ -107,6 +114,22 @@ extension ServeCommand {
         }
     }
 
+    /// Reads the admin listener's options and the shutdown drain.
+    static func applyAdminOptions(_ options: CommandLineOptions, to configuration: inout ServerConfiguration) throws {
+        let listen = options.value("admin-listen", env: "SWITCHBOARD_ADMIN_LISTEN") ?? "127.0.0.1:9101"
+        let tls = options.flag("admin-tls", env: "SWITCHBOARD_ADMIN_TLS")
+        if listen == "off" {
+            configuration.adminListener = nil
+        } else {
+            let (host, port) = try hostAndPort(listen, option: "admin-listen")
+            configuration.adminListener = AdminListener(host: host, port: port, tls: tls)
+        }
+        if tls && configuration.tls == nil { throw UsageError("--admin-tls needs --tls-cert and --tls-key") }
+        if let seconds = try count(options, "shutdown-drain", env: "SWITCHBOARD_SHUTDOWN_DRAIN") {
+            configuration.shutdownDrain = .seconds(seconds)
+        }
+    }
+
     private static func count(_ options: CommandLineOptions, _ name: String, env: String) throws -> Int? {
         guard let text = options.value(name, env: env) else { return nil }
         guard let value = Int(text), value >= 0 else { throw UsageError("--\(name) takes a number, not '\(text)'") }
@@ -114,10 +137,10 @@ extension ServeCommand {
     }
 
     /// Splits a `--listen` value into host and port.
-    static func hostAndPort(_ listen: String) throws -> (String, Int) {
+    static func hostAndPort(_ listen: String, option: String = "listen") throws -> (String, Int) {
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
             (0...65535).contains(port)
-        else { throw UsageError("--listen takes HOST:PORT, not '\(listen)'") }
+        else { throw UsageError("--\(option) takes HOST:PORT, not '\(listen)'") }
         return (String(listen[..<colon]), port)
     }
 }

@@ -11,7 +11,7 @@ import SwitchboardTestKit
             let process = Process()
             process.executableURL = ExecutableTests.executable
             process.arguments = [
-                "serve", "--listen", "127.0.0.1:0", "--data-dir", certificates.directory + "/data",
+                "serve", "--listen", "127.0.0.1:0", "--admin-listen", "off", "--data-dir", certificates.directory + "/data",
                 "--tls-cert", certificates.certificateFile, "--tls-key", certificates.keyFile, "--log-level", "warning",
             ]
             let output = Pipe()
@@ -47,7 +47,7 @@ import SwitchboardTestKit
             let executable = ExecutableTests.executable.path
             let result = try await BlockingWork.run {
                 try BlockingWork.runProcess(
-                    executable, ["serve", "--listen", "127.0.0.1:0", "--data-dir", "/nonexistent/data"] + arguments)
+                    executable, ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "off", "--data-dir", "/nonexistent/data"] + arguments)
             }
             #expect(result.status == status)
             #expect(result.output.contains("tls") || result.output.contains("TLS"), "\(result.output)")

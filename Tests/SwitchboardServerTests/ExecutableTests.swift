@@ -17,7 +17,7 @@ import SwitchboardTestKit
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path, "--log-level", "info"]
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "off", "--data-dir", dataDirectory.path, "--log-level", "info"]
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -76,7 +76,7 @@ import SwitchboardTestKit
         let server = try await TestServer.start()
         let port = try #require(server.port)
         let output = try await ProcessRunner.run(
-            Self.executable.path, ["serve", "--listen", "127.0.0.1:\(port)", "--data-dir", temporaryDataDirectory().path],
+            Self.executable.path, ["serve", "--listen", "127.0.0.1:\(port)", "--admin-listen", "off", "--data-dir", temporaryDataDirectory().path],
             timeout: .seconds(20))
         #expect(output.status == 1, "\(output.text)")
         await server.shutdown()

@@ -20,7 +20,7 @@ import SwitchboardWire
             let process = Process()
             process.executableURL = ExecutableTests.executable
             process.arguments =
-                ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path, "--no-rate-limits", "--log-level", "warning"]
+                ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "off", "--data-dir", dataDirectory.path, "--no-rate-limits", "--log-level", "warning"]
                 + extra
             let output = Pipe()
             let errors = Pipe()
@@ -52,7 +52,7 @@ import SwitchboardWire
     func failingServe(_ dataDirectory: URL, _ extra: [String] = []) async throws -> (status: Int32, text: String) {
         try await ProcessRunner.run(
             ExecutableTests.executable.path,
-            ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path] + extra, timeout: .seconds(20))
+            ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "off", "--data-dir", dataDirectory.path] + extra, timeout: .seconds(20))
     }
 
     @Test func anAnsweredWriteSurvivesSIGKILL() async throws {

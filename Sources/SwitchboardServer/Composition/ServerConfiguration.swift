@@ -40,6 +40,13 @@ public struct ServerConfiguration: Sendable {
     /// no cap.
     public var maxFramesPerSecond: Int? = 200
 
+    /// The admin listener (health, metrics); nil for none. Off for an embedded server unless
+    /// set; `switchboard serve` listens on 127.0.0.1:9101 unless told otherwise.
+    public var adminListener: AdminListener?
+    /// How long shutdown reports not ready before it stops accepting and closes connections, so a
+    /// load balancer probing `/health/ready` drains the node first.
+    public var shutdownDrain: Duration = .zero
+
     /// The defaults: 127.0.0.1:9100, the reference's limits, any app id.
     public init() {}
 }

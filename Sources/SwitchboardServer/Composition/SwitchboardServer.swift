@@ -17,16 +17,34 @@ public final class SwitchboardServer: Sendable {
     /// The modules, in start order.
     public let modules: [any Module]
 
+    /// What decides `/health/ready`: the server's client port ("listener") and any check added
+    /// (a cluster component adds "redis" and "pubsub").
+    public let readiness = Readiness()
+    /// The admin listener's routes: health and metrics; an embedder may add its own.
+    public let adminRouter = AdminRouter()
+
     private let registry: SessionRegistry<WebSocketConnection>
     private let hub: ConnectionHub<WebSocketConnection>
     private let refusals: RefusalLog
+    private let metrics = ServerMetrics()
+    private let clientPort = ClientPortReadiness()
     private let phase = Mutex(Phase.idle)
 
     private enum Phase {
         case idle
         case starting
-        case running(port: Int, group: EventLoopGroup, listener: WebSocketServer, modules: Task<Void, Never>)
+        case running(Running)
         case stopped
+    }
+
+    /// What a running server holds: its client listener and loops, the admin listener with its
+    /// own loop (so a scrape never waits behind client traffic, nor counts as it), the modules' runs.
+    private struct Running {
+        let port: Int
+        let group: EventLoopGroup
+        let listener: WebSocketServer
+        let admin: (server: HTTPServer, group: EventLoopGroup)?
+        let modules: Task<Void, Never>
     }
 
     /// Builds a server; `customize` may replace built-in modules or add extensions.
@@ -39,11 +57,12 @@ public final class SwitchboardServer: Sendable {
         customize(&modules)
         self.modules = modules.all
         bus = EventBus()
-        registry = SessionRegistry(limits: configuration.limits)
+        registry = SessionRegistry(limits: configuration.limits, metrics: metrics)
         let dispatcher = RequestDispatcher(
             bus: bus, registry: registry, clock: configuration.clock, limits: configuration.limits,
-            log: configuration.log)
-        refusals = RefusalLog(log: configuration.log, clock: configuration.clock)
+            log: configuration.log, metrics: metrics)
+        refusals = RefusalLog(log: configuration.log, clock: configuration.clock, metrics: metrics)
+        readiness.add(clientPort)
         hub = ConnectionHub(
             registry: registry, dispatcher: dispatcher, log: configuration.log,
             clock: configuration.clock, loginTimeout: configuration.loginTimeout, refusals: refusals)
@@ -118,20 +137,56 @@ public final class SwitchboardServer: Sendable {
                 subprotocol: Wire.subprotocol, refusals: refusals, tls: tls),
             group: group, handler: hub)
         let port: Int
+        let admin: (server: HTTPServer, group: EventLoopGroup)?
         do {
             port = try listener.start()
+            admin = try startAdmin(tls: tls, clientListener: (listener, group))
+        } catch {
+            listener.stop()
+            group.shutdown()
+            throw error
+        }
+        phase.withLock {
+            $0 = .running(Running(port: port, group: group, listener: listener, admin: admin, modules: modules))
+        }
+        clientPort.listening()
+        configuration.log(.info, "switchboard listening on \(url)")
+        if let admin, let adminPort = admin.server.port {
+            configuration.log(.info, "admin listener on \(admin.server.configuration.tls == nil ? "http" : "https")://\(admin.server.configuration.host):\(adminPort)")
+        }
+        return port
+    }
+
+    /// Starts the admin listener when the configuration asks for one, on a loop of its own.
+    private func startAdmin(
+        tls: TLSContext?, clientListener: (server: WebSocketServer, group: EventLoopGroup)
+    ) throws -> (server: HTTPServer, group: EventLoopGroup)? {
+        guard let settings = configuration.adminListener else { return nil }
+        guard !settings.tls || tls != nil else { throw ServerError.adminTLSWithoutCertificate }
+        adminRouter.addHealthAndMetrics(readiness: readiness) { [metrics, registry] in
+            MetricsExposition(metrics: metrics, registry: registry, listener: clientListener).text()
+        }
+        let group = try EventLoopGroup(threads: 1)
+        var http = HTTPServer.Configuration(host: settings.host, port: settings.port, tls: settings.tls ? tls : nil)
+        http.onRefusal = { [refusals] address, reason in refusals.refused(address, "admin: " + reason) }
+        let server = HTTPServer(configuration: http, group: group, responder: adminRouter)
+        do {
+            try server.start()
         } catch {
             group.shutdown()
             throw error
         }
-        phase.withLock { $0 = .running(port: port, group: group, listener: listener, modules: modules) }
-        configuration.log(.info, "switchboard listening on \(url)")
-        return port
+        return (server, group)
     }
 
     /// The port it listens on, once started.
     public var port: Int? {
-        phase.withLock { if case .running(let port, _, _, _) = $0 { port } else { nil } }
+        phase.withLock { if case .running(let running) = $0 { running.port } else { nil } }
+    }
+
+    /// The admin listener's port, once started with one.
+    public var adminPort: Int? {
+        phase.withLock { if case .running(let running) = $0 { running.admin?.server.port } else { nil } }
     }
 
     /// The URL clients connect to, once started (`wss://` when serving TLS).
@@ -142,22 +197,41 @@ public final class SwitchboardServer: Sendable {
     /// How many client connections are open.
     public var connectionCount: Int { registry.connectionCount }
 
-    /// Stops accepting, closes every connection with a going-away code, and stops the modules by
-    /// cancelling their `run()`; then closes the bus.
+    /// Reports not ready, waits `configuration.shutdownDrain` (so a load balancer that probes
+    /// `/health/ready` stops sending new clients first), then stops accepting, closes every
+    /// connection with a going-away code, and stops the modules by cancelling their `run()`; then
+    /// closes the bus and, last, the admin listener.
     public func shutdown() async {
-        let running = phase.withLock { phase -> (EventLoopGroup, WebSocketServer, Task<Void, Never>)? in
+        let running = phase.withLock { phase -> Running? in
             defer { phase = .stopped }
-            if case .running(_, let group, let listener, let modules) = phase { return (group, listener, modules) }
+            if case .running(let running) = phase { return running }
             return nil
         }
-        guard let (group, listener, modules) = running else { return }
-        listener.stop(code: .goingAway)
+        guard let running else { return }
+        clientPort.shuttingDown()
+        if configuration.shutdownDrain > .zero {
+            configuration.log(.info, "not ready; draining for \(configuration.shutdownDrain)")
+            try? await configuration.clock.sleep(for: configuration.shutdownDrain)
+        }
+        running.listener.stop(code: .goingAway)
         hub.stop()
-        modules.cancel()
-        await modules.value
+        running.modules.cancel()
+        await running.modules.value
         bus.close()
-        group.shutdown()
+        running.group.shutdown()
+        if let admin = running.admin {
+            admin.server.stop()
+            admin.group.shutdown()
+        }
         configuration.log(.info, "switchboard stopped")
+    }
+
+    /// The server's metrics in the Prometheus text format, as `GET /metrics` serves them.
+    public func metricsText() -> String {
+        let listener = phase.withLock { phase -> (server: WebSocketServer, group: EventLoopGroup)? in
+            if case .running(let running) = phase { (running.listener, running.group) } else { nil }
+        }
+        return MetricsExposition(metrics: metrics, registry: registry, listener: listener).text()
     }
 
     /// Starts, then runs until the calling task is cancelled, then shuts down (the shape of a
@@ -173,6 +247,8 @@ public final class SwitchboardServer: Sendable {
 public enum ServerError: Error, Sendable, Equatable {
     /// `start()` was called on a server that was already started (or stopped).
     case alreadyStarted
+    /// The admin listener was asked to serve HTTPS, but the server has no certificate.
+    case adminTLSWithoutCertificate
 }
 
 extension SwitchboardServer {

@@ -13,13 +13,19 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
     let log: ServerLog
     /// What each new link copies to count its calls (the limits in it are shared).
     let callLimiter: CallRateLimiter
+    /// Where logins, requests and publishes are counted.
+    let metrics: ServerMetrics
 
-    init(bus: EventBus, registry: SessionRegistry<Connection>, clock: any SwitchboardClock, limits: Limits, log: ServerLog) {
+    init(
+        bus: EventBus, registry: SessionRegistry<Connection>, clock: any SwitchboardClock, limits: Limits, log: ServerLog,
+        metrics: ServerMetrics = ServerMetrics()
+    ) {
         self.bus = bus
         self.registry = registry
         self.clock = clock
         self.limits = limits
         self.log = log
+        self.metrics = metrics
         callLimiter = CallRateLimiter(limits: limits)
     }
 
@@ -53,14 +59,22 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
         }
     }
 
+    /// Carries out `frame` and counts it by operation, outcome and time taken (measured on the
+    /// process's monotonic clock: a metric of real latency, not a timeout).
     private func handle(_ frame: ClientFrame, on link: ClientLink<Connection>) async {
+        let started = ContinuousClock.now
+        let succeeded = await carryOut(frame, on: link)
+        metrics.requestFinished(frame.type, succeeded: succeeded, after: ContinuousClock.now - started)
+    }
+
+    /// Carries out `frame` and answers it; returns whether it succeeded.
+    private func carryOut(_ frame: ClientFrame, on link: ClientLink<Connection>) async -> Bool {
         if case .session(.login(let login)) = frame.operation {
-            await logIn(login, id: frame.id, on: link)
-            return
+            return await logIn(login, id: frame.id, on: link)
         }
         guard let caller = registry.caller(on: link) else {
             link.reply(.error(id: frame.id, RtmError(.notLogin, operation: frame.type, reason: "log in first")))
-            return
+            return false
         }
         // Any request is a sign of life, not only heartbeats; tell the session at most once a second.
         if link.isDueForSignOfLife(now: clock.coarseNow), frame.operation != .session(.heartbeat) {
@@ -79,8 +93,15 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
             }
             link.reply(.answer(id: frame.id, answer))
             if case .session(.logout) = frame.operation { link.socket.close(code: .normalClosure, reason: "logged out") }
+            switch frame.operation {
+            case .channel(.publish(let channelType, _, _, _)): metrics.published(channelType)
+            case .stream(.publishTopicMessage): metrics.published(.stream)
+            default: break
+            }
+            return true
         } catch {
             link.reply(.error(id: frame.id, error))
+            return false
         }
     }
 
@@ -117,8 +138,11 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
             }
             guard let answer = answered else { return false }
             link.reply(.answer(id: frame.id, answer))
+            if case .publish(let channelType, _, _, _) = operation { metrics.published(channelType) }
+            metrics.answeredAtOnce(succeeded: true)
         } catch {
             link.reply(.error(id: frame.id, error))
+            metrics.answeredAtOnce(succeeded: false)
         }
         return true
     }

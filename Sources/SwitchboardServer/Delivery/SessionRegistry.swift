@@ -200,8 +200,15 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     /// How often held pushes are offered to their sockets again (real time: this paces I/O).
     let pumpInterval: Duration
 
-    init(limits: Limits, backlogBytes: Int = 64 * 1024, pumpInterval: Duration = .milliseconds(1)) {
+    /// Where message deliveries are counted.
+    let metrics: ServerMetrics
+
+    init(
+        limits: Limits, backlogBytes: Int = 64 * 1024, pumpInterval: Duration = .milliseconds(1),
+        metrics: ServerMetrics = ServerMetrics()
+    ) {
         state = Mutex(State(budget: DetachedBudget(limit: limits.resumeBufferTotalBytes)))
+        self.metrics = metrics
         self.backlogBytes = backlogBytes
         self.pumpInterval = pumpInterval
         detachedBounds = .init(frames: limits.resumeBufferMaxMessages, bytes: limits.resumeBufferMaxBytes)
@@ -284,6 +291,25 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     /// How many connections are open.
     var connectionCount: Int { state.withLock { $0.links.values.count { !$0.closed } } }
 
+    /// Open connections: those not logged in yet, and those carrying a session.
+    var connectionStates: (awaitingLogin: Int, loggedIn: Int) {
+        state.withLock { state in
+            state.links.values.reduce(into: (0, 0)) { counts, entry in
+                guard !entry.closed else { return }
+                if entry.caller == nil { counts.0 += 1 } else { counts.1 += 1 }
+            }
+        }
+    }
+
+    /// Sessions with a connection, sessions waiting for a resume, and the bytes of pushes the
+    /// waiting ones keep.
+    var sessionStates: (attached: Int, detached: Int, detachedBytes: Int) {
+        state.withLock { state in
+            let attached = state.outlets.values.count { $0.link != nil }
+            return (attached, state.outlets.count - attached, state.budget.bytes)
+        }
+    }
+
     /// Every open connection with the session it carries.
     var openLinks: [(link: ClientLink<Connection>, caller: Caller?)] {
         state.withLock { $0.links.values.filter { !$0.closed }.map { ($0.link, $0.caller) } }
@@ -304,6 +330,18 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     }
 
     func deliver(_ push: consuming Push, to session: SessionID) {
+        countDelivery(of: push, receivers: 1)
+        deliverAlone(push, to: session)
+    }
+
+    /// Counts a message push handed to `receivers` sessions (one relaxed add, no lock).
+    @inline(__always)
+    private func countDelivery(of push: Push, receivers: Int) {
+        if case .message(let message) = push { metrics.delivered(message.channelType, receivers: receivers) }
+    }
+
+    /// Delivers `push` to its one receiver.
+    private func deliverAlone(_ push: consuming Push, to session: SessionID) {
         let channel = push.channel
         // A small message is encoded on the stack and copied into the socket's batch and the
         // session's history (counted there by its exact size): no frame is made for it. The
@@ -356,8 +394,9 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     /// Writes `push` to each session's connection, or holds it (`State.hand`).
     private func deliver(_ push: Push, to sessions: [SessionID], lane: Int?) {
         guard !sessions.isEmpty else { return }
+        countDelivery(of: push, receivers: sessions.count)
         if lane == nil, sessions.count == 1 {
-            deliver(push, to: sessions[0])
+            deliverAlone(push, to: sessions[0])
             return
         }
         let frame = Self.frame(of: push)

@@ -1,0 +1,104 @@
+import Synchronization
+import SwitchboardCore
+
+/// The counters the server keeps about its own work, read by the `/metrics` scrape.
+///
+/// What happens per message (publishes, deliveries) is counted in `StripedCounter`s: a relaxed
+/// atomic add on a slot of the calling thread's own, no lock and no allocation. What happens per
+/// login, per request through the request loop or per refused connection is counted under a
+/// lock: those paths already take locks, start tasks and hop actors.
+final class ServerMetrics: Sendable {
+    private struct RequestSeries {
+        var succeeded: UInt64 = 0
+        var failed: UInt64 = 0
+        var latency = LatencyHistogram()
+    }
+
+    private struct Tallies {
+        var loginFailures: [RtmErrorCode: UInt64] = [:]
+        var requests: [String: RequestSeries] = [:]
+        var refusals: [RefusalReason: UInt64] = [:]
+    }
+
+    /// Logins granted.
+    let logins = StripedCounter()
+    /// Publishes accepted, by channel type (indexed by `RtmChannelType.rawValue`).
+    private let publishes = RtmChannelType.allCases.map { _ in StripedCounter() }
+    /// Publishes answered at once on the event loop, accepted and refused (also counted by type
+    /// in `publishes` when accepted).
+    private let atOnceSucceeded = StripedCounter()
+    private let atOnceFailed = StripedCounter()
+    /// Message pushes handed to receiving sessions, by channel type.
+    private let deliveries = RtmChannelType.allCases.map { _ in StripedCounter() }
+    private let tallies = Mutex(Tallies())
+
+    // MARK: Counting
+
+    /// A publish to a channel of `type` was accepted (answered at once; a publish through the
+    /// request loop is counted by `requestFinished` as well).
+    @inline(__always)
+    func published(_ type: RtmChannelType) {
+        publishes.withUnsafeBufferPointer { $0[type.rawValue].add() }
+    }
+
+    /// A publish was answered at once, on the event loop.
+    @inline(__always)
+    func answeredAtOnce(succeeded: Bool) {
+        if succeeded { atOnceSucceeded.add() } else { atOnceFailed.add() }
+    }
+
+    /// A message push went to `receivers` sessions.
+    @inline(__always)
+    func delivered(_ type: RtmChannelType, receivers: Int) {
+        deliveries.withUnsafeBufferPointer { $0[type.rawValue].add(UInt64(receivers)) }
+    }
+
+    /// A login failed with `code`.
+    func loginFailed(_ code: RtmErrorCode) {
+        tallies.withLock { $0.loginFailures[code, default: 0] += 1 }
+    }
+
+    /// A request through the request loop was answered after `duration`.
+    func requestFinished(_ operation: String, succeeded: Bool, after duration: Duration) {
+        let label = Self.operationLabel(operation)
+        tallies.withLock { tallies in
+            tallies.requests[label, default: RequestSeries()].latency.observe(duration)
+            if succeeded { tallies.requests[label]?.succeeded += 1 } else { tallies.requests[label]?.failed += 1 }
+        }
+    }
+
+    /// A connection was refused or closed by policy.
+    func refused(_ reason: RefusalReason) {
+        tallies.withLock { $0.refusals[reason, default: 0] += 1 }
+    }
+
+    /// Extension operations are named by the client: one label for all of them keeps the number
+    /// of series bounded whatever names clients send.
+    private static func operationLabel(_ operation: String) -> String {
+        operation.hasPrefix("x.") ? "extension" : operation
+    }
+
+    // MARK: Reading
+
+    /// Publishes accepted per channel type.
+    func publishCount(_ type: RtmChannelType) -> UInt64 { publishes[type.rawValue].value }
+
+    /// Message pushes handed to sessions per channel type.
+    func deliveryCount(_ type: RtmChannelType) -> UInt64 { deliveries[type.rawValue].value }
+
+    /// Publishes answered at once, accepted and refused.
+    var answeredAtOnce: (succeeded: UInt64, failed: UInt64) { (atOnceSucceeded.value, atOnceFailed.value) }
+
+    /// Failed logins by error code.
+    var loginFailures: [RtmErrorCode: UInt64] { tallies.withLock { $0.loginFailures } }
+
+    /// Refusals by reason.
+    var refusals: [RefusalReason: UInt64] { tallies.withLock { $0.refusals } }
+
+    /// Requests answered through the request loop, by operation: outcomes and latency.
+    var requests: [(operation: String, succeeded: UInt64, failed: UInt64, latency: LatencyHistogram.Snapshot)] {
+        tallies.withLock { tallies in
+            tallies.requests.sorted { $0.key < $1.key }.map { ($0.key, $0.value.succeeded, $0.value.failed, $0.value.latency.snapshot) }
+        }
+    }
+}
