@@ -39,13 +39,14 @@ final class HTTPServerConnection: ByteStreamDelegate {
     func streamRead(_ bytes: UnsafeRawBufferPointer) {
         guard !closing else { return }
         parser.append(bytes)
-        // While a request is answered, what follows waits in the parser, up to one more request.
-        let configuration = server.configuration
-        if answering && parser.bufferedByteCount > configuration.maxHeadBytes + configuration.maxBodyBytes {
-            refuse(.headTooLarge)
-            return
-        }
         readNext()
+        // While a request is answered, what follows waits in the parser, up to about two more
+        // requests: a client that sends further ahead is not waiting for its answers.
+        let configuration = server.configuration
+        if answering && parser.bufferedByteCount > 2 * (configuration.maxHeadBytes + configuration.maxBodyBytes) {
+            server.refused(remoteAddress, "request refused: too many requests sent ahead of their answers")
+            stream.close()
+        }
     }
 
     /// Hands the next complete request to the responder, unless one is being answered.

@@ -120,6 +120,16 @@ final class RawClient {
         }
     }
 
+    /// Reads exactly `count` bytes; nil on EOF or timeout first.
+    func readBytes(_ count: Int) -> [UInt8]? {
+        while buffer.count < count {
+            guard fill() else { return nil }
+        }
+        let bytes = Array(buffer[..<count])
+        buffer.removeFirst(count)
+        return bytes
+    }
+
     private func findHeadEnd() -> Int? {
         guard buffer.count >= 4 else { return nil }
         for i in 0...(buffer.count - 4)
@@ -190,5 +200,16 @@ func withRawConnection(_ body: (_ raw: RawClient, _ connection: WebSocketConnect
         _ = raw.handshake()
         #expect(await handler.wait { $0.opened.count == 1 })
         try await body(raw, handler.opened[0])
+    }
+}
+
+extension RawClient {
+    /// Reads one HTTP response: its head and the Content-Length bytes of body after it.
+    func readHTTPResponse() -> (head: String, body: String)? {
+        guard let head = readHead() else { return nil }
+        let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+        guard let body = readBytes(length) else { return nil }
+        return (head, String(decoding: body, as: UTF8.self))
     }
 }
