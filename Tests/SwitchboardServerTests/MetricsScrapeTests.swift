@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import SwitchboardCore
+import SwitchboardServer
+import SwitchboardTestKit
+import SwitchboardTesting
+import SwitchboardTransport
+import SwitchboardWire
+
+/// `/metrics` read by Python's http.client against known traffic, and checked by promtool.
+@Suite(.timeLimit(.minutes(3))) struct MetricsScrapeTests {
+    /// The scrape's samples, "name{labels}" → value.
+    private func scrape(_ admin: Int) async throws -> [String: Double] {
+        var samples: [String: Double] = [:]
+        for line in try await adminProbe(["metrics", "\(admin)"]) where !line.isEmpty {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
+                Issue.record("not a sample: \(line)")
+                continue
+            }
+            samples[String(line[..<space])] = value
+        }
+        return samples
+    }
+
+    @Test func publishingTenMessagesToThreeSubscribersCountsThirtyDeliveries() async throws {
+        let (server, admin) = try await startWithAdmin()
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        var subscribers: [RawClient] = []
+        for name in ["a", "b", "c"] {
+            let client = try await RawClient.connect(to: server.url, group: group)
+            #expect(await client.login(name)?.errorCode == nil)
+            client.send(.subscribe(id: 2, channel: "room", features: .defaultFeatures))
+            #expect(await client.answer(to: 2)?.errorCode == nil)
+            subscribers.append(client)
+        }
+        let publisher = try await RawClient.connect(to: server.url, group: group)
+        #expect(await publisher.login("publisher")?.errorCode == nil)
+        let before = try await scrape(admin)
+        #expect(before["switchboard_connections_open{state=\"logged_in\"}"] == 4)
+        #expect(before["switchboard_sessions{state=\"attached\"}"] == 4)
+        #expect(before["switchboard_logins_total"] == 4)
+
+        for id in UInt32(10)..<20 {
+            publisher.send(.publish(id: id, channelType: .message, channel: "room", message: .string("m\(id)"), customType: ""))
+            #expect(await publisher.answer(to: id)?.errorCode == nil)
+        }
+        for subscriber in subscribers {
+            #expect(await eventually { subscriber.received.count { if case .push = $0 { true } else { false } } >= 10 })
+        }
+        let after = try await scrape(admin)
+        let deliveries = "switchboard_deliveries_total{channel_type=\"message\"}"
+        let publishes = "switchboard_publishes_total{channel_type=\"message\"}"
+        #expect(try #require(after[deliveries]) - (before[deliveries] ?? 0) == 30)
+        #expect(try #require(after[publishes]) - (before[publishes] ?? 0) == 10)
+        let requests = "switchboard_requests_total{operation=\"publish\",result=\"ok\"}"
+        #expect(try #require(after[requests]) - (before[requests] ?? 0) == 10)
+        #expect(try #require(after["switchboard_received_bytes_total"]) > before["switchboard_received_bytes_total"] ?? 0)
+        #expect(try #require(after["switchboard_sent_bytes_total"]) > before["switchboard_sent_bytes_total"] ?? 0)
+        #expect(after["switchboard_request_duration_seconds_count{operation=\"subscribe\"}"] == 3)
+        await server.shutdown()
+    }
+
+    @Test func aRefusedLoginRaisesTheFailureCounterOfItsCode() async throws {
+        let (server, admin) = try await startWithAdmin { $0.appIds = ["test-app"] }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let failures = "switchboard_login_failures_total{code=\"\(RtmErrorCode.invalidAppId.rawValue)\",error=\"invalidAppId\"}"
+        #expect(try await scrape(admin)[failures] == nil)
+        let stranger = try await RawClient.connect(to: server.url, group: group)
+        #expect(await stranger.login("mallory", appId: "other-app")?.errorCode == .invalidAppId)
+        let good = try await RawClient.connect(to: server.url, group: group)
+        #expect(await good.login("alice")?.errorCode == nil)
+        let after = try await scrape(admin)
+        #expect(after[failures] == 1)
+        #expect(after["switchboard_logins_total"] == 1)
+        #expect(after["switchboard_requests_total{operation=\"login\",result=\"error\"}"] == 1)
+        await server.shutdown()
+    }
+
+    static let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: promtool != nil, "promtool (Debian package prometheus) is not installed"))
+    func promtoolAcceptsTheScrape() async throws {
+        let (server, admin) = try await startWithAdmin()
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let client = try await RawClient.connect(to: server.url, group: group)
+        #expect(await client.login("alice")?.errorCode == nil)
+        client.send(.subscribe(id: 2, channel: "room", features: .defaultFeatures))
+        #expect(await client.answer(to: 2)?.errorCode == nil)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-metrics-\(UUID()).txt")
+        defer { try? FileManager.default.removeItem(at: file) }
+        _ = try await adminProbe(["save-metrics", "\(admin)", file.path])
+        let check = try await ProcessRunner.run("/bin/sh", ["-c", "\(Self.promtool!) check metrics < '\(file.path)'"])
+        #expect(check.status == 0, "\(check.text)")
+        #expect(!check.text.contains("error"), "\(check.text)")
+        await server.shutdown()
+    }
+}
