@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in tools/fuzz/ and runs each for a bounded time.
 #   tools/fuzz.sh [seconds-per-target] [target ...]
-# Targets: websocket (WebSocketParser), http (HTTPHeadReader + both handshakes), msgpack
-# (MessagePackReader, ClientFrame/ServerFrame decoding), tokens (006/007 parsers, verifier), resp
-# (the Redis protocol reader, read whole and in chunks).
+# Targets: websocket (WebSocketParser), http (HTTPHeadReader + both handshakes), httprequest
+# (HTTPRequestParser, the admin listener's), msgpack (MessagePackReader, ClientFrame/ServerFrame
+# decoding), tokens (006/007 parsers, verifier), resp (the Redis protocol reader, read whole and in
+# chunks).
 # Each binary is the harness compiled with the library sources it exercises, under
 # -sanitize=fuzzer,address. Seeds come from tools/fuzz/corpus/<target>/ (read only); what the fuzzer
 # learns goes to .build/fuzz/corpus/<target>/, crashes to .build/fuzz/crashes/. A crash fails the
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(websocket http msgpack tokens resp)
+[ ${#targets[@]} -gt 0 ] || targets=(websocket http httprequest msgpack tokens resp)
 
 out=.build/fuzz
 # Short allocation stacks: with full ones ASan's stack store grows with every new call path and a
@@ -56,16 +57,18 @@ build() {
     local target="$1"
     echo "building fuzz-$target" >&2
     case "$target" in
-    websocket)
+    websocket | http | httprequest)
+        local harness
+        case "$target" in
+        websocket) harness=WebSocketParser ;;
+        http) harness=HTTPHandshake ;;
+        httprequest) harness=HTTPRequest ;;
+        esac
         build_cryptography
-        swiftc "${flags[@]}" -module-name FuzzWebSocket "${transport_inputs[@]}" -o "$out/fuzz-$target" \
-            tools/fuzz/WebSocketParserFuzz.swift \
-            $(sources Sources/SwitchboardTransport/Codec Sources/SwitchboardTransport/Handshake) $(transport_objects) ;;
-    http)
-        build_cryptography
-        swiftc "${flags[@]}" -module-name FuzzHTTP "${transport_inputs[@]}" -o "$out/fuzz-$target" \
-            tools/fuzz/HTTPHandshakeFuzz.swift \
-            $(sources Sources/SwitchboardTransport/Codec Sources/SwitchboardTransport/Handshake) $(transport_objects) ;;
+        swiftc "${flags[@]}" -module-name "Fuzz$harness" "${transport_inputs[@]}" -o "$out/fuzz-$target" \
+            "tools/fuzz/${harness}Fuzz.swift" \
+            $(sources Sources/SwitchboardTransport/Codec Sources/SwitchboardTransport/Handshake Sources/SwitchboardTransport/HTTP/Parsing) \
+            $(transport_objects) ;;
     msgpack)
         build_core
         swiftc "${flags[@]}" -module-name FuzzMessagePack -I "$out/modules" -o "$out/fuzz-$target" \
