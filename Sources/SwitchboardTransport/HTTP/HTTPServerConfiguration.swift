@@ -1,4 +1,4 @@
-import SwitchboardCrypto
+import SwitchboardCryptography
 
 extension HTTPServer {
     /// Where an HTTP server listens and the bounds it holds every connection to.
