@@ -43,6 +43,11 @@ final class EventLog: Sendable {
     deinit { reader.cancel() }
 }
 
+/// The transport the end-to-end tests' clients use: URLSession when `SWITCHBOARD_SDK_TRANSPORT`
+/// is `urlSession` (tools/test-sdk-urlsession.sh runs the suite so), else the platform's default.
+let harnessTransport: RtmTransport =
+    ProcessInfo.processInfo.environment["SWITCHBOARD_SDK_TRANSPORT"] == "urlSession" ? .urlSession : .automatic
+
 /// A client of `server` for `userId`, with its event log.
 func makeClient(
     _ userId: String, server: SwitchboardServer, clock: (any SwitchboardClock)? = nil,
@@ -51,6 +56,7 @@ func makeClient(
     let config = RtmClientConfig(appId: "test-app", userId: userId)
     let privateConfig = RtmPrivateConfig()
     privateConfig.accessPointHosts = [server.url]
+    privateConfig.transport = harnessTransport
     config.privateConfig = privateConfig
     configure(config)
     let client = try RtmClientKit(config, delegate: nil, clock: clock ?? SystemClock())

@@ -1,5 +1,4 @@
 import Foundation
-import SwitchboardTransport
 import Testing
 
 @testable import SwitchboardClient
@@ -16,10 +15,10 @@ import SwitchboardCore
         #expect(try settings(RtmProxyConfig()).proxy == nil)
         #expect(try settings(RtmProxyConfig(server: "cloud", port: 443, proxyType: .cloudTcp)).proxy == nil)
         let open = RtmProxyConfig(server: "proxy.lan", port: 3128, proxyType: .http)
-        #expect(try settings(open).proxy == HTTPProxy(host: "proxy.lan", port: 3128))
+        #expect(try settings(open).proxy == ProxySettings(host: "proxy.lan", port: 3128))
         open.account = "ops"
         open.password = "s3cret"
-        #expect(try settings(open).proxy == HTTPProxy(host: "proxy.lan", port: 3128, username: "ops", password: "s3cret"))
+        #expect(try settings(open).proxy == ProxySettings(host: "proxy.lan", port: 3128, username: "ops", password: "s3cret"))
     }
 
     @Test func anHTTPProxyWithoutServerOrPortIsInvalidParameter() {

@@ -75,11 +75,13 @@ import SwitchboardCore
 
     @Test func onlyCertificateRefusalsEndTheLogin() {
         let refused = RtmErrorInfo.connectFailure(
-            WebSocketClientError.tlsFailed(TLSError(.certificate, "hostname mismatch")), url: "wss://h:1/")
+            EpollTransport.failure(WebSocketClientError.tlsFailed(TLSError(.certificate, "hostname mismatch"))),
+            url: "wss://h:1/")
         #expect(refused.errorCode == .loginAborted)
         #expect(LinkMachine.fatalReason(forLoginError: refused.errorCode) != nil)
         let broken = RtmErrorInfo.connectFailure(
-            WebSocketClientError.tlsFailed(TLSError(.connection, "unexpected eof")), url: "wss://h:1/")
+            EpollTransport.failure(WebSocketClientError.tlsFailed(TLSError(.connection, "unexpected eof"))),
+            url: "wss://h:1/")
         #expect(broken.errorCode == .notConnected)
         #expect(LinkMachine.fatalReason(forLoginError: broken.errorCode) == nil)
     }

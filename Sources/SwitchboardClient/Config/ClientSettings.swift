@@ -1,7 +1,5 @@
 import Dispatch
 import Foundation
-import SwitchboardCryptography
-import SwitchboardTransport
 import SwitchboardCore
 
 /// The immutable copy of a configuration that a client runs with.
@@ -13,10 +11,12 @@ struct ClientSettings: Sendable {
     var reconnectTimeout: Int
     var servers: [ServerAddress]
     var encryption: EncryptionSettings?
-    /// The TLS client context for `wss://` servers; nil when every server is `ws://`.
-    var tls: TLSContext?
+    /// A PEM file of CA certificates trusted for `wss://` servers besides the system's.
+    var caFile: String?
     /// The HTTP proxy to connect through (`proxyConfig` with type `http`); nil for none.
-    var proxy: HTTPProxy?
+    var proxy: ProxySettings?
+    /// The transport the connection goes through (`privateConfig.transport`).
+    var transport: TransportChoice
     /// The SDK log file (`logConfig`); nil when none is written.
     var log: LogFile.Settings?
 
@@ -69,7 +69,8 @@ struct ClientSettings: Sendable {
             servers.append(address)
         }
         self.servers = servers
-        tls = try Self.tlsContext(for: servers, caFile: config.privateConfig?.tlsCAFile)
+        caFile = config.privateConfig?.tlsCAFile
+        transport = try Self.transportChoice(config.privateConfig?.transport ?? .automatic)
         proxy = try Self.httpProxy(config.proxyConfig)
         log = LogFile.Settings(config.logConfig)
         if let encryption = config.encryptionConfig, encryption.encryptionMode != .none {
@@ -85,31 +86,28 @@ struct ClientSettings: Sendable {
 }
 
 extension ClientSettings {
-    /// The client context when a server is `wss://`: the system's roots plus `caFile`.
-    static func tlsContext(for servers: [ServerAddress], caFile: String?) throws(RtmErrorInfo) -> TLSContext? {
-        guard servers.contains(where: \.secure) else { return nil }
-        do {
-            return try TLSContext.client(caFile: caFile)
-        } catch {
-            throw RtmErrorInfo(.invalidPrivateConfig, operation: "initialize", reason: "\(error)")
-        }
-    }
-}
-
-extension ClientSettings {
     /// The proxy of an `http` `proxyConfig`, with credentials when `account` is set. The
     /// hosted service's `cloudTcp` proxy has no meaning for a self-hosted server: no proxy.
-    static func httpProxy(_ config: RtmProxyConfig?) throws(RtmErrorInfo) -> HTTPProxy? {
+    static func httpProxy(_ config: RtmProxyConfig?) throws(RtmErrorInfo) -> ProxySettings? {
         guard let config, config.proxyType == .http else { return nil }
         guard !config.server.isEmpty, config.port != 0 else {
             throw RtmErrorInfo(
                 .invalidParameter, operation: "initialize",
                 reason: "an http proxyConfig needs the proxy's server and port")
         }
-        return HTTPProxy(
+        return ProxySettings(
             host: config.server, port: Int(config.port), username: config.account.isEmpty ? nil : config.account,
             password: config.password)
     }
+}
+
+/// An HTTP proxy reached with `CONNECT`, as `RtmProxyConfig` names it.
+struct ProxySettings: Sendable, Equatable {
+    var host: String
+    var port: Int
+    /// The account for `Proxy-Authorization: Basic`; nil for none.
+    var username: String?
+    var password: String = ""
 }
 
 /// A server to connect to, read from `accessPointHosts`.

@@ -127,6 +127,9 @@ public final class RtmPrivateConfig: NSObject {
     /// Switchboard extension: a PEM file of CA certificates to trust for `wss://` servers, in
     /// addition to the system's, for self-signed development certificates.
     public var tlsCAFile: String?
+    /// Switchboard extension: the transport the connection goes through. `automatic` (the
+    /// default) is URLSession on Apple platforms and the epoll client on Linux.
+    public var transport: RtmTransport = .automatic
 
     /// Creates the defaults.
     public override init() {}

@@ -1,5 +1,4 @@
 import SwitchboardCore
-import SwitchboardTransport
 import SwitchboardWire
 
 /// What the link machine's commands do: connections, heartbeats, retries, reports, restores.
@@ -54,12 +53,11 @@ extension ClientEngine {
         let address = settings.servers[attempts % settings.servers.count]
         attempts += 1
         let inbox = SocketInbox()
-        let (timeout, tls, proxy, group) = (connectTimeout, settings.tls, settings.proxy, group)
+        let (timeout, transport) = (connectTimeout, transport)
         Task { [weak self] in
-            do {
-                let socket = try await WebSocketClient.connect(
-                    to: address.url, subprotocols: [Wire.subprotocol], timeout: timeout, tls: tls, proxy: proxy,
-                    group: group, handler: inbox)
+            do throws(TransportFailure) {
+                let socket = try await transport.connect(
+                    to: address, subprotocol: Wire.subprotocol, timeout: timeout, inbox: inbox)
                 await self?.opened(socket, inbox: inbox, generation: current)
             } catch {
                 await self?.attemptFailed(RtmErrorInfo.connectFailure(error, url: address.url), generation: current)
@@ -67,9 +65,9 @@ extension ClientEngine {
         }
     }
 
-    private func opened(_ socket: WebSocketConnection, inbox: SocketInbox, generation current: Int) {
+    private func opened(_ socket: any ClientSocket, inbox: SocketInbox, generation current: Int) {
         guard current == generation, !destroyed else {
-            socket.close(code: .normalClosure, reason: "superseded")
+            socket.close()
             return
         }
         connection = Connection(socket: socket, generation: current)
@@ -96,7 +94,7 @@ extension ClientEngine {
         timers.heartbeats?.cancel()
         timers.heartbeats = nil
         generation += 1
-        connection?.socket.close(code: .normalClosure, reason: "")
+        connection?.socket.close()
         connection = nil
         for (operation, waiter) in pending.takeAll() {
             resolve(waiter, .failure(RtmErrorInfo(.notConnected, operation: operation, reason: "the connection closed")))

@@ -1,5 +1,4 @@
 import SwitchboardCore
-import SwitchboardTransport
 import SwitchboardWire
 
 /// Requests on the connection: sending, answers, and the one deadline timer.
@@ -10,7 +9,7 @@ extension ClientEngine {
     func send(_ operation: ClientOperation, _ waiter: Waiter) -> Bool {
         guard let socket = connection?.socket else { return false }
         let id = pending.add(operation, deadline: clock.now + requestTimeout, waiter: waiter)
-        guard socket.send(OutboundFrame.binary(ClientFrame(id: id, operation).encode())) else {
+        guard socket.send(ClientFrame(id: id, operation).encode()) else {
             _ = pending.take(id)
             return false
         }

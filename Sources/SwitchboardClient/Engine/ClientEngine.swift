@@ -1,6 +1,4 @@
-import Foundation
 import SwitchboardCore
-import SwitchboardTransport
 import SwitchboardWire
 
 /// What receives the outcome of an app's call: called once, on the engine, in the order the
@@ -50,7 +48,7 @@ actor ClientEngine {
 
     /// The open connection and its number.
     struct Connection {
-        let socket: WebSocketConnection
+        let socket: any ClientSocket
         let generation: Int
     }
 
@@ -63,7 +61,8 @@ actor ClientEngine {
 
     let settings: ClientSettings
     let clock: any SwitchboardClock
-    let group: EventLoopGroup
+    /// What opens the connections (`ClientSettings.transport`).
+    let transport: any ClientTransport
     let log: LogFile?
     /// How long a request may wait for its answer (a heartbeat's answer is the pong).
     let requestTimeout: Duration = .seconds(10)
@@ -88,7 +87,7 @@ actor ClientEngine {
     var unrestoredServices: [String: RtmServiceType] = [:]
     var destroyed = false
     /// Sockets dropped by `loseConnectionSilently`, still open; closed on `destroy`.
-    var silentlyLost: [WebSocketConnection] = []
+    var silentlyLost: [any ClientSocket] = []
 
     init(
         settings: ClientSettings, dispatcher: EventDispatcher, clock: any SwitchboardClock, sealer: PayloadSealer? = nil
@@ -98,7 +97,7 @@ actor ClientEngine {
         machine = LinkMachine(reconnectTimeout: settings.reconnectTimeout)
         log = settings.log.flatMap { LogFile($0) }
         pushes = PushRouter(dispatcher: dispatcher, sealer: sealer, log: log, lockWaits: lockWaits)
-        group = try EventLoopGroup(threads: 1)
+        transport = try settings.makeTransport()
     }
 
     var linkState: RtmLinkState { machine.state }
@@ -162,16 +161,14 @@ actor ClientEngine {
         guard !destroyed else { return }
         destroyed = true
         if machine.state == .connected, let socket = connection?.socket {
-            socket.send(OutboundFrame.binary(ClientFrame.logout(id: 0).encode()))
+            socket.send(ClientFrame.logout(id: 0).encode())
         }
         apply(machine.handle(.destroyed))
         timers.retry?.cancel()
         timers.deadline?.task.cancel()
-        for socket in silentlyLost { socket.close(code: .normalClosure, reason: "") }
+        for socket in silentlyLost { socket.close() }
         silentlyLost.removeAll()
-        // Joining the loop thread blocks: do it off Swift's cooperative pool.
-        let group = group
-        Thread.detachNewThread { group.shutdown() }
+        transport.shutdown()
         pushes.dispatcher.finish()
     }
 
