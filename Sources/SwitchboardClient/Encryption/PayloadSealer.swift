@@ -1,13 +1,13 @@
 import Foundation
-import SwitchboardCryptography
 import SwitchboardCore
 
 /// Seals what a client sends and opens what it receives under the key of its `RtmEncryptionConfig`.
 ///
 /// The AES key is derived once, when the sealer is made; sealing and opening then run the
-/// synchronous `CryptoPrimitives` on the caller's thread, with no actor hop per message. Message
-/// bodies use `seal(_:)` / `open(_:)`; string-only fields (presence state values) use
-/// `sealText(_:)` / `openText(_:)`. docs/PROTOCOL.md §9 describes the format.
+/// platform's cipher (`SealedPayload` over `PlatformCipher`) synchronously on the caller's thread,
+/// with no actor hop per message. Message bodies use `seal(_:)` / `open(_:)`; string-only fields
+/// (presence state values) use `sealText(_:)` / `openText(_:)`. docs/PROTOCOL.md §9 describes the
+/// format.
 struct PayloadSealer: Sendable {
     /// What the first plaintext byte says about the body that follows it.
     enum Kind: UInt8 {
@@ -18,7 +18,7 @@ struct PayloadSealer: Sendable {
     }
 
     /// Bytes a sealed body adds to the message: the kind byte plus version, nonce and tag.
-    static let overhead = 1 + CryptoPrimitives.sealedPayloadOverhead
+    static let overhead = 1 + SealedPayload.overhead
 
     /// AES-128-GCM or AES-256-GCM.
     let mode: RtmEncryptionMode
@@ -27,7 +27,7 @@ struct PayloadSealer: Sendable {
     /// Derives the key from `settings`; throws `invalidEncryptionParameter` when they are unusable.
     init(_ settings: ClientSettings.EncryptionSettings) throws(RtmErrorInfo) {
         do {
-            key = try CryptoPrimitives.deriveKey(mode: settings.mode, encryptionKey: settings.key, salt: settings.salt)
+            key = try SealedPayload.deriveKey(mode: settings.mode, encryptionKey: settings.key, salt: settings.salt)
         } catch {
             throw RtmErrorInfo(.invalidEncryptionParameter, operation: "initialize", reason: error.reason)
         }
@@ -83,7 +83,7 @@ struct PayloadSealer: Sendable {
         plaintext.append(kind.rawValue)
         plaintext.append(contentsOf: body)
         do {
-            return try CryptoPrimitives.sealedPayload(mode: mode, key: key, plaintext: plaintext)
+            return try SealedPayload.seal(plaintext, key: key)
         } catch {
             throw RtmErrorInfo(.channelEncryptMessageFailed, operation: "publish", reason: error.reason)
         }
@@ -92,7 +92,7 @@ struct PayloadSealer: Sendable {
     private func open(_ sealed: [UInt8]) throws(RtmErrorInfo) -> (Kind, [UInt8]) {
         let plaintext: [UInt8]
         do {
-            plaintext = try CryptoPrimitives.openSealedPayload(mode: mode, key: key, sealed: sealed)
+            plaintext = try SealedPayload.open(sealed, key: key)
         } catch {
             throw RtmErrorInfo(.channelEncryptMessageFailed, operation: "open", reason: error.reason)
         }
