@@ -35,6 +35,17 @@ import SwitchboardCore
         #expect(try ClientSettings(client, environment: [:]).log == LogFile.Settings(config(level: .warn)))
     }
 
+    @Test func stampsAreUTCCalendarTimesWithMilliseconds() {
+        let expected: [(TimeInterval, String)] = [
+            (0, "1970-01-01 00:00:00.000"), (951_782_400.25, "2000-02-29 00:00:00.250"),
+            (1_777_637_045.125, "2026-05-01 12:04:05.125"), (4_102_444_799.5, "2099-12-31 23:59:59.500"),
+            (-1.5, "1969-12-31 23:59:58.500"),
+        ]
+        for (seconds, text) in expected {
+            #expect(LogFile.stamp(Date(timeIntervalSince1970: seconds)) == text)
+        }
+    }
+
     @Test func linesAreStampedAndFilteredByLevel() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let settings = try #require(LogFile.Settings(config(level: .warn)))
