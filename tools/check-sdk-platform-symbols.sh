@@ -2,7 +2,9 @@
 # The SDK builds for iOS and macOS as well as Linux: fails when Swift code in the SDK's folder
 # (Sources/SwitchboardClient, or the folder given) uses a Linux-only symbol outside a
 # `#if os(Linux)` or `#if canImport(Glibc)` block: Glibc, epoll, eventfd, the CLinux or COpenSSL
-# shims, or an import of SwitchboardTransport / SwitchboardCryptography (epoll and OpenSSL).
+# shims, or an import of SwitchboardTransport / SwitchboardCryptography (epoll and OpenSSL);
+# and Synchronization, whose Mutex and Atomic need macOS 15 / iOS 18, above the SDK's floor
+# (the SDK's Locked serves instead).
 # Comments do not count. Before the real run it plants violations in a scratch copy and insists
 # that each one is caught, so the check cannot pass by being broken.
 #   tools/check-sdk-platform-symbols.sh [folder]
@@ -16,7 +18,7 @@ import pathlib, re, sys
 # Linux-only symbols, and imports of the targets built on them.
 FORBIDDEN = re.compile(
     r"\bGlibc\b|\bepoll_\w+|\bEPOLL\w*|\beventfd\w*|\bEFD_\w+|\bCLinux\b|\bCOpenSSL\b"
-    r"|\bimport\s+(?:\w+\s+)?(?:SwitchboardTransport|SwitchboardCryptography)\b")
+    r"|\bimport\s+(?:\w+\s+)?(?:SwitchboardTransport|SwitchboardCryptography|Synchronization)\b")
 LINUX = r"(?:os\(\s*Linux\s*\)|canImport\(\s*Glibc\s*\))"
 POSITIVE = re.compile(r"(?<!!)\s*" + LINUX)
 NEGATED = re.compile(r"!\s*" + LINUX)
@@ -79,6 +81,7 @@ violations=(
     "@_implementationOnly import COpenSSL"
     "import SwitchboardTransport"
     "import struct SwitchboardCryptography.TLSContext"
+    "import Synchronization"
     $'#if os(macOS)\nimport Glibc\n#endif'
     $'#if os(Linux)\n#else\nimport Glibc\n#endif'
     $'#if !os(Linux)\nimport Glibc\n#endif'

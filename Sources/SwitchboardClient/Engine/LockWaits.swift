@@ -1,4 +1,3 @@
-import Synchronization
 import SwitchboardCore
 import SwitchboardWire
 
@@ -13,7 +12,7 @@ final class LockWaits: RestorableState {
     /// Gets the acquisition's fencing token, or why the wait ended.
     typealias Resolver = @Sendable (Result<UInt64, RtmErrorInfo>) -> Void
 
-    private let waits = Mutex<[LockAddress: Resolver]>([:])
+    private let waits = Locked<[LockAddress: Resolver]>([:])
 
     /// Waits hold no channel of their own (their channels are subscribed or joined elsewhere).
     var channels: [String] { [] }

@@ -1,9 +1,8 @@
-import Synchronization
 import SwitchboardCore
 
 /// A value delivered once and awaited once: bridges a resolver callback to `async`.
 final class OneShot<Value: Sendable>: Sendable {
-    private let state = Mutex<(value: Value?, waiter: CheckedContinuation<Value, Never>?)>((nil, nil))
+    private let state = Locked<(value: Value?, waiter: CheckedContinuation<Value, Never>?)>((nil, nil))
 
     /// Delivers the value; later calls are ignored.
     func fulfil(_ value: Value) {

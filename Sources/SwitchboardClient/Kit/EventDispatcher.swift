@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import SwitchboardCore
 
 /// Hands the client's events to its delegates and `events` streams, in order, on the callback queue.
@@ -9,9 +8,9 @@ final class EventDispatcher: Sendable {
 
     let queue: DispatchQueue
     private let delegates = DelegateRegistry()
-    private let kit = Mutex(KitReference())
-    private let streams = Mutex<[UInt64: AsyncStream<RtmEvent>.Continuation]>([:])
-    private let nextStream = Atomic<UInt64>(0)
+    private let kit = Locked(KitReference())
+    private let streams = Locked<[UInt64: AsyncStream<RtmEvent>.Continuation]>([:])
+    private let nextStream = Locked<UInt64>(0)
 
     /// Serialises callbacks on a private queue that targets `callbackQueue` when one is given.
     init(callbackQueue: DispatchQueue?) {
@@ -27,7 +26,10 @@ final class EventDispatcher: Sendable {
     /// A new stream of every event from now on.
     func makeStream() -> AsyncStream<RtmEvent> {
         let (stream, continuation) = AsyncStream<RtmEvent>.makeStream(bufferingPolicy: .unbounded)
-        let id = nextStream.wrappingAdd(1, ordering: .relaxed).newValue
+        let id = nextStream.withLock { next in
+            next &+= 1
+            return next
+        }
         streams.withLock { $0[id] = continuation }
         continuation.onTermination = { [weak self] _ in
             self?.streams.withLock { _ = $0.removeValue(forKey: id) }

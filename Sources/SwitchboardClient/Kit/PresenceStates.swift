@@ -1,4 +1,3 @@
-import Synchronization
 import SwitchboardCore
 import SwitchboardWire
 
@@ -18,7 +17,7 @@ final class PresenceStates: RestorableState {
         var pendingCount: Int { pending.reduce(0) { $0 + (states[$1]?.count ?? 0) } }
     }
 
-    private let table = Mutex(Table())
+    private let table = Locked(Table())
 
     /// Keeps `items` for `channel`, not joined yet; refuses what the server would refuse, and more
     /// than `presenceStatesCachedBeforeJoin` kept keys in all (`presenceCacheTooManyStates`).

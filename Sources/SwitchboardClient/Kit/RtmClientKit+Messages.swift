@@ -1,4 +1,3 @@
-import Synchronization
 import Foundation
 import SwitchboardCore
 import SwitchboardWire
@@ -94,7 +93,7 @@ extension RtmClientKit {
 /// The message channels a client is subscribed to, with their features: what a new session after
 /// a lost one subscribes to again.
 final class ChannelSubscriptions: RestorableState {
-    private let features = Mutex<[String: RtmSubscribeChannelFeature]>([:])
+    private let features = Locked<[String: RtmSubscribeChannelFeature]>([:])
 
     func add(_ channel: String, _ channelFeatures: RtmSubscribeChannelFeature) {
         features.withLock { $0[channel] = channelFeatures }

@@ -1,4 +1,3 @@
-import Synchronization
 import SwitchboardCore
 import SwitchboardWire
 
@@ -198,7 +197,7 @@ public final class RtmStorage: Sendable {
 /// The users whose metadata a client subscribes to: what a new session after a lost one
 /// subscribes to again.
 final class UserMetadataSubscriptions: RestorableState {
-    private let users = Mutex<Set<String>>([])
+    private let users = Locked<Set<String>>([])
 
     func add(_ userId: String) { users.withLock { _ = $0.insert(userId) } }
 

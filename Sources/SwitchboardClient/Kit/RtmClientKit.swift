@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import SwitchboardCore
 
 /// A Signaling client (`AgoraRtmClientKit`): log in, subscribe to channels, publish messages and
@@ -27,7 +26,7 @@ public final class RtmClientKit: Sendable {
     /// The users whose metadata this client subscribes to, restored after a lost session.
     let userMetadataSubscriptions = UserMetadataSubscriptions()
     /// Set by `destroy`: every call after it fails at once.
-    private let destroyed = Atomic<Bool>(false)
+    private let destroyed = Locked(false)
 
     /// Creates a client. Throws `RtmErrorInfo` when the configuration is invalid.
     public convenience init(_ config: RtmClientConfig, delegate: (any RtmClientDelegate)?) throws {
@@ -84,7 +83,7 @@ public final class RtmClientKit: Sendable {
     /// event streams end.
     @discardableResult
     public func destroy() -> RtmErrorCode {
-        guard !destroyed.exchange(true, ordering: .acquiringAndReleasing) else { return .ok }
+        guard !destroyed.exchange(true) else { return .ok }
         let engine = engine
         Task { await engine.destroy() }
         calls.finish()
@@ -99,7 +98,7 @@ public final class RtmClientKit: Sendable {
 
     /// The error every call gets once the client is destroyed.
     func refusedAfterDestroy() -> RtmErrorInfo? {
-        guard destroyed.load(ordering: .acquiring) else { return nil }
+        guard destroyed.load() else { return nil }
         return RtmErrorInfo(.notInitialized, operation: "", reason: "the client was destroyed")
     }
 }

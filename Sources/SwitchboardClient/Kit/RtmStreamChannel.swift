@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SwitchboardCore
 import SwitchboardWire
 
@@ -13,7 +12,7 @@ public final class RtmStreamChannel: NSObject, Sendable {
     let kit: RtmClientKit
     /// The channel's name.
     public let channelName: String
-    private let destroyed = Atomic<Bool>(false)
+    private let destroyed = Locked(false)
 
     init(kit: RtmClientKit, channelName: String) {
         self.kit = kit
@@ -58,7 +57,7 @@ public final class RtmStreamChannel: NSObject, Sendable {
     /// Releases the instance, leaving the channel first if it is joined. Later calls fail.
     @discardableResult
     public func destroy() -> RtmErrorCode {
-        guard !destroyed.exchange(true, ordering: .acquiringAndReleasing) else { return .ok }
+        guard !destroyed.exchange(true) else { return .ok }
         if kit.streamChannels.isJoined(channelName) { leaveCall(checked: false).complete(nil) }
         kit.streamChannels.release(channelName)
         return .ok
@@ -254,7 +253,7 @@ public final class RtmStreamChannel: NSObject, Sendable {
     }
 
     private func checkAlive(_ operation: String) throws(RtmErrorInfo) {
-        guard !destroyed.load(ordering: .acquiring) else {
+        guard !destroyed.load() else {
             throw RtmErrorInfo(.instanceAlreadyReleased, operation: operation, reason: "the stream channel was destroyed")
         }
     }

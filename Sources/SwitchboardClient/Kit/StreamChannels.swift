@@ -1,4 +1,3 @@
-import Synchronization
 import SwitchboardCore
 import SwitchboardWire
 
@@ -20,7 +19,7 @@ final class StreamChannels: RestorableState {
         var joined: [String: Membership] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var serviceType: RtmServiceType { .stream }
 

@@ -17,3 +17,16 @@ final class Locked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+extension Locked where Value: Sendable {
+    /// The value now.
+    func load() -> Value { withLock { $0 } }
+
+    /// Sets the value to `new` and returns the one it replaced.
+    func exchange(_ new: Value) -> Value {
+        withLock { value in
+            defer { value = new }
+            return value
+        }
+    }
+}
