@@ -18,7 +18,12 @@ let moduleDependencies: [String: [Target.Dependency]] = [
 
 let package = Package(
     name: "Switchboard",
-    platforms: [.macOS(.v15)],
+    // The floor is the SDK's: apps on iOS 15 and macOS 12 (README, "Platforms"). The server's
+    // targets run on Linux only (epoll), so this changes nothing for them; SwitchboardClient
+    // reaches the epoll transport and OpenSSL on Linux only (the conditions below), keeps its own
+    // code free of Synchronization (tools/check-sdk-platform-symbols.sh) and uses Foundation's
+    // URLSession, CryptoKit and CommonCrypto on Apple platforms.
+    platforms: [.macOS(.v12), .iOS(.v15)],
     products: [
         .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
         .library(name: "SwitchboardCore", targets: ["SwitchboardCore"]),
@@ -69,8 +74,9 @@ let package = Package(
         .target(
             name: "SwitchboardClient",
             dependencies: [
-                "SwitchboardReference", "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport",
-                "SwitchboardCryptography",
+                "SwitchboardReference", "SwitchboardCore", "SwitchboardWire",
+                .target(name: "SwitchboardTransport", condition: .when(platforms: [.linux])),
+                .target(name: "SwitchboardCryptography", condition: .when(platforms: [.linux])),
             ]),
         // Test support: the kit a module's tests need (Core only), and the server-level helpers.
         .target(name: "SwitchboardTestKit", dependencies: ["SwitchboardCore"]),
