@@ -16,7 +16,7 @@ import secrets
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer import Report, is_error, login, selftest_encoding, run_check  # noqa: E402
+from peer import SELF_CHECK_TIMEOUT, Report, is_error, login, selftest_encoding, run_check  # noqa: E402
 
 # Error codes (PROTOCOL.md 14.6).
 INVALID_PARAMETER = -10014
@@ -252,7 +252,7 @@ async def ttl_expiry(report, url, app_id, token, channel, watcher, w):
     answer = await w.request("getLocks")
     report.check("carol still owns T", any(lock.get("lockName") == "T" and lock.get("owner") == "carol"
                                            for lock in answer.get("locks", [])), repr(answer))
-    granted = await dave.wait_for_pushes(lambda p: p.get("t") == "lockGranted", 1, timeout=5)
+    granted = await dave.wait_for_pushes(lambda p: p.get("t") == "lockGranted", 1)
     report.check("after the ttl, dave gets T", len(granted) == 1 and granted[0].get("lockName") == "T", repr(granted))
     expired = [e for e in w.events() if e.get("eventType") == LOCK_EXPIRED]
     report.check("the watcher saw lockExpired naming carol",
@@ -268,7 +268,7 @@ def main():
     parser.add_argument("--app-id", default=os.environ.get("SWITCHBOARD_APP_ID", "demo"))
     parser.add_argument("--token", default=os.environ.get("SWITCHBOARD_TOKEN", ""))
     parser.add_argument("--ttl-check", action="store_true", help="also wait out a 10 s lock ttl (about 12 s)")
-    parser.add_argument("--timeout", type=float, default=40.0, help="total time allowed, in seconds")
+    parser.add_argument("--timeout", type=float, default=SELF_CHECK_TIMEOUT, help="total time allowed, in seconds")
     parser.add_argument("--selftest-encoding", action="store_true", help="only check the hex examples")
     args = parser.parse_args()
 

@@ -252,7 +252,7 @@ async def check_paging(report, url, app_id, token, suffix, asker):
 
 def main():
     return run_cli("peer_presence", "Switchboard presence check (see docs/PROTOCOL.md section 12).", self_check,
-                   selftest_encoding, timeout=30.0)
+                   selftest_encoding)
 
 
 if __name__ == "__main__":

@@ -146,7 +146,7 @@ async def self_check(url, app_id, token):
 
 
 def main():
-    return run_cli("peer-storage", "Switchboard storage self-check (docs/PROTOCOL.md §13).", self_check, timeout=30.0)
+    return run_cli("peer-storage", "Switchboard storage self-check (docs/PROTOCOL.md §13).", self_check)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ public enum ProcessRunner {
     /// Runs `program` with `arguments` to its end, or stops it after `timeout`; returns the exit
     /// status and everything it wrote to standard output and error.
     public static func run(
-        _ program: String, _ arguments: [String], timeout: Duration = .seconds(60)
+        _ program: String, _ arguments: [String], timeout: Duration = .seconds(180)
     ) async throws -> (status: Int32, text: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
@@ -39,7 +39,7 @@ public enum ProcessRunner {
     /// Runs `tools/<script>` of this repository with the interpreter `tools/test.sh` sets up:
     /// `SWITCHBOARD_PYTHON`, else the repository's `.venv/bin/python3`, else `python3` on PATH.
     /// When no interpreter runs, the output says to run `tools/test.sh`.
-    public static func python(_ script: String, _ arguments: [String], timeout: Duration = .seconds(60)) async throws
+    public static func python(_ script: String, _ arguments: [String], timeout: Duration = .seconds(180)) async throws
         -> (status: Int32, text: String)
     {
         let root = repositoryRoot()
