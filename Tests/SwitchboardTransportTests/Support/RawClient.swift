@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import SwitchboardTestKit
 import SwitchboardCrypto
 @testable import SwitchboardTransport
 
@@ -13,7 +14,8 @@ final class RawClient {
 
     init(port: Int, receiveBufferSize: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        // The standard patience (15 s): on a busy two-core machine an answer can take seconds.
+        var timeout = timeval(tv_sec: Int(Patience.standard.components.seconds), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         if var size = receiveBufferSize {
