@@ -157,6 +157,9 @@ class Peer:
         self.ws = ws
         self.next_id = 0
         self.pending = {}
+        # Requests whose caller stopped waiting (timed out, or cancelled like a heartbeat at close):
+        # their answers may still come and are dropped.
+        self.abandoned = set()
         self.pushes = []
         self.push_arrived = asyncio.Event()
         self.failure = None
@@ -170,8 +173,12 @@ class Peer:
                 if frame["t"] in RESPONSE_TYPES:
                     future = self.pending.pop(frame.get("id"), None)
                     if future is None:
+                        if frame.get("id") in self.abandoned:
+                            self.abandoned.discard(frame.get("id"))
+                            continue
                         raise ValueError(f"answer to an unknown request id: {frame!r}")
-                    future.set_result(frame)
+                    if not future.done():
+                        future.set_result(frame)
                 else:
                     self.pushes.append(frame)
                     self.push_arrived.set()
@@ -193,8 +200,13 @@ class Peer:
         request_id = self.next_id
         future = asyncio.get_running_loop().create_future()
         self.pending[request_id] = future
-        await self.ws.send(encode({"t": t, "id": request_id, **fields}))
-        answer = await answer_to(self.name, t, request_id, future)
+        try:
+            await self.ws.send(encode({"t": t, "id": request_id, **fields}))
+            answer = await answer_to(self.name, t, request_id, future)
+        except BaseException:
+            if self.pending.pop(request_id, None) is not None:
+                self.abandoned.add(request_id)
+            raise
         if answer.get("id") != request_id:
             raise ValueError(f"answer id {answer.get('id')} for request {request_id}")
         return answer
