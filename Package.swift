@@ -57,8 +57,9 @@ let package = Package(
         // Wire format and I/O.
         .target(name: "SwitchboardWire", dependencies: ["SwitchboardCore"]),
         .target(name: "SwitchboardTransport", dependencies: ["CLinux", "SwitchboardCryptography"]),
-        // The Redis protocol (RESP2/RESP3), for cluster mode: codec only, no I/O.
-        .target(name: "SwitchboardRedis"),
+        // The Redis client of cluster mode: the RESP2/RESP3 codec, commands and pub/sub over the
+        // transport's event loops.
+        .target(name: "SwitchboardRedis", dependencies: ["SwitchboardTransport", "SwitchboardCryptography"]),
 
         // Composition, SDK, test support, executable.
         .target(
@@ -96,7 +97,8 @@ let package = Package(
         // Tests: one target per target. A module's tests link the module and the test kit only.
         .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestKit"]),
-        .testTarget(name: "SwitchboardRedisTests", dependencies: ["SwitchboardRedis", "SwitchboardTestKit"]),
+        .testTarget(
+            name: "SwitchboardRedisTests", dependencies: ["SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit"]),
         .testTarget(
             name: "SwitchboardTransportTests",
             dependencies: ["SwitchboardTransport", "SwitchboardCrypto", "SwitchboardTestKit"]),

@@ -1,0 +1,149 @@
+import Foundation
+import Glibc
+import SwitchboardRedis
+import SwitchboardTestKit
+import SwitchboardTransport
+
+/// A redis-server of a test's own: a free loopback port, a temporary directory, nothing saved to
+/// disk, `DEBUG` allowed. Stopped by its PID (and the directory removed) when `with` returns.
+actor RedisServer {
+    let port: Int
+    let directory: URL
+    private let extraArguments: [String]
+    private var process: Process?
+
+    private init(port: Int, directory: URL, extraArguments: [String]) {
+        self.port = port
+        self.directory = directory
+        self.extraArguments = extraArguments
+    }
+
+    /// Runs `body` with a started server (started with `arguments` added), then stops it.
+    static func with<T: Sendable>(
+        _ arguments: [String] = [], _ body: (RedisServer) async throws -> T
+    ) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-redis-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let server = RedisServer(port: try freePort(), directory: directory, extraArguments: arguments)
+        do {
+            try await server.start()
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// The URL of this server, with `password` when given.
+    nonisolated func url(password: String? = nil, database: Int = 0) -> RedisURL {
+        RedisURL(host: "127.0.0.1", port: port, password: password, database: database)
+    }
+
+    /// Starts redis-server and waits until it accepts connections.
+    func start() async throws {
+        precondition(process == nil, "redis-server is running already")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
+        process.arguments =
+            [
+                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--dir", directory.path, "--enable-debug-command", "yes",
+                "--logfile", directory.appendingPathComponent("redis.log").path,
+            ] + extraArguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let port = self.port
+        let accepting = await eventually { Self.accepts(port: port) }
+        guard accepting else { throw RedisServerError("redis-server on port \(port) did not start") }
+    }
+
+    /// Kills redis-server with SIGKILL (a crash) and waits for it to exit.
+    func kill() async throws {
+        guard let process else { return }
+        self.process = nil
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        try await BlockingWork.run { process.waitUntilExit() }
+    }
+
+    /// Stops redis-server and removes its directory. With SIGKILL: the test process blocks
+    /// SIGTERM, and a child started by `Process` inherits that mask, so SIGTERM would never arrive
+    /// (and nothing is saved anyway).
+    func stop() async {
+        try? await kill()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Stops redis-server with SIGSTOP (a frozen server: connections stay open, nothing answers).
+    func pause() {
+        if let process { Glibc.kill(process.processIdentifier, SIGSTOP) }
+    }
+
+    /// Lets a paused redis-server run again.
+    func resume() {
+        if let process { Glibc.kill(process.processIdentifier, SIGCONT) }
+    }
+
+    /// A loopback port nothing listens on now (the kernel's pick).
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RedisServerError("socket") }
+        defer { close(fd) }
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        guard bound else { throw RedisServerError("bind") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// True when something accepts a TCP connection on the loopback `port`.
+    private static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+}
+
+/// A redis-server that would not start.
+struct RedisServerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs `body` with an event loop group of one thread, shut down afterwards.
+func withLoopGroup<T: Sendable>(_ body: (EventLoopGroup) async throws -> T) async throws -> T {
+    let group = try EventLoopGroup(threads: 1)
+    do {
+        let result = try await body(group)
+        try await BlockingWork.run { group.shutdown() }
+        return result
+    } catch {
+        _ = try? await BlockingWork.run { group.shutdown() }
+        throw error
+    }
+}
+
+/// A string's bytes.
+func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
