@@ -7,7 +7,7 @@ public struct RedisConfiguration: Sendable {
     /// How long a call waits for its reply before it fails with `.timedOut` (and the connection
     /// is closed and made again).
     public var commandTimeout: Duration
-    /// How long connecting, TLS and the login (`HELLO`, `AUTH`, `SELECT`) may take together.
+    /// How long connecting may take, and then each step of the login (`HELLO`, `AUTH`, `SELECT`).
     public var connectTimeout: Duration
     /// The waits between reconnection attempts.
     public var backoff: RedisBackoff
