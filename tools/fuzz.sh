@@ -81,7 +81,7 @@ build() {
             $(core_objects) "$out/SwitchboardCryptography.o" -lssl -lcrypto -lz ;;
     resp)
         swiftc "${flags[@]}" -module-name FuzzRESP -o "$out/fuzz-$target" \
-            tools/fuzz/RESPFuzz.swift $(sources Sources/SwitchboardRedis) ;;
+            tools/fuzz/RESPFuzz.swift $(sources Sources/SwitchboardRedis/Codec) ;;
     *) echo "unknown target $target" >&2; return 2 ;;
     esac
 }
