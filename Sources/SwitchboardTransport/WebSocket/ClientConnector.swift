@@ -50,26 +50,17 @@ final class ClientConnector: Selectable, ByteStreamDelegate {
             timer = nil
             fail(.timedOut)
         }
-        let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
-        if result == 0 {
-            connected()
-        } else if errno == EINPROGRESS || errno == EINTR {
-            do {
-                try loop.register(fd, events: EPOLLOUT.rawValue, handler: self)
-                watchingConnect = true
-            } catch {
-                fail(.connectFailed(error.code))
-            }
-        } else {
-            fail(.connectFailed(errno))
+        switch Socket.startConnect(fd, to: address, on: loop, handler: self) {
+        case .connected: connected()
+        case .watching: watchingConnect = true
+        case .failed(let code): fail(.connectFailed(code))
         }
     }
 
     func handleEvents(_ events: UInt32) {
         guard watchingConnect else { return }
         watchingConnect = false
-        loop.deregister(fd)
-        let error = Socket.pendingError(fd)
+        let error = Socket.finishConnect(fd, on: loop)
         if error != 0 {
             fail(.connectFailed(error))
         } else {
