@@ -22,14 +22,16 @@ final class ServerMetrics: Sendable {
 
     /// Logins granted.
     let logins = StripedCounter()
-    /// Publishes accepted, by channel type (indexed by `RtmChannelType.rawValue`).
-    private let publishes = RtmChannelType.allCases.map { _ in StripedCounter() }
+    /// Publishes accepted, by channel type. Counters of their own, not an array of them: reaching
+    /// a `let` of this object costs no reference count, an array element costs a retain and a
+    /// release on every message.
+    private let publishes = CountersByChannelType()
     /// Publishes answered at once on the event loop, accepted and refused (also counted by type
     /// in `publishes` when accepted).
     private let atOnceSucceeded = StripedCounter()
     private let atOnceFailed = StripedCounter()
     /// Message pushes handed to receiving sessions, by channel type.
-    private let deliveries = RtmChannelType.allCases.map { _ in StripedCounter() }
+    private let deliveries = CountersByChannelType()
     private let tallies = Mutex(Tallies())
 
     // MARK: Counting
@@ -38,7 +40,7 @@ final class ServerMetrics: Sendable {
     /// request loop is counted by `requestFinished` as well).
     @inline(__always)
     func published(_ type: RtmChannelType) {
-        publishes.withUnsafeBufferPointer { $0[type.rawValue].add() }
+        publishes.add(1, to: type)
     }
 
     /// A publish was answered at once, on the event loop.
@@ -50,7 +52,7 @@ final class ServerMetrics: Sendable {
     /// A message push went to `receivers` sessions.
     @inline(__always)
     func delivered(_ type: RtmChannelType, receivers: Int) {
-        deliveries.withUnsafeBufferPointer { $0[type.rawValue].add(UInt64(receivers)) }
+        deliveries.add(UInt64(receivers), to: type)
     }
 
     /// A login failed with `code`.
@@ -81,10 +83,10 @@ final class ServerMetrics: Sendable {
     // MARK: Reading
 
     /// Publishes accepted per channel type.
-    func publishCount(_ type: RtmChannelType) -> UInt64 { publishes[type.rawValue].value }
+    func publishCount(_ type: RtmChannelType) -> UInt64 { publishes.value(of: type) }
 
     /// Message pushes handed to sessions per channel type.
-    func deliveryCount(_ type: RtmChannelType) -> UInt64 { deliveries[type.rawValue].value }
+    func deliveryCount(_ type: RtmChannelType) -> UInt64 { deliveries.value(of: type) }
 
     /// Publishes answered at once, accepted and refused.
     var answeredAtOnce: (succeeded: UInt64, failed: UInt64) { (atOnceSucceeded.value, atOnceFailed.value) }
@@ -99,6 +101,36 @@ final class ServerMetrics: Sendable {
     var requests: [(operation: String, succeeded: UInt64, failed: UInt64, latency: LatencyHistogram.Snapshot)] {
         tallies.withLock { tallies in
             tallies.requests.sorted { $0.key < $1.key }.map { ($0.key, $0.value.succeeded, $0.value.failed, $0.value.latency.snapshot) }
+        }
+    }
+}
+
+/// One `StripedCounter` per channel type, each a stored property, so adding to one reaches it
+/// without counting a reference.
+final class CountersByChannelType: Sendable {
+    private let none = StripedCounter()
+    private let message = StripedCounter()
+    private let stream = StripedCounter()
+    private let user = StripedCounter()
+
+    /// Adds `amount` to the counter of `type`.
+    @inline(__always)
+    func add(_ amount: UInt64, to type: RtmChannelType) {
+        switch type {
+        case .none: none.add(amount)
+        case .message: message.add(amount)
+        case .stream: stream.add(amount)
+        case .user: user.add(amount)
+        }
+    }
+
+    /// The count of `type`.
+    func value(of type: RtmChannelType) -> UInt64 {
+        switch type {
+        case .none: none.value
+        case .message: message.value
+        case .stream: stream.value
+        case .user: user.value
         }
     }
 }
