@@ -20,7 +20,7 @@ final class StalledReader: Sendable {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var small: Int32 = 4096
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        var timeout = timeval(tv_sec: Int(Patience.standard.components.seconds), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -29,6 +29,7 @@ final class StalledReader: Sendable {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
+        // From here on a failure throws and `deinit` closes the descriptor, once.
         guard connected == 0 else { throw SocketFailure(step: "connect") }
         let request =
             "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -77,7 +78,7 @@ final class StalledReader: Sendable {
         try write(bytes)
     }
 
-    /// Reads the next server frame (blocking, up to the socket's 5 s timeout per read).
+    /// Reads the next server frame (blocking, up to the standard patience per read).
     func next() throws -> ServerFrame {
         while true {
             if let (opcode, payload) = try takeFrame() {
@@ -88,7 +89,11 @@ final class StalledReader: Sendable {
         }
     }
 
-    func close() { Glibc.close(fd) }
+    /// Ends the connection (the server sees it lost); the descriptor itself is closed by
+    /// `deinit`, so it is never closed twice.
+    func close() { shutdown(fd, Int32(SHUT_RDWR)) }
+
+    deinit { Glibc.close(fd) }
 
     private func takeFrame() throws -> (UInt8, [UInt8])? {
         try received.withLock { buffer throws -> (UInt8, [UInt8])? in try Self.takeFrame(from: &buffer) }

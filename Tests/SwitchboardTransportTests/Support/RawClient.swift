@@ -13,7 +13,7 @@ final class RawClient {
     private var tls: TLSSession?
 
     init(port: Int, receiveBufferSize: Int32? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         // The standard patience (15 s): on a busy two-core machine an answer can take seconds.
         var timeout = timeval(tv_sec: Int(Patience.standard.components.seconds), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -31,9 +31,13 @@ final class RawClient {
             }
         }
         guard result == 0 else {
+            let failure = SocketError("connect")
             Glibc.close(fd)
-            throw SocketError("connect")
+            throw failure
         }
+        // Stored last: once every property is set, a throwing init also runs `deinit`, which
+        // would close the descriptor a second time (and maybe another test's socket by then).
+        self.fd = fd
     }
 
     deinit { Glibc.close(fd) }
