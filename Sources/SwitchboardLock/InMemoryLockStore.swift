@@ -22,16 +22,16 @@ public final class InMemoryLockStore: LockStore {
     }
 
     public func acquireLock(
-        _ name: String, in channel: ChannelKey, by caller: Caller, wait: Bool, now: Duration
+        _ name: String, in channel: ChannelKey, by caller: Caller, wait: Bool, now: WallClockTime
     ) throws(LockRefusal) -> (LockAcquisition, [LockEffect]) {
         try table.withLock { table throws(LockRefusal) in try table.acquire(name, in: channel, by: caller, wait: wait, now: now) }
     }
 
-    public func releaseLock(_ name: String, in channel: ChannelKey, by caller: Caller, now: Duration) throws(LockRefusal) -> [LockEffect] {
+    public func releaseLock(_ name: String, in channel: ChannelKey, by caller: Caller, now: WallClockTime) throws(LockRefusal) -> [LockEffect] {
         try table.withLock { table throws(LockRefusal) in try table.release(name, in: channel, by: caller, now: now) }
     }
 
-    public func revokeLock(_ name: String, in channel: ChannelKey, from owner: UserID, now: Duration) throws(LockRefusal) -> [LockEffect] {
+    public func revokeLock(_ name: String, in channel: ChannelKey, from owner: UserID, now: WallClockTime) throws(LockRefusal) -> [LockEffect] {
         try table.withLock { table throws(LockRefusal) in try table.revoke(name, in: channel, from: owner, now: now) }
     }
 
@@ -43,7 +43,7 @@ public final class InMemoryLockStore: LockStore {
         try table.withLock { table throws(LockRefusal) in try table.holder(of: name, in: channel) }
     }
 
-    public func sessionSuspended(_ session: SessionID, now: Duration) {
+    public func sessionSuspended(_ session: SessionID, now: WallClockTime) {
         table.withLock { $0.suspend(session, now: now) }
     }
 
@@ -51,15 +51,15 @@ public final class InMemoryLockStore: LockStore {
         table.withLock { $0.resume(session) }
     }
 
-    public func sessionEnded(_ session: SessionID, expired: Bool, now: Duration) -> [LockEffect] {
+    public func sessionEnded(_ session: SessionID, expired: Bool, now: WallClockTime) -> [LockEffect] {
         table.withLock { $0.end(session, expired: expired, now: now) }
     }
 
-    public func sessionLeft(_ session: SessionID, channel: ChannelKey, expired: Bool, now: Duration) -> [LockEffect] {
+    public func sessionLeft(_ session: SessionID, channel: ChannelKey, expired: Bool, now: WallClockTime) -> [LockEffect] {
         table.withLock { $0.leave(session, channel: channel, expired: expired, now: now) }
     }
 
-    public func expire(now: Duration) -> [LockEffect] {
+    public func expire(now: WallClockTime) -> [LockEffect] {
         table.withLock { $0.expire(now: now) }
     }
 
@@ -78,7 +78,7 @@ public final class InMemoryLockStore: LockStore {
     }
 
     /// When a lock's lost owner's ttl runs out; nil while its owner is connected or it is free.
-    public func deadline(of name: String, in channel: ChannelKey) -> Duration? {
+    public func deadline(of name: String, in channel: ChannelKey) -> WallClockTime? {
         table.withLock { $0.deadline(of: name, in: channel) }
     }
 }

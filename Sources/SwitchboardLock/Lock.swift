@@ -50,8 +50,10 @@ public actor Lock: Module {
 
     public func run() async throws {
         guard case .running(let context, _) = state else { return }
-        for await now in context.clock.ticks(every: tickInterval) {
-            await inEventTurn("expiring ttls") { store, context, since in publish(await store.expire(now: now), context, since) }
+        for await _ in context.clock.ticks(every: tickInterval) {
+            await inEventTurn("expiring ttls") { store, context, since in
+                publish(await store.expire(now: context.clock.wallNow), context, since)
+            }
         }
     }
 
@@ -93,7 +95,7 @@ public actor Lock: Module {
         return try await inChannelTurn(request.caller, channel, operation) { store, context, since throws(RtmError) in
             do throws(LockRefusal) {
                 let (acquisition, effects) = try await store.acquireLock(
-                    request.lock.name, in: channel, by: request.caller, wait: request.retry, now: context.clock.now)
+                    request.lock.name, in: channel, by: request.caller, wait: request.retry, now: context.clock.wallNow)
                 publish(effects, context, since)
                 return acquisition
             } catch {
@@ -106,7 +108,7 @@ public actor Lock: Module {
         let operation = ReleaseLock.operation
         let channel = try checkedLock(request.caller, request.lock, operation)
         return try await change(operation, request.lock.name, in: channel, by: request.caller) { store, context throws(LockRefusal) in
-            try await store.releaseLock(request.lock.name, in: channel, by: request.caller, now: context.clock.now)
+            try await store.releaseLock(request.lock.name, in: channel, by: request.caller, now: context.clock.wallNow)
         }
     }
 
@@ -115,7 +117,7 @@ public actor Lock: Module {
         let channel = try checkedLock(request.caller, request.lock, operation)
         try Validation.checkUserId(request.userId, limits: try running(operation).context.limits, operation: operation)
         return try await change(operation, request.lock.name, in: channel, by: request.caller) { store, context throws(LockRefusal) in
-            try await store.revokeLock(request.lock.name, in: channel, from: request.userId, now: context.clock.now)
+            try await store.revokeLock(request.lock.name, in: channel, from: request.userId, now: context.clock.wallNow)
         }
     }
 
@@ -178,14 +180,14 @@ public actor Lock: Module {
         let session = change.member.session, channel = change.channel
         let expired = change.reason == .sessionClosed(.timedOut)
         await inEventTurn("the leave of \(session) from \(channel)") { store, context, since in
-            publish(await store.sessionLeft(session, channel: channel, expired: expired, now: context.clock.now), context, since)
+            publish(await store.sessionLeft(session, channel: channel, expired: expired, now: context.clock.wallNow), context, since)
             await removeLocksIfEmpty([channel], store, context, since)
         }
     }
 
     private func suspended(_ session: SessionID) async {
         await inEventTurn("the suspension of \(session)") { store, context, _ in
-            await store.sessionSuspended(session, now: context.clock.now)
+            await store.sessionSuspended(session, now: context.clock.wallNow)
         }
     }
 
@@ -196,7 +198,7 @@ public actor Lock: Module {
     private func sessionClosed(_ event: SessionClosed, leaving channels: [ChannelKey]) async {
         let expired = event.reason == .timedOut
         await inEventTurn("the end of \(event.session)") { store, context, since in
-            publish(await store.sessionEnded(event.session, expired: expired, now: context.clock.now), context, since)
+            publish(await store.sessionEnded(event.session, expired: expired, now: context.clock.wallNow), context, since)
             await removeLocksIfEmpty(channels, store, context, since)
         }
     }

@@ -5,7 +5,8 @@ import SwitchboardCore
 /// The module calls one operation at a time, in order, and publishes the effects each returns in
 /// that order, so the store need not think about events or receivers. Every operation is atomic.
 /// `InMemoryLockStore` is the built-in one; a shared store (Redis with one script per
-/// operation, say) implements the same calls for a cluster. Times are the module clock's `now`.
+/// operation, say) implements the same calls for a cluster. Times are the module clock's wall
+/// time (`wallNow`), so a ttl countdown one node starts means the same to every other.
 public protocol LockStore: Sendable {
     /// Creates the free lock `name` in `channel`; refuses a name in use, a channel with `maxLocks`
     /// locks or an app with `maxLocksInApp`.
@@ -15,13 +16,13 @@ public protocol LockStore: Sendable {
     func removeLock(_ name: String, in channel: ChannelKey) async throws(LockRefusal) -> [LockEffect]
     /// Gives the lock to `caller` when it is free (or already the caller's); otherwise puts the
     /// caller at the end of its line when `wait`, or refuses.
-    func acquireLock(_ name: String, in channel: ChannelKey, by caller: Caller, wait: Bool, now: Duration)
+    func acquireLock(_ name: String, in channel: ChannelKey, by caller: Caller, wait: Bool, now: WallClockTime)
         async throws(LockRefusal) -> (LockAcquisition, [LockEffect])
     /// The caller's session gives the lock back (the next in line gets it), or leaves its line.
-    func releaseLock(_ name: String, in channel: ChannelKey, by caller: Caller, now: Duration)
+    func releaseLock(_ name: String, in channel: ChannelKey, by caller: Caller, now: WallClockTime)
         async throws(LockRefusal) -> [LockEffect]
     /// Takes the lock from its owner when that owner is the user `owner`.
-    func revokeLock(_ name: String, in channel: ChannelKey, from owner: UserID, now: Duration)
+    func revokeLock(_ name: String, in channel: ChannelKey, from owner: UserID, now: WallClockTime)
         async throws(LockRefusal) -> [LockEffect]
     /// Every lock of `channel`, sorted by name.
     func locks(in channel: ChannelKey) async -> [LockDetail]
@@ -29,16 +30,16 @@ public protocol LockStore: Sendable {
     func holder(of name: String, in channel: ChannelKey) async throws(LockRefusal) -> LockHolding?
     /// The session lost its connection: each lock it owns, and each it is given while away,
     /// stays its own for the lock's ttl from now.
-    func sessionSuspended(_ session: SessionID, now: Duration) async
+    func sessionSuspended(_ session: SessionID, now: WallClockTime) async
     /// The session is back: its locks stop counting down.
     func sessionResumed(_ session: SessionID) async
     /// The session ended: it leaves every line, and its locks go to the next in line, with
     /// `lockExpired` when `expired` (it never came back), `lockReleased` otherwise.
-    func sessionEnded(_ session: SessionID, expired: Bool, now: Duration) async -> [LockEffect]
+    func sessionEnded(_ session: SessionID, expired: Bool, now: WallClockTime) async -> [LockEffect]
     /// The session left `channel`: it leaves the lines there and releases the locks it owns there.
-    func sessionLeft(_ session: SessionID, channel: ChannelKey, expired: Bool, now: Duration) async -> [LockEffect]
+    func sessionLeft(_ session: SessionID, channel: ChannelKey, expired: Bool, now: WallClockTime) async -> [LockEffect]
     /// Locks whose lost owner's ttl ran out by `now` go to the next in line, with `lockExpired`.
-    func expire(now: Duration) async -> [LockEffect]
+    func expire(now: WallClockTime) async -> [LockEffect]
     /// The last member left `channel`: its locks are removed, as by `removeLock`.
     func channelEmptied(_ channel: ChannelKey) async -> [LockEffect]
 }

@@ -37,7 +37,7 @@ struct LockTable: Sendable {
     private var waiting: [SessionID: Set<Key>] = [:]
     private var suspended: Set<SessionID> = []
     /// When each lost owner's ttl runs out.
-    private var countdowns: [Key: Duration] = [:]
+    private var countdowns: [Key: WallClockTime] = [:]
     private var lastFencingToken: UInt64 = 0
 
     // MARK: Operations
@@ -78,7 +78,7 @@ struct LockTable: Sendable {
     }
 
     mutating func acquire(
-        _ name: String, in channel: ChannelKey, by caller: Caller, wait: Bool, now: Duration
+        _ name: String, in channel: ChannelKey, by caller: Caller, wait: Bool, now: WallClockTime
     ) throws(LockRefusal) -> (LockAcquisition, [LockEffect]) {
         let key = Key(channel: channel, name: name)
         guard let entry = entries[key] else { throw .notExist }
@@ -94,7 +94,7 @@ struct LockTable: Sendable {
         return (.queued, [])
     }
 
-    mutating func release(_ name: String, in channel: ChannelKey, by caller: Caller, now: Duration) throws(LockRefusal) -> [LockEffect] {
+    mutating func release(_ name: String, in channel: ChannelKey, by caller: Caller, now: WallClockTime) throws(LockRefusal) -> [LockEffect] {
         let key = Key(channel: channel, name: name)
         guard let entry = entries[key] else { throw .notExist }
         if entry.owner?.caller.session == caller.session { return handOver(key, .lockReleased, now: now) }
@@ -102,7 +102,7 @@ struct LockTable: Sendable {
         throw .notOwner(owner: entry.owner?.caller.userId ?? "")
     }
 
-    mutating func revoke(_ name: String, in channel: ChannelKey, from userId: UserID, now: Duration) throws(LockRefusal) -> [LockEffect] {
+    mutating func revoke(_ name: String, in channel: ChannelKey, from userId: UserID, now: WallClockTime) throws(LockRefusal) -> [LockEffect] {
         let key = Key(channel: channel, name: name)
         guard let entry = entries[key] else { throw .notExist }
         guard let owner = entry.owner, owner.caller.userId == userId else {
@@ -122,7 +122,7 @@ struct LockTable: Sendable {
 
     // MARK: Sessions and time
 
-    mutating func suspend(_ session: SessionID, now: Duration) {
+    mutating func suspend(_ session: SessionID, now: WallClockTime) {
         suspended.insert(session)
         for key in owned[session] ?? [] where countdowns[key] == nil {
             guard let ttl = entries[key]?.ttl else { continue }
@@ -135,13 +135,13 @@ struct LockTable: Sendable {
         for key in owned[session] ?? [] { countdowns[key] = nil }
     }
 
-    mutating func end(_ session: SessionID, expired: Bool, now: Duration) -> [LockEffect] {
+    mutating func end(_ session: SessionID, expired: Bool, now: WallClockTime) -> [LockEffect] {
         suspended.remove(session)
         for key in waiting[session] ?? [] { _ = leaveLine(key, session) }
         return (owned[session] ?? []).sorted().flatMap { handOver($0, expired ? .lockExpired : .lockReleased, now: now) }
     }
 
-    mutating func leave(_ session: SessionID, channel: ChannelKey, expired: Bool, now: Duration) -> [LockEffect] {
+    mutating func leave(_ session: SessionID, channel: ChannelKey, expired: Bool, now: WallClockTime) -> [LockEffect] {
         var effects: [LockEffect] = []
         for key in (waiting[session] ?? []).filter({ $0.channel == channel }).sorted() where leaveLine(key, session) {
             effects.append(.waitEnded(session, channel, lockName: key.name, .leftChannel))
@@ -152,7 +152,7 @@ struct LockTable: Sendable {
         return effects
     }
 
-    mutating func expire(now: Duration) -> [LockEffect] {
+    mutating func expire(now: WallClockTime) -> [LockEffect] {
         let due = countdowns.filter { $0.value <= now }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
         return due.flatMap { handOver($0.key, .lockExpired, now: now) }
     }
@@ -166,7 +166,7 @@ struct LockTable: Sendable {
     }
 
     /// When the lost owner's ttl runs out; nil while nobody's countdown runs (for tests and diagnostics).
-    func deadline(of name: String, in channel: ChannelKey) -> Duration? {
+    func deadline(of name: String, in channel: ChannelKey) -> WallClockTime? {
         countdowns[Key(channel: channel, name: name)]
     }
 
@@ -181,7 +181,7 @@ struct LockTable: Sendable {
 
     /// Makes `caller` the owner of the free lock `key` with a new fencing token; a suspended
     /// caller's ttl starts at once.
-    private mutating func give(_ key: Key, to caller: Caller, now: Duration) -> UInt64 {
+    private mutating func give(_ key: Key, to caller: Caller, now: WallClockTime) -> UInt64 {
         lastFencingToken += 1
         entries[key]?.owner = Owner(caller: caller, fencingToken: lastFencingToken)
         owned[caller.session, default: []].insert(key)
@@ -192,7 +192,7 @@ struct LockTable: Sendable {
     }
 
     /// The owner loses the lock (`type` says how) and the first in line, if any, gets it.
-    private mutating func handOver(_ key: Key, _ type: RtmLockEventType, now: Duration) -> [LockEffect] {
+    private mutating func handOver(_ key: Key, _ type: RtmLockEventType, now: WallClockTime) -> [LockEffect] {
         guard let owner = entries[key]?.owner else { return [] }
         var effects: [LockEffect] = [.event(key.channel, type, detail(key))]
         entries[key]?.owner = nil

@@ -107,15 +107,15 @@ final class SuspendingLockStore: LockStore {
         await calls.pause("removeLock")
         return try inner.removeLock(name, in: channel)
     }
-    func acquireLock(_ name: String, in channel: ChannelKey, by caller: Caller, wait: Bool, now: Duration) async throws(LockRefusal) -> (LockAcquisition, [LockEffect]) {
+    func acquireLock(_ name: String, in channel: ChannelKey, by caller: Caller, wait: Bool, now: WallClockTime) async throws(LockRefusal) -> (LockAcquisition, [LockEffect]) {
         await calls.pause("acquireLock")
         return try inner.acquireLock(name, in: channel, by: caller, wait: wait, now: now)
     }
-    func releaseLock(_ name: String, in channel: ChannelKey, by caller: Caller, now: Duration) async throws(LockRefusal) -> [LockEffect] {
+    func releaseLock(_ name: String, in channel: ChannelKey, by caller: Caller, now: WallClockTime) async throws(LockRefusal) -> [LockEffect] {
         await calls.pause("releaseLock")
         return try inner.releaseLock(name, in: channel, by: caller, now: now)
     }
-    func revokeLock(_ name: String, in channel: ChannelKey, from owner: UserID, now: Duration) async throws(LockRefusal) -> [LockEffect] {
+    func revokeLock(_ name: String, in channel: ChannelKey, from owner: UserID, now: WallClockTime) async throws(LockRefusal) -> [LockEffect] {
         await calls.pause("revokeLock")
         return try inner.revokeLock(name, in: channel, from: owner, now: now)
     }
@@ -127,7 +127,7 @@ final class SuspendingLockStore: LockStore {
         await calls.pause("holder")
         return try inner.holder(of: name, in: channel)
     }
-    func sessionSuspended(_ session: SessionID, now: Duration) async {
+    func sessionSuspended(_ session: SessionID, now: WallClockTime) async {
         await calls.pause("sessionSuspended")
         inner.sessionSuspended(session, now: now)
     }
@@ -135,15 +135,15 @@ final class SuspendingLockStore: LockStore {
         await calls.pause("sessionResumed")
         inner.sessionResumed(session)
     }
-    func sessionEnded(_ session: SessionID, expired: Bool, now: Duration) async -> [LockEffect] {
+    func sessionEnded(_ session: SessionID, expired: Bool, now: WallClockTime) async -> [LockEffect] {
         await calls.pause("sessionEnded")
         return inner.sessionEnded(session, expired: expired, now: now)
     }
-    func sessionLeft(_ session: SessionID, channel: ChannelKey, expired: Bool, now: Duration) async -> [LockEffect] {
+    func sessionLeft(_ session: SessionID, channel: ChannelKey, expired: Bool, now: WallClockTime) async -> [LockEffect] {
         await calls.pause("sessionLeft")
         return inner.sessionLeft(session, channel: channel, expired: expired, now: now)
     }
-    func expire(now: Duration) async -> [LockEffect] {
+    func expire(now: WallClockTime) async -> [LockEffect] {
         await calls.pause("expire")
         return inner.expire(now: now)
     }

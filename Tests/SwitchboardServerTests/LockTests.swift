@@ -197,7 +197,7 @@ extension RawClient {
         _ = await bob.lock(.acquireLock(lockL, retry: true), id: 12)
         alice.connection.close()
         let room = ChannelKey(app: "test-app", lockL.channel)
-        #expect(await watcher.waitFor { _ in store.deadline(of: "L", in: room) } == .seconds(10))
+        #expect(await watcher.waitFor { _ in store.deadline(of: "L", in: room) } == clock.wallNow + .seconds(10))
         await advance(clock, by: .seconds(9))
         #expect(await watcher.lock(.getLocks(lockL.channel), id: 20)?.lockAnswer == .locks([
             LockDetail(lockName: "L", owner: "alice", ttl: 10, fencingToken: 1)
