@@ -14,7 +14,7 @@ public final class InMemorySessionStore: SessionStore {
         try table.withLock { table throws(RtmError) in try table.checkLogin(request) }
     }
 
-    public func login(_ request: Login, secret: String, tokenExpiresAt: UInt64?, now: Duration) throws(RtmError) -> SessionLoginOutcome {
+    public func login(_ request: Login, secret: String, tokenExpiresAt: UInt64?, now: WallClockTime) throws(RtmError) -> SessionLoginOutcome {
         try table.withLock { table throws(RtmError) in
             try table.login(request, secret: secret, tokenExpiresAt: tokenExpiresAt, now: now)
         }
@@ -22,7 +22,7 @@ public final class InMemorySessionStore: SessionStore {
 
     public func remove(_ session: SessionID) -> SessionRecord? { table.withLock { $0.remove(session) } }
 
-    public func heartbeat(_ session: SessionID, now: Duration) -> SignOfLife {
+    public func heartbeat(_ session: SessionID, now: WallClockTime) -> SignOfLife {
         table.withLock { $0.heartbeat(session, now: now) }
     }
 
@@ -32,12 +32,12 @@ public final class InMemorySessionStore: SessionStore {
 
     public func contains(_ session: SessionID) -> Bool { table.withLock { $0.sessions[session] != nil } }
 
-    public func disconnected(_ session: SessionID, now: Duration) -> SessionRecord? {
+    public func disconnected(_ session: SessionID, now: WallClockTime) -> SessionRecord? {
         table.withLock { $0.disconnected(session, now: now) }
     }
 
-    public func sweep(now: Duration, unixSeconds: UInt64) -> [SessionExpiry] {
-        table.withLock { $0.sweep(now: now, unixSeconds: unixSeconds) }
+    public func sweep(now: WallClockTime) -> [SessionExpiry] {
+        table.withLock { $0.sweep(now: now) }
     }
 
     public func count() -> Int { table.withLock { $0.sessions.count } }

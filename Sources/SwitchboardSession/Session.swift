@@ -78,7 +78,7 @@ public actor Session: Module {
         }
         return try await turns.run { () async throws(RtmError) in
             let outcome = try await store.login(
-                request, secret: makeSecret(), tokenExpiresAt: grant.loginExpiresAt, now: context.clock.now)
+                request, secret: makeSecret(), tokenExpiresAt: grant.loginExpiresAt, now: context.clock.wallNow)
             switch outcome {
             case .opened(let record, let replaced):
                 for old in replaced {
@@ -109,7 +109,7 @@ public actor Session: Module {
     private func heartbeat(_ request: Heartbeat) async throws(RtmError) -> Done {
         let (context, store) = try running(Heartbeat.operation)
         return try await turns.run { () async throws(RtmError) in
-            switch try await store.heartbeat(request.caller.session, now: context.clock.now) {
+            switch try await store.heartbeat(request.caller.session, now: context.clock.wallNow) {
             case .unknown: throw RtmError(.notLogin, operation: Heartbeat.operation, reason: "no such session")
             case .alive: break
             case .revived(let record): context.bus.publish(SessionResumed(caller: record.caller))
@@ -144,7 +144,7 @@ public actor Session: Module {
         guard case .running(let context, let store) = state else { return }
         do {
             try await turns.run { () async throws(RtmError) in
-                guard let record = try await store.disconnected(session, now: context.clock.now) else { return }
+                guard let record = try await store.disconnected(session, now: context.clock.wallNow) else { return }
                 context.bus.publish(SessionSuspended(caller: record.caller))
             }
         } catch {
@@ -157,7 +157,7 @@ public actor Session: Module {
         guard case .running(let context, let store) = state else { return }
         do {
             try await turns.run { () async throws(RtmError) in
-                let expiries = try await store.sweep(now: context.clock.now, unixSeconds: context.clock.wallMilliseconds / 1000)
+                let expiries = try await store.sweep(now: context.clock.wallNow)
                 for expiry in expiries { expired(expiry, context) }
             }
         } catch {

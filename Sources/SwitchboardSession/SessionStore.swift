@@ -6,25 +6,27 @@ import SwitchboardCore
 /// The store recipe (Modules.md): each method is one atomic check-and-change that returns what it
 /// did, so the module publishes events and drives the outbox from the answer alone, in the
 /// store's order (it calls the store one operation at a time). Errors carry the reference's
-/// codes. `InMemorySessionStore` is the built-in one.
+/// codes. Times are the module clock's wall time (`wallNow`), so a record another node reads
+/// (to resume the session there, say) has deadlines that mean the same to it.
+/// `InMemorySessionStore` is the built-in one.
 public protocol SessionStore: Sendable {
     /// Refuses an app id the store does not serve and a malformed user id, changing nothing.
     func checkLogin(_ request: Login) async throws(RtmError)
     /// Validates a login and applies it: a resume of the session its ticket names, or a new
     /// session ending the user's others. `secret` is the resume secret of a new session.
-    func login(_ request: Login, secret: String, tokenExpiresAt: UInt64?, now: Duration) async throws(RtmError) -> SessionLoginOutcome
+    func login(_ request: Login, secret: String, tokenExpiresAt: UInt64?, now: WallClockTime) async throws(RtmError) -> SessionLoginOutcome
     /// Ends a session at once; nil when unknown.
     func remove(_ session: SessionID) async throws(RtmError) -> SessionRecord?
     /// Notes a sign of life.
-    func heartbeat(_ session: SessionID, now: Duration) async throws(RtmError) -> SignOfLife
+    func heartbeat(_ session: SessionID, now: WallClockTime) async throws(RtmError) -> SignOfLife
     /// Replaces a session's token expiry; false when the session is unknown.
     func renew(_ session: SessionID, tokenExpiresAt: UInt64?) async throws(RtmError) -> Bool
     /// Whether the session exists (live or suspended).
     func contains(_ session: SessionID) async throws(RtmError) -> Bool
     /// The session's connection closed: a live session is suspended and returned.
-    func disconnected(_ session: SessionID, now: Duration) async throws(RtmError) -> SessionRecord?
-    /// Applies the passage of time up to `now` (`unixSeconds` for token expiry).
-    func sweep(now: Duration, unixSeconds: UInt64) async throws(RtmError) -> [SessionExpiry]
+    func disconnected(_ session: SessionID, now: WallClockTime) async throws(RtmError) -> SessionRecord?
+    /// Applies the passage of time up to `now`: lost heartbeats, presence timeouts, token expiry.
+    func sweep(now: WallClockTime) async throws(RtmError) -> [SessionExpiry]
     /// How many sessions exist (live or suspended).
     func count() async throws(RtmError) -> Int
 }
@@ -39,10 +41,10 @@ public struct SessionRecord: Sendable, Hashable {
     public let heartbeatInterval: Int
     /// Seconds a session without a connection waits for a resume.
     public let presenceTimeout: Int
-    /// Monotonic time of the last sign of life.
-    public var lastSeen: Duration
-    /// Monotonic time the connection was lost; nil while the session has one.
-    public var suspendedAt: Duration?
+    /// When the last sign of life came.
+    public var lastSeen: WallClockTime
+    /// When the connection was lost; nil while the session has one.
+    public var suspendedAt: WallClockTime?
     /// Unix seconds when the login privilege expires; nil when it never does.
     public var tokenExpiresAt: UInt64?
     /// Whether the expiry warning was sent for the current token.
@@ -50,8 +52,8 @@ public struct SessionRecord: Sendable, Hashable {
 
     /// Creates a record.
     public init(
-        caller: Caller, secret: String, heartbeatInterval: Int, presenceTimeout: Int, lastSeen: Duration,
-        suspendedAt: Duration?, tokenExpiresAt: UInt64?, expiryWarned: Bool = false
+        caller: Caller, secret: String, heartbeatInterval: Int, presenceTimeout: Int, lastSeen: WallClockTime,
+        suspendedAt: WallClockTime?, tokenExpiresAt: UInt64?, expiryWarned: Bool = false
     ) {
         self.caller = caller
         self.secret = secret

@@ -39,7 +39,7 @@ struct SessionTable: Sendable {
 
     /// Validates a login and applies it. `secret` is the fresh resume secret for a new session.
     mutating func login(
-        _ request: Login, secret: String, tokenExpiresAt: UInt64?, now: Duration
+        _ request: Login, secret: String, tokenExpiresAt: UInt64?, now: WallClockTime
     ) throws(RtmError) -> LoginOutcome {
         try checkLogin(request)
         let user = UserKey(request.appId, request.userId)
@@ -76,7 +76,7 @@ struct SessionTable: Sendable {
     }
 
     /// Notes a sign of life.
-    mutating func heartbeat(_ id: SessionID, now: Duration) -> SignOfLife {
+    mutating func heartbeat(_ id: SessionID, now: WallClockTime) -> SignOfLife {
         guard var record = sessions[id] else { return .unknown }
         record.lastSeen = now
         let wasSuspended = !record.isLive
@@ -94,7 +94,7 @@ struct SessionTable: Sendable {
     }
 
     /// The session's connection closed: a live session is suspended and returned.
-    mutating func disconnected(_ id: SessionID, now: Duration) -> SessionRecord? {
+    mutating func disconnected(_ id: SessionID, now: WallClockTime) -> SessionRecord? {
         guard var record = sessions[id], record.isLive else { return nil }
         record.suspendedAt = now
         sessions[id] = record
@@ -108,8 +108,9 @@ struct SessionTable: Sendable {
         return record
     }
 
-    /// Applies the passage of time up to `now` (`unixSeconds` for token expiry).
-    mutating func sweep(now: Duration, unixSeconds: UInt64) -> [Expiry] {
+    /// Applies the passage of time up to `now`.
+    mutating func sweep(now: WallClockTime) -> [Expiry] {
+        let unixSeconds = now.secondsSince1970
         var expiries: [Expiry] = []
         for id in Array(sessions.keys) {
             guard var record = sessions[id] else { continue }

@@ -14,7 +14,7 @@ final class SuspendingSessionStore: SessionStore {
         await calls.pause("checkLogin")
         try base.checkLogin(request)
     }
-    func login(_ request: Login, secret: String, tokenExpiresAt: UInt64?, now: Duration) async throws(RtmError) -> SessionLoginOutcome {
+    func login(_ request: Login, secret: String, tokenExpiresAt: UInt64?, now: WallClockTime) async throws(RtmError) -> SessionLoginOutcome {
         await calls.pause("login")
         return try base.login(request, secret: secret, tokenExpiresAt: tokenExpiresAt, now: now)
     }
@@ -22,7 +22,7 @@ final class SuspendingSessionStore: SessionStore {
         await calls.pause("remove")
         return base.remove(session)
     }
-    func heartbeat(_ session: SessionID, now: Duration) async throws(RtmError) -> SignOfLife {
+    func heartbeat(_ session: SessionID, now: WallClockTime) async throws(RtmError) -> SignOfLife {
         await calls.pause("heartbeat")
         return base.heartbeat(session, now: now)
     }
@@ -34,13 +34,13 @@ final class SuspendingSessionStore: SessionStore {
         await calls.pause("contains")
         return base.contains(session)
     }
-    func disconnected(_ session: SessionID, now: Duration) async throws(RtmError) -> SessionRecord? {
+    func disconnected(_ session: SessionID, now: WallClockTime) async throws(RtmError) -> SessionRecord? {
         await calls.pause("disconnected")
         return base.disconnected(session, now: now)
     }
-    func sweep(now: Duration, unixSeconds: UInt64) async throws(RtmError) -> [SessionExpiry] {
+    func sweep(now: WallClockTime) async throws(RtmError) -> [SessionExpiry] {
         await calls.pause("sweep")
-        return base.sweep(now: now, unixSeconds: unixSeconds)
+        return base.sweep(now: now)
     }
     func count() async throws(RtmError) -> Int {
         await calls.pause("count")
