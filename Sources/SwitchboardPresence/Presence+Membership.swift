@@ -51,7 +51,7 @@ extension Presence {
         guard case .running(let context, _) = state else { return }
         do {
             try await turns.run { () async throws(RtmError) in
-                try await store.record(sighting, of: caller, at: context.clock.wallMilliseconds)
+                try await store.record(sighting, of: caller, at: context.clock.wallNow)
             }
         } catch {
             report(error, "\(sighting) of \(caller)")

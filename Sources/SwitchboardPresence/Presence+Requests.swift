@@ -72,7 +72,7 @@ extension Presence {
         try PresenceRules.checkUserIds(request.userIds, limits: context.limits)
         let users = request.userIds.map { UserKey(request.caller.app, $0) }
         return try await turns.run { () async throws(RtmError) in
-            try await store.presence(of: users, now: context.clock.wallMilliseconds)
+            try await store.presence(of: users, now: context.clock.wallNow)
         }
     }
 

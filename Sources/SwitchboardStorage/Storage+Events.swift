@@ -51,7 +51,7 @@ extension Storage {
     func sweepLeases() async {
         guard let running = try? running("expire") else { return }
         do {
-            for commit in try await store.removeExpired(now: running.context.clock.wallMilliseconds) {
+            for commit in try await store.removeExpired(now: running.context.clock.wallNow) {
                 await publish(commit, author: "")
             }
         } catch {

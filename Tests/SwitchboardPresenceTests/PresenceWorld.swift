@@ -131,11 +131,11 @@ final class SuspendingPresenceStore: PresenceStore {
         await calls.pause("visibleChannels")
         return try await inner.visibleChannels(of: user)
     }
-    func record(_ sighting: Sighting, of session: Caller, at: UInt64) async throws(RtmError) {
+    func record(_ sighting: Sighting, of session: Caller, at: WallClockTime) async throws(RtmError) {
         await calls.pause("record")
         try await inner.record(sighting, of: session, at: at)
     }
-    func presence(of users: [UserKey], now: UInt64) async throws(RtmError) -> [UserPresence] {
+    func presence(of users: [UserKey], now: WallClockTime) async throws(RtmError) -> [UserPresence] {
         await calls.pause("presence")
         return try await inner.presence(of: users, now: now)
     }

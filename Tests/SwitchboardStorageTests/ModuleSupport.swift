@@ -58,7 +58,7 @@ final class GatedStore: MetadataStore {
         }
         return try await base.write(write, to: target, limits: limits)
     }
-    func removeExpired(now: UInt64) async throws(RtmError) -> [MetadataCommit] { try await base.removeExpired(now: now) }
+    func removeExpired(now: WallClockTime) async throws(RtmError) -> [MetadataCommit] { try await base.removeExpired(now: now) }
     func removeItems(of session: SessionID) async throws(RtmError) -> [MetadataCommit] { try await base.removeItems(of: session) }
     func hasItems() async throws(RtmError) -> Bool { try await base.hasItems() }
     func sealingMarker() async throws(RtmError) -> [UInt8]? { try await base.sealingMarker() }
@@ -128,7 +128,7 @@ final class SuspendingMetadataStore: MetadataStore {
         await calls.pause("write")
         return try await base.write(write, to: target, limits: limits)
     }
-    func removeExpired(now: UInt64) async throws(RtmError) -> [MetadataCommit] {
+    func removeExpired(now: WallClockTime) async throws(RtmError) -> [MetadataCommit] {
         await calls.pause("removeExpired")
         return try await base.removeExpired(now: now)
     }

@@ -50,11 +50,11 @@ public final class InMemoryPresenceStore: PresenceStore {
         table.withLock { $0.visibleChannels(of: user) }
     }
 
-    public func record(_ sighting: Sighting, of session: Caller, at: UInt64) async throws(RtmError) {
+    public func record(_ sighting: Sighting, of session: Caller, at: WallClockTime) async throws(RtmError) {
         table.withLock { $0.record(sighting, of: session, at: at) }
     }
 
-    public func presence(of users: [UserKey], now: UInt64) async throws(RtmError) -> [UserPresence] {
+    public func presence(of users: [UserKey], now: WallClockTime) async throws(RtmError) -> [UserPresence] {
         table.withLock { $0.presence(of: users, now: now) }
     }
 }

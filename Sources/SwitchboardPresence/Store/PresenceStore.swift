@@ -34,10 +34,10 @@ public protocol PresenceStore: Sendable {
     func listeners(of channel: ChannelKey) async throws(RtmError) -> [SessionID]
     /// The channels `user` shows in (quiet memberships left out).
     func visibleChannels(of user: UserKey) async throws(RtmError) -> [ChannelKey]
-    /// A session's life, for user-level presence: `at` is the wall time in milliseconds.
-    func record(_ sighting: Sighting, of session: Caller, at: UInt64) async throws(RtmError)
-    /// The presence of `users` as of `now` (wall milliseconds), in the order asked.
-    func presence(of users: [UserKey], now: UInt64) async throws(RtmError) -> [UserPresence]
+    /// A session's life, for user-level presence, at wall time `at`.
+    func record(_ sighting: Sighting, of session: Caller, at: WallClockTime) async throws(RtmError)
+    /// The presence of `users` as of wall time `now`, in the order asked.
+    func presence(of users: [UserKey], now: WallClockTime) async throws(RtmError) -> [UserPresence]
 }
 
 /// A session's membership of one channel before and after one change.

@@ -207,11 +207,11 @@ struct PresenceTable: Sendable {
 
     // MARK: Users
 
-    mutating func record(_ sighting: Sighting, of session: Caller, at: UInt64) {
+    mutating func record(_ sighting: Sighting, of session: Caller, at: WallClockTime) {
         sightings.record(sighting, of: session, at: at)
     }
 
-    func presence(of users: [UserKey], now: UInt64) -> [UserPresence] {
+    func presence(of users: [UserKey], now: WallClockTime) -> [UserPresence] {
         users.map { sightings.presence(of: $0, now: now) }
     }
 

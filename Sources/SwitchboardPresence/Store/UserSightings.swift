@@ -8,8 +8,8 @@ struct UserSightings: Sendable {
     /// For each online user, its sessions (a compact set: a user nearly always has one).
     private var online: [UserKey: CompactSet<SessionID>] = [:]
     /// When the sessions waiting for a resume lost their connection.
-    private var lostAt: [SessionID: UInt64] = [:]
-    private var lastSeen: [UserKey: UInt64] = [:]
+    private var lostAt: [SessionID: WallClockTime] = [:]
+    private var lastSeen: [UserKey: WallClockTime] = [:]
     private var ring: [UserKey] = []
     private var next = 0
     /// How many offline users are remembered.
@@ -17,8 +17,8 @@ struct UserSightings: Sendable {
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    /// Records a moment of `caller`'s session at wall time `at`.
-    mutating func record(_ sighting: Sighting, of caller: Caller, at: UInt64) {
+    /// Records a moment of `caller`'s session at `at`.
+    mutating func record(_ sighting: Sighting, of caller: Caller, at: WallClockTime) {
         let user = caller.user
         switch sighting {
         case .opened, .resumed:
@@ -35,17 +35,17 @@ struct UserSightings: Sendable {
         }
     }
 
-    /// The presence of `user` as of wall time `now`.
-    func presence(of user: UserKey, now: UInt64) -> UserPresence {
+    /// The presence of `user` as of `now`.
+    func presence(of user: UserKey, now: WallClockTime) -> UserPresence {
         guard let sessions = online[user] else {
-            return UserPresence(userId: user.userId, online: false, lastSeen: lastSeen[user] ?? 0)
+            return UserPresence(userId: user.userId, online: false, lastSeen: lastSeen[user]?.millisecondsSince1970 ?? 0)
         }
         let connected = sessions.contains { lostAt[$0] == nil }
         let lastLost = sessions.compactMap { lostAt[$0] }.max() ?? now
-        return UserPresence(userId: user.userId, online: true, lastSeen: connected ? now : lastLost)
+        return UserPresence(userId: user.userId, online: true, lastSeen: (connected ? now : lastLost).millisecondsSince1970)
     }
 
-    private mutating func remember(_ user: UserKey, at: UInt64) {
+    private mutating func remember(_ user: UserKey, at: WallClockTime) {
         if lastSeen.updateValue(at, forKey: user) != nil { return }
         if ring.count < capacity {
             ring.append(user)

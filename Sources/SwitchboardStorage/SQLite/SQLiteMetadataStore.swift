@@ -74,11 +74,12 @@ public final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
-    public func removeExpired(now: UInt64) async throws(RtmError) -> [MetadataCommit] {
-        try await thread.perform(writes: true, operation: "expire") { connection in
+    public func removeExpired(now: WallClockTime) async throws(RtmError) -> [MetadataCommit] {
+        let milliseconds = now.millisecondsSince1970
+        return try await thread.perform(writes: true, operation: "expire") { connection in
             try MetadataRows.remove(
-                where: "expires_at IS NOT NULL AND expires_at <= ?", [.integer(Int64(clamping: now))],
-                picks: { $0.expiresAt.map { $0 <= now } ?? false }, connection)
+                where: "expires_at IS NOT NULL AND expires_at <= ?", [.integer(Int64(clamping: milliseconds))],
+                picks: { $0.expiresAt.map { $0 <= milliseconds } ?? false }, connection)
         }
     }
 

@@ -47,8 +47,8 @@ public final class InMemoryMetadataStore: MetadataStore {
         }
     }
 
-    public func removeExpired(now: UInt64) async throws(RtmError) -> [MetadataCommit] {
-        removeMatching { $0.expiresAt.map { $0 <= now } ?? false }
+    public func removeExpired(now: WallClockTime) async throws(RtmError) -> [MetadataCommit] {
+        removeMatching { $0.expiresAt.map { $0 <= now.millisecondsSince1970 } ?? false }
     }
 
     public func removeItems(of session: SessionID) async throws(RtmError) -> [MetadataCommit] {

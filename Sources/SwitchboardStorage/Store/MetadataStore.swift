@@ -17,8 +17,8 @@ public protocol MetadataStore: Sendable {
     /// Applies `write` to the set of `target` atomically, durably; a write under a lock also
     /// passes `MetadataRules.fence` in the same step, and its token is kept with the set.
     func write(_ write: MetadataWrite, to target: MetadataTarget, limits: Limits) async throws(RtmError) -> MetadataCommit
-    /// Removes every item whose time to live ran out at `now` (milliseconds since 1970).
-    func removeExpired(now: UInt64) async throws(RtmError) -> [MetadataCommit]
+    /// Removes every item whose time to live ran out at `now`.
+    func removeExpired(now: WallClockTime) async throws(RtmError) -> [MetadataCommit]
     /// Removes every item bound to `session`.
     func removeItems(of session: SessionID) async throws(RtmError) -> [MetadataCommit]
     /// Whether any item is stored.
