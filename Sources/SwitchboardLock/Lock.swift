@@ -63,15 +63,15 @@ public actor Lock: Module {
         let operation = SetLock.operation
         let channel = try checkedLock(request.caller, request.lock, operation)
         let limits = try running(operation).context.limits
-        let ttl = request.ttl ?? limits.defaultLockTTL
-        guard limits.lockTTLRange.contains(ttl) else {
+        let ttl = request.ttl ?? limits.locks.defaultTTL
+        guard limits.locks.ttlRange.contains(ttl) else {
             throw RtmError(
                 .invalidParameter, operation: operation,
-                reason: "ttl is \(ttl) s; it must be within \(limits.lockTTLRange.lowerBound)–\(limits.lockTTLRange.upperBound) s")
+                reason: "ttl is \(ttl) s; it must be within \(limits.locks.ttlRange.lowerBound)–\(limits.locks.ttlRange.upperBound) s")
         }
         return try await change(operation, request.lock.name, in: channel, by: request.caller) { store, _ throws(LockRefusal) in
             try await store.setLock(
-                request.lock.name, in: channel, ttl: ttl, maxLocks: limits.locksPerChannel, maxLocksInApp: limits.locksPerApp)
+                request.lock.name, in: channel, ttl: ttl, maxLocks: limits.locks.perChannel, maxLocksInApp: limits.locks.perApp)
         }
     }
 

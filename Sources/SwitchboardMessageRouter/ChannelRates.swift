@@ -22,7 +22,7 @@ struct ChannelRates: Sendable {
     /// Takes one message of `channel` at `now`; false when the channel is over its rate and the
     /// message is to be discarded.
     mutating func admitMessage(on channel: ChannelKey, now: Duration) -> Bool {
-        guard let limit = limits.messagesPerSecondPerChannel else { return true }
+        guard let limit = limits.messages.perChannelPerSecond else { return true }
         let admitted = messages[channel, default: SlidingWindow(limit: limit)].take(now)
         if !admitted {
             discarded += 1
@@ -33,7 +33,7 @@ struct ChannelRates: Sendable {
 
     /// Takes one subscribe attempt of `session` to `channel` at `now`; false when it is too frequent.
     mutating func admitSubscribe(_ session: SessionID, to channel: ChannelKey, now: Duration) -> Bool {
-        let window = SlidingWindow(limit: limits.subscribeAttemptsPerChannel, per: limits.subscribeAttemptWindow)
+        let window = SlidingWindow(limit: limits.messages.subscribeAttemptsPerChannel, per: limits.messages.subscribeAttemptWindow)
         return subscribes[Attempt(session: session, channel: channel), default: window].take(now)
     }
 

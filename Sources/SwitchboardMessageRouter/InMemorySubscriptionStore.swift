@@ -13,15 +13,15 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
     ) throws(RtmError) -> MembershipChange? {
         try roster.withLock { roster throws(RtmError) in
             if !roster.contains(caller.session, in: channel) {
-                guard roster.memberCount(of: channel) < limits.usersPerChannel else {
+                guard roster.memberCount(of: channel) < limits.messages.usersPerChannel else {
                     throw RtmError(
                         .channelJoinFailed, operation: operation,
-                        reason: "\(channel.name) already has \(limits.usersPerChannel) subscribers")
+                        reason: "\(channel.name) already has \(limits.messages.usersPerChannel) subscribers")
                 }
-                guard roster.channelCount(of: caller.session) < limits.subscribedChannelsPerClient else {
+                guard roster.channelCount(of: caller.session) < limits.messages.subscribedChannelsPerClient else {
                     throw RtmError(
                         .channelInstanceExceedLimitation, operation: operation,
-                        reason: "already subscribed to \(limits.subscribedChannelsPerClient) channels")
+                        reason: "already subscribed to \(limits.messages.subscribedChannelsPerClient) channels")
                 }
             }
             return roster.join(caller, channel, features: features)

@@ -48,7 +48,7 @@ public actor MessageRouter: Module {
         for await now in context.clock.ticks(every: sweepInterval) {
             let discarded = routes.sweep(now: now)
             if discarded > 0 {
-                context.log(.info, "discarded \(discarded) messages over the per-channel rate of \(context.limits.messagesPerSecondPerChannel ?? 0)/s")
+                context.log(.info, "discarded \(discarded) messages over the per-channel rate of \(context.limits.messages.perChannelPerSecond ?? 0)/s")
             }
         }
     }
@@ -73,7 +73,7 @@ public actor MessageRouter: Module {
         guard routes.admitSubscribe(caller.session, to: channel, now: context.clock.now) else {
             throw RtmError(
                 .channelSubscribeTooFrequent, operation: Subscribe.operation,
-                reason: "more than \(limits.subscribeAttemptsPerChannel) subscribe calls to \(request.channelName) within \(limits.subscribeAttemptWindow)")
+                reason: "more than \(limits.messages.subscribeAttemptsPerChannel) subscribe calls to \(request.channelName) within \(limits.messages.subscribeAttemptWindow)")
         }
         try await turns.run { () async throws(RtmError) in
             // In the turn: either this sees the session's end, or the end's cleanup runs after it.

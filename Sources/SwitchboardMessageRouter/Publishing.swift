@@ -16,10 +16,10 @@ struct Publishing: Sendable {
     func publish(_ request: Publish) throws(RtmError) -> Done {
         // The limits are read where they are (a copy of them all is half a kilobyte per publish).
         let caller = request.caller
-        guard request.payload.byteCount <= context.limits.messagePayloadMaxBytes else {
+        guard request.payload.byteCount <= context.limits.messages.payloadMaxBytes else {
             throw RtmError(
                 .channelMessageLengthExceedLimitation, operation: Publish.operation,
-                reason: "payload is \(request.payload.byteCount) bytes; at most \(context.limits.messagePayloadMaxBytes)")
+                reason: "payload is \(request.payload.byteCount) bytes; at most \(context.limits.messages.payloadMaxBytes)")
         }
         try Validation.checkCustomType(request.customType, limits: context.limits, operation: Publish.operation)
         let receivers: Receivers

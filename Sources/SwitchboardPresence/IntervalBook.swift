@@ -84,9 +84,9 @@ struct IntervalBook: Sendable {
     /// Notes `channel`'s occupancy after a join or leave at `now`, entering interval mode above
     /// the threshold. Returns whether the change is to be gathered (true) or sent at once.
     mutating func note(occupancy: Int, in channel: ChannelKey, now: Duration, limits: Limits) -> Bool {
-        let above = occupancy > limits.clampedPresenceIntervalThreshold
+        let above = occupancy > limits.presence.clampedIntervalThreshold
         guard channels[channel] != nil else {
-            if above { channels[channel] = Gathered(nextEvent: now + limits.clampedPresenceInterval) }
+            if above { channels[channel] = Gathered(nextEvent: now + limits.presence.clampedInterval) }
             return above
         }
         if above {
@@ -108,11 +108,11 @@ struct IntervalBook: Sendable {
         var events: [Due] = []
         for channel in Array(channels.keys) {
             guard var gathered = channels[channel] else { continue }
-            if let below = gathered.belowSince, now - below >= limits.presenceIntervalDebounce {
+            if let below = gathered.belowSince, now - below >= limits.presence.intervalDebounce {
                 channels[channel] = nil
                 if !gathered.isEmpty { events.append(Due(channel: channel, info: gathered.drain(), last: true)) }
             } else if now >= gathered.nextEvent {
-                let period = limits.clampedPresenceInterval
+                let period = limits.presence.clampedInterval
                 gathered.nextEvent += period
                 if gathered.nextEvent <= now { gathered.nextEvent = now + period }
                 events.append(Due(channel: channel, info: gathered.drain(), last: false))

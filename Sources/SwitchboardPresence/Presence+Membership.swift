@@ -112,12 +112,12 @@ extension Presence {
     }
 
     /// Sends `member` the channel's visible members with their states (the first
-    /// `presenceSnapshotMaxUsers` in join order), in parts that each fit a frame.
+    /// `limits.presence.snapshotMaxUsers` in join order), in parts that each fit a frame.
     private func sendSnapshot(
         to member: Caller, in channel: ChannelKey, states: [String: String], _ context: ModuleContext
     ) async throws(RtmError) {
         let page = try await store.members(
-            of: channel, after: 0, limit: context.limits.presenceSnapshotMaxUsers, budget: .max, withStates: true)
+            of: channel, after: 0, limit: context.limits.presence.snapshotMaxUsers, budget: .max, withStates: true)
         let occupancy = try await store.occupancy(of: channel)
         let event = PresenceDelivery(
             type: .snapshot, channelType: channel.type, channelName: channel.name, publisher: member.userId,

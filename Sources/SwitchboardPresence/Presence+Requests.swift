@@ -51,7 +51,7 @@ extension Presence {
         }
         let page = try await turns.run { () async throws(RtmError) in
             try await store.members(
-                of: channel, after: cursor, limit: context.limits.presenceWhoNowPageSize, budget: PresenceSize.partBudget,
+                of: channel, after: cursor, limit: context.limits.presence.whoNowPageSize, budget: PresenceSize.partBudget,
                 withStates: request.includeState)
         }
         let users = request.includeUserId ? page.users : page.users.map { UserState(userId: "", states: $0.states) }

@@ -22,13 +22,13 @@ enum PresenceRules {
         for key in keys { try Validation.checkStateKey(key, limits: limits, operation: RemovePresenceState.operation) }
     }
 
-    /// The users of a `getUserPresence`: at most `presenceUserQueryMaxUsers`, each a valid user id.
+    /// The users of a `getUserPresence`: at most `limits.presence.userQueryMaxUsers`, each a valid user id.
     static func checkUserIds(_ userIds: [UserID], limits: Limits) throws(RtmError) {
         let operation = GetUserPresence.operation
-        guard userIds.count <= limits.presenceUserQueryMaxUsers else {
+        guard userIds.count <= limits.presence.userQueryMaxUsers else {
             throw RtmError(
                 .presenceInvalidArgument, operation: operation,
-                reason: "\(userIds.count) user ids; at most \(limits.presenceUserQueryMaxUsers)")
+                reason: "\(userIds.count) user ids; at most \(limits.presence.userQueryMaxUsers)")
         }
         for userId in userIds { try Validation.checkUserId(userId, limits: limits, operation: operation) }
     }

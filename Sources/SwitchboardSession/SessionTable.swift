@@ -58,17 +58,17 @@ struct SessionTable: Sendable {
         }
         let others = sessions(of: user)
         // The user's own sessions end with this login: it does not count against the limit.
-        guard users.onlineUserCount(in: user.app) - (others.isEmpty ? 0 : 1) < limits.concurrentUsers else {
+        guard users.onlineUserCount(in: user.app) - (others.isEmpty ? 0 : 1) < limits.sessions.concurrentUsers else {
             throw RtmError(
                 .loginNoServerResources, operation: Login.operation,
-                reason: "app \(user.app) already has \(limits.concurrentUsers) users online")
+                reason: "app \(user.app) already has \(limits.sessions.concurrentUsers) users online")
         }
         let replaced = others.compactMap { remove($0) }
         lastID += 1
         let record = SessionRecord(
             caller: Caller(app: user.app, userId: user.userId, session: SessionID(lastID)), secret: secret,
-            heartbeatInterval: limits.clampedHeartbeatInterval(request.heartbeatInterval),
-            presenceTimeout: limits.clampedPresenceTimeout(request.presenceTimeout),
+            heartbeatInterval: limits.sessions.clampedHeartbeatInterval(request.heartbeatInterval),
+            presenceTimeout: limits.sessions.clampedPresenceTimeout(request.presenceTimeout),
             lastSeen: now, suspendedAt: nil, tokenExpiresAt: tokenExpiresAt)
         sessions[record.id] = record
         users.open(record.caller)
@@ -127,7 +127,7 @@ struct SessionTable: Sendable {
                 }
             }
             if record.isLive {
-                if now - record.lastSeen > .seconds(record.heartbeatInterval + limits.heartbeatGrace) {
+                if now - record.lastSeen > .seconds(record.heartbeatInterval + limits.sessions.heartbeatGrace) {
                     record.suspendedAt = now
                     sessions[id] = record
                     expiries.append(.heartbeatLost(record))

@@ -31,10 +31,10 @@ extension Storage {
         }
         let user = UserKey(request.caller.app, request.userId)
         guard !audience.isSubscribed(session, to: user) else { return Done() }
-        guard audience.userSubscriptions(of: session) < limits.userMetadataSubscriptionsPerClient else {
+        guard audience.userSubscriptions(of: session) < limits.storage.userSubscriptionsPerClient else {
             throw RtmError(
                 .storageSubscribeUserExceedLimitation, operation: operation,
-                reason: "already subscribed to \(limits.userMetadataSubscriptionsPerClient) users' metadata")
+                reason: "already subscribed to \(limits.storage.userSubscriptionsPerClient) users' metadata")
         }
         _ = audience.subscribe(session, to: user)
         await sendSnapshot(of: .user(user), to: session)

@@ -34,8 +34,8 @@ public final class FakeSessions: Module {
             return LoginGranted(
                 caller: Caller(app: user.app, userId: user.userId, session: session),
                 ticket: ResumeTicket(session: session, secret: "fake"), resumed: false,
-                heartbeatInterval: context.limits.clampedHeartbeatInterval(request.heartbeatInterval),
-                presenceTimeout: context.limits.clampedPresenceTimeout(request.presenceTimeout))
+                heartbeatInterval: context.limits.sessions.clampedHeartbeatInterval(request.heartbeatInterval),
+                presenceTimeout: context.limits.sessions.clampedPresenceTimeout(request.presenceTimeout))
         }
         context.bus.handle(Logout.self) { [self] request in
             state.withLock { state in

@@ -38,7 +38,7 @@ public actor TopicRouter: Module {
     public func start(_ context: ModuleContext) async {
         let ended = context.onSessionEnd { [self] event in await sessionClosed(event) }
         state = .running(context, ended: ended)
-        rates = TopicRateWindows(limit: context.limits.topicMessagesPerSecond)
+        rates = TopicRateWindows(limit: context.limits.streams.topicMessagesPerSecond)
         let bus = context.bus
         bus.handle(JoinStreamChannel.self) { [self] request throws(RtmError) in try await join(request) }
         bus.handle(LeaveStreamChannel.self) { [self] request throws(RtmError) in try await leave(request) }
@@ -202,10 +202,10 @@ public actor TopicRouter: Module {
         let limits = context.limits
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
         try TopicValidation.checkTopic(request.topic, limits: limits, operation: operation)
-        guard request.payload.byteCount <= limits.topicMessagePayloadMaxBytes else {
+        guard request.payload.byteCount <= limits.streams.topicPayloadMaxBytes else {
             throw RtmError(
                 .channelMessageLengthExceedLimitation, operation: operation,
-                reason: "payload is \(request.payload.byteCount) bytes; at most \(limits.topicMessagePayloadMaxBytes)")
+                reason: "payload is \(request.payload.byteCount) bytes; at most \(limits.streams.topicPayloadMaxBytes)")
         }
         try Validation.checkCustomType(request.customType, limits: limits, operation: operation)
         return try await turns.run { () async throws(RtmError) in

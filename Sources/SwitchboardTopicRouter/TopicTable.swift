@@ -68,15 +68,15 @@ struct TopicTable: Sendable {
         guard channels[channel]?.members[session] == nil else {
             throw RtmError(.duplicateOperation, operation: operation, reason: "already joined \(channel.name)")
         }
-        guard (joined[session]?.count ?? 0) < limits.joinedStreamChannelsPerClient else {
+        guard (joined[session]?.count ?? 0) < limits.streams.joinedChannelsPerClient else {
             throw RtmError(
                 .channelInstanceExceedLimitation, operation: operation,
-                reason: "already joined \(limits.joinedStreamChannelsPerClient) stream channels")
+                reason: "already joined \(limits.streams.joinedChannelsPerClient) stream channels")
         }
-        guard (channels[channel]?.members.count ?? 0) < limits.usersPerStreamChannel else {
+        guard (channels[channel]?.members.count ?? 0) < limits.streams.usersPerChannel else {
             throw RtmError(
                 .channelJoinFailed, operation: operation,
-                reason: "\(channel.name) already has \(limits.usersPerStreamChannel) users")
+                reason: "\(channel.name) already has \(limits.streams.usersPerChannel) users")
         }
         channels[channel, default: Channel()].members[session] = Member(caller: member.caller, features: member.features)
         channels[channel]?.memberList = nil
@@ -139,10 +139,10 @@ struct TopicTable: Sendable {
         guard member.published[topic] == nil else {
             throw RtmError(.duplicateOperation, operation: operation, reason: "already joined topic \(topic)")
         }
-        guard member.published.count < limits.joinedTopicsPerChannel else {
+        guard member.published.count < limits.streams.joinedTopicsPerChannel else {
             throw RtmError(
                 .channelJoinTopicFailed, operation: operation,
-                reason: "already joined \(limits.joinedTopicsPerChannel) topics in \(channel.name)")
+                reason: "already joined \(limits.streams.joinedTopicsPerChannel) topics in \(channel.name)")
         }
         sequence += 1
         channels[channel]?.members[session]?.published[topic] = options
@@ -190,7 +190,7 @@ struct TopicTable: Sendable {
         let member = try self.member(session, of: channel, operation: operation)
         let current = member.subscriptions[topic] ?? []
         let publishers = channels[channel]?.topics[topic]?.orderedPublishers.map(\.userId) ?? []
-        let room = max(0, limits.publishersPerTopicSubscription - current.count)
+        let room = max(0, limits.streams.publishersPerTopicSubscription - current.count)
         var succeeded: [UserID] = []
         var failed: [UserID] = []
         var added: [UserID] = []
@@ -209,7 +209,7 @@ struct TopicTable: Sendable {
             guard added.count <= room else {
                 throw RtmError(
                     .channelExceedTopicUserLimitation, operation: operation,
-                    reason: "a topic subscription holds at most \(limits.publishersPerTopicSubscription) publishers")
+                    reason: "a topic subscription holds at most \(limits.streams.publishersPerTopicSubscription) publishers")
             }
         } else {
             for user in publishers {
@@ -223,10 +223,10 @@ struct TopicTable: Sendable {
                 }
             }
         }
-        if current.isEmpty && !added.isEmpty && member.subscriptions.count >= limits.subscribedTopicsPerChannel {
+        if current.isEmpty && !added.isEmpty && member.subscriptions.count >= limits.streams.subscribedTopicsPerChannel {
             throw RtmError(
                 .channelExceedTopicLimitation, operation: operation,
-                reason: "already subscribed to \(limits.subscribedTopicsPerChannel) topics in \(channel.name)")
+                reason: "already subscribed to \(limits.streams.subscribedTopicsPerChannel) topics in \(channel.name)")
         }
         if !added.isEmpty {
             channels[channel]?.members[session]?.subscriptions[topic, default: []].formUnion(added)

@@ -149,7 +149,7 @@ extension BenchRun {
     }
 
     /// The users a member of join rank `rank` (0-based) did not hear join though it must have:
-    /// its snapshot lists the first `presenceSnapshotMaxUsers` in join order (itself included),
+    /// its snapshot lists the first `limits.presence.snapshotMaxUsers` in join order (itself included),
     /// and it hears of everyone who joins after it.
     static func missingJoins(heard: UserBitmap, rank: Int, order: [Int]) -> Int {
         let snapshot = min(rank + 1, 512)

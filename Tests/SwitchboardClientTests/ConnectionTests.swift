@@ -109,7 +109,7 @@ struct ResumeScene {
 
     @Test func pastTheResumeBoundTheMostRecentComeBack() async throws {
         var limits = Limits()
-        limits.resumeBufferMaxMessages = 5
+        limits.sessions.resumeBufferMaxMessages = 5
         let scene = try await ResumeScene(limits: limits)
         let server = scene.server
         let alice = scene.alice
@@ -252,7 +252,7 @@ struct ResumeScene {
 @Suite(.timeLimit(.minutes(5))) struct ResumeBudgetTests {
     @Test func pastTheServerWideBudgetTheSessionDetachedLongestAgoLosesItsOldest() async throws {
         var limits = Limits()
-        limits.resumeBufferTotalBytes = 2_000
+        limits.sessions.resumeBufferTotalBytes = 2_000
         let server = try await TestServer.start(limits: limits)
         let (alice, _) = try makeClient("alice", server: server)
         let bobClock = ManualClock(), carolClock = ManualClock()

@@ -111,7 +111,7 @@ import SwitchboardCore
         let server = try await TestServer.start()
         let (alice, _) = try makeClient("alice", server: server, configure: encrypted(.AES128GCM))
         expectOK(await alice.login(""))
-        let largest = Limits().messagePayloadMaxBytes - PayloadSealer.overhead
+        let largest = Limits().messages.payloadMaxBytes - PayloadSealer.overhead
         expectOK(await alice.publish(channelName: "vault", message: String(repeating: "a", count: largest), option: nil))
         expectError(
             .channelMessageLengthExceedLimitation,

@@ -81,7 +81,7 @@ import SwitchboardCore
 
     @Test func concurrentUserLimit() async throws {
         var limits = Limits()
-        limits.concurrentUsers = 2
+        limits.sessions.concurrentUsers = 2
         let server = try await TestServer.start(limits: limits)
         let clients = try ["a", "b", "c"].map { try makeClient($0, server: server) }
         expectOK(await clients[0].0.login(""))

@@ -65,7 +65,7 @@ private final class PresenceDelegate: RtmClientDelegate, Sendable {
 
     @Test func everyQueryInBothNamesAndBothForms() async throws {
         var limits = Limits()
-        limits.presenceWhoNowPageSize = 2
+        limits.presence.whoNowPageSize = 2
         let server = try await TestServer.start(limits: limits)
         let clients = try ["alice", "bob", "carol"].map { try makeClient($0, server: server).0 }
         for client in clients {
@@ -237,8 +237,8 @@ private final class PresenceDelegate: RtmClientDelegate, Sendable {
     @Test func aCrowdedChannelSendsIntervalEvents() async throws {
         let clock = ManualClock()
         var limits = Limits()
-        limits.presenceIntervalThreshold = 8
-        limits.presenceInterval = .seconds(5)
+        limits.presence.intervalThreshold = 8
+        limits.presence.interval = .seconds(5)
         let server = try await TestServer.start(clock: clock, limits: limits, configure: { $0.loginTimeout = nil })
         let (alice, aliceLog) = try makeClient("alice", server: server) { $0.heartbeatInterval = 1800 }
         expectOK(await alice.login(""))

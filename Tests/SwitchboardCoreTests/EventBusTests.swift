@@ -218,16 +218,16 @@ private struct Doubler: BusRequest {
 @Suite(.timeLimit(.minutes(2))) struct ValidationTests {
     @Test func limitsHaveTheReferenceDefaults() {
         let limits = Limits()
-        #expect(limits.messagePayloadMaxBytes == 32_768)
-        #expect(limits.customTypeMaxLength == 32)
-        #expect(limits.channelNameMaxLength == 64)
-        #expect(limits.subscribedChannelsPerClient == 50)
-        #expect(limits.publishesPerSecondPerClient == 60)
-        #expect(limits.otherCallsPerSecondPerClient == 20)
-        #expect(limits.clampedHeartbeatInterval(1) == 5)
-        #expect(limits.clampedHeartbeatInterval(4000) == 1800)
-        #expect(limits.clampedPresenceTimeout(0) == 300)
-        #expect(limits.clampedPresenceTimeout(2) == 5)
+        #expect(limits.messages.payloadMaxBytes == 32_768)
+        #expect(limits.messages.customTypeMaxLength == 32)
+        #expect(limits.names.channelNameMaxLength == 64)
+        #expect(limits.messages.subscribedChannelsPerClient == 50)
+        #expect(limits.messages.publishesPerSecondPerClient == 60)
+        #expect(limits.sessions.otherCallsPerSecondPerClient == 20)
+        #expect(limits.sessions.clampedHeartbeatInterval(1) == 5)
+        #expect(limits.sessions.clampedHeartbeatInterval(4000) == 1800)
+        #expect(limits.sessions.clampedPresenceTimeout(0) == 300)
+        #expect(limits.sessions.clampedPresenceTimeout(2) == 5)
     }
 
     @Test func errorCodesKeepTheReferenceRawValues() {

@@ -101,7 +101,7 @@ import SwitchboardTestKit
 
     @Test func anAppHasAtMostItsLimitOfLocksAndOtherAppsAreNotCounted() async throws {
         var limits = Limits()
-        limits.locksPerApp = 3
+        limits.locks.perApp = 3
         let world = await LockWorld.start(limits: limits)
         let otherAlice = Caller(app: "other", userId: "alice", session: SessionID(11))
         for channel in ["room", "hall"] { await world.join(alice, channel, features: [.message]) }

@@ -189,7 +189,7 @@ import SwitchboardTestKit
 
     @Test func aChannelHoldsAtMostUsersPerChannelSubscribers() async throws {
         var limits = Limits()
-        limits.usersPerChannel = 2
+        limits.messages.usersPerChannel = 2
         let harness = await ModuleHarness(limits: limits, modules: [FakeSessions(), MessageRouter()])
         for id in 1...2 {
             _ = try await harness.bus.request(Subscribe(caller: Self.user(id), channelName: "room"))

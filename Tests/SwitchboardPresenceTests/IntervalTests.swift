@@ -13,8 +13,8 @@ import SwitchboardTestKit
     /// Limits with the smallest threshold and period the reference allows.
     static var small: Limits {
         var limits = Limits()
-        limits.presenceIntervalThreshold = 8
-        limits.presenceInterval = .seconds(5)
+        limits.presence.intervalThreshold = 8
+        limits.presence.interval = .seconds(5)
         return limits
     }
 
@@ -109,7 +109,7 @@ import SwitchboardTestKit
 
     @Test func aLargeSnapshotComesInPartsAndStopsAtTheSyncLimit() async throws {
         var limits = Self.small
-        limits.presenceSnapshotMaxUsers = 12
+        limits.presence.snapshotMaxUsers = 12
         let world = await PresenceWorld(limits: limits)
         let value = String(repeating: "x", count: 8 * 1024)
         for index in 0..<15 {

@@ -63,7 +63,7 @@ import SwitchboardTestKit
         await expectError(.presenceStateKeySizeOverflow) { try await set(world, alice, [(String(repeating: "k", count: 33), "x")]) }
         try await set(world, alice, [(String(repeating: "é", count: 32), "x")])
         await expectError(.presenceStateValueSizeOverflow) {
-            try await set(world, alice, [("big", String(repeating: "v", count: limits.presenceStateValueMaxBytes + 1))])
+            try await set(world, alice, [("big", String(repeating: "v", count: limits.presence.stateValueMaxBytes + 1))])
         }
         await expectError(.presenceStateDuplicateKey) { try await set(world, alice, [("a", "1"), ("a", "2")]) }
         await expectError(.presenceStateCountOverflow) { try await set(world, alice, (0..<33).map { ("k\($0)", "v") }) }

@@ -27,7 +27,7 @@ import SwitchboardWire
 
     @Test func everyEventAndQueryOverTheWire() async throws {
         var limits = Limits()
-        limits.presenceWhoNowPageSize = 2
+        limits.presence.whoNowPageSize = 2
         let scene = try await PresenceScene.start(limits: limits)
         let alice = try await scene.login("alice")
         let bob = try await scene.login("bob")
@@ -163,8 +163,8 @@ import SwitchboardWire
     @Test func aCrowdedChannelSendsIntervalEventsAndReturnsToRealTime() async throws {
         let clock = ManualClock()
         var limits = Limits()
-        limits.presenceIntervalThreshold = 8
-        limits.presenceInterval = .seconds(5)
+        limits.presence.intervalThreshold = 8
+        limits.presence.interval = .seconds(5)
         let scene = try await PresenceScene.start(clock: clock, limits: limits)
         let alice = try await scene.login("alice")
         try await alice.subscribe("room")

@@ -85,7 +85,7 @@ import SwitchboardWire
         let harness = await LinkHarness(limits: limits, modules: [FakeSessions(), router])
         let (connection, link) = harness.connect()
         #expect(await harness.logIn("alice", on: link)?.loginAccepted != nil)
-        let budget = try #require(limits.publishesPerSecondPerClient)
+        let budget = try #require(limits.messages.publishesPerSecondPerClient)
         // The manual clock stands still: every publish falls in the same second.
         let ids = (0...UInt32(budget)).map { 100 + $0 }
         for id in ids {

@@ -47,8 +47,8 @@ import SwitchboardTestKit
 @Suite(.timeLimit(.minutes(5))) struct CallRateLimiterTests {
     @Test func budgetsAreSeparateAndRefillEachSecond() throws {
         var limits = Limits()
-        limits.publishesPerSecondPerClient = 2
-        limits.otherCallsPerSecondPerClient = 1
+        limits.messages.publishesPerSecondPerClient = 2
+        limits.sessions.otherCallsPerSecondPerClient = 1
         var limiter = CallRateLimiter(limits: limits)
         try limiter.take(.publish, now: .zero, operation: "publish")
         try limiter.take(.publish, now: .milliseconds(10), operation: "publish")

@@ -200,8 +200,8 @@ extension [UInt8] {
 
     @Test(.timeLimit(.minutes(2))) func pushesHeldForALostConnectionAreReplayedOnResumeExactlyOnce() async throws {
         var limits = Limits.withoutRateLimits
-        limits.resumeBufferMaxMessages = 20_000
-        limits.resumeBufferMaxBytes = 32 * 1024 * 1024
+        limits.sessions.resumeBufferMaxMessages = 20_000
+        limits.sessions.resumeBufferMaxBytes = 32 * 1024 * 1024
         let server = try await TestServer.start(limits: limits, configure: {
             $0.maxFramesPerSecond = nil
             $0.maxOutboundBytesPerConnection = 16 * 1024 * 1024

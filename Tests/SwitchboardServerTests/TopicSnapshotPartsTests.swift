@@ -39,7 +39,7 @@ import SwitchboardWire
     @Test func aFullChannelsSnapshotComesInPartsThatFitAFrameAndTheSDKReportsItWhole() async throws {
         let server = try await TestServer.start()
         let group = try EventLoopGroup(threads: 1)
-        let capacity = Limits().usersPerStreamChannel
+        let capacity = Limits().streams.usersPerChannel
         let publishers = capacity - 2
         var members: [RawClient] = []
         for index in 0..<publishers { members.append(try await fill(index, server, group)) }

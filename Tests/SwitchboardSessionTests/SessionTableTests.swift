@@ -143,7 +143,7 @@ import SwitchboardCore
 
     @Test func concurrentUserLimitIsPerApp() throws {
         var limited = Limits()
-        limited.concurrentUsers = 2
+        limited.sessions.concurrentUsers = 2
         var table = SessionTable(limits: limited)
         _ = try table.login(login("a"), secret: "s", tokenExpiresAt: nil, now: start)
         _ = try table.login(login("b"), secret: "s", tokenExpiresAt: nil, now: start)

@@ -75,8 +75,8 @@ import SwitchboardCore
     @Test(arguments: StoreKind.allCases) func setLimitsAreEnforcedOnTheStoredSet(kind: StoreKind) async throws {
         let store = try await kind.makeStore()
         var small = Limits()
-        small.metadataItemsPerSet = 3
-        small.metadataSetMaxBytes = 20
+        small.storage.itemsPerSet = 3
+        small.storage.setMaxBytes = 20
         _ = try await store.write(.set([("a", "12345"), ("b", "12345")]), to: room, limits: small)
         #expect(await errorCode { _ = try await store.write(.set([("c", "12345678")]), to: room, limits: small) } == .storageMetadataLengthOverflow)
         _ = try await store.write(.set([("c", "1")]), to: room, limits: small)

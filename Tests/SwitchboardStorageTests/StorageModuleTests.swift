@@ -66,7 +66,7 @@ import SwitchboardTestKit
 
     @Test func userMetadataSubscribersGetASnapshotAndUpdatesUntilTheyUnsubscribe() async throws {
         var limits = Limits()
-        limits.userMetadataSubscriptionsPerClient = 2
+        limits.storage.userSubscriptionsPerClient = 2
         let (harness, _) = try await world(limits: limits)
         _ = try await harness.bus.request(
             SetUserMetadata(caller: alice, userId: "alice", data: Metadata(items: [MetadataItem(key: "mood", value: "sunny")])))

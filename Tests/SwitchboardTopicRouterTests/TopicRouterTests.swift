@@ -86,7 +86,7 @@ import SwitchboardTopicRouter
 
     @Test func withoutUsersTheSubscriptionStopsAtThePublisherLimit() async throws {
         var limits = Limits()
-        limits.publishersPerTopicSubscription = 2
+        limits.streams.publishersPerTopicSubscription = 2
         let harness = await world(limits: limits)
         let bus = harness.bus
         try await join(harness, alice, bob, carol)
@@ -272,7 +272,7 @@ import SwitchboardTopicRouter
 
     @Test func limitsAreRefusedWithTheReferenceCodes() async throws {
         var limits = Limits()
-        limits.usersPerStreamChannel = 2
+        limits.streams.usersPerChannel = 2
         let harness = await world(limits: limits)
         let bus = harness.bus
         try await join(harness, alice, bob)
@@ -311,7 +311,7 @@ import SwitchboardTopicRouter
 
     @Test func subscribedTopicsPerChannelAreBounded() async throws {
         var limits = Limits()
-        limits.subscribedTopicsPerChannel = 2
+        limits.streams.subscribedTopicsPerChannel = 2
         let harness = await world(limits: limits)
         let bus = harness.bus
         try await join(harness, alice, bob)

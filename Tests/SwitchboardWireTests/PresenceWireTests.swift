@@ -78,7 +78,7 @@ struct PresenceWireTests {
     @Test func aFullPartFitsOneFrame() throws {
         // The most a part holds: users whose whole states reach the per-user limit, up to the budget.
         let limits = Limits()
-        let value = String(repeating: "é", count: (limits.presenceStateValueMaxBytes - 64) / 2)
+        let value = String(repeating: "é", count: (limits.presence.stateValueMaxBytes - 64) / 2)
         let user = UserState(userId: String(repeating: "u", count: 64), states: ["k1": value, "k2": value])
         var users: [UserState] = []
         while users.reduce(0, { $0 + $1.approximateSize }) + user.approximateSize <= PresenceSize.partBudget { users.append(user) }

@@ -52,8 +52,8 @@ struct ClientSettings: Sendable {
         appId = config.appId
         userId = config.userId
         let limits = Limits()
-        presenceTimeout = limits.clampedPresenceTimeout(Int(config.presenceTimeout))
-        heartbeatInterval = limits.clampedHeartbeatInterval(Int(config.heartbeatInterval))
+        presenceTimeout = limits.sessions.clampedPresenceTimeout(Int(config.presenceTimeout))
+        heartbeatInterval = limits.sessions.clampedHeartbeatInterval(Int(config.heartbeatInterval))
         let reconnect = Int(config.reconnectTimeout)
         reconnectTimeout = reconnect == 0 ? 0 : min(max(reconnect, 15), 3600)
         var hosts = config.privateConfig?.accessPointHosts ?? []

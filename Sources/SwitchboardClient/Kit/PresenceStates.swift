@@ -5,7 +5,7 @@ import SwitchboardWire
 ///
 /// In a channel the client is in, a state goes to the server at once and is kept here once the
 /// server took it. For a channel it has not joined yet, the state is only kept (at most
-/// `presenceStatesCachedBeforeJoin` keys over all such channels) and sent when the client joins.
+/// `limits.presence.statesCachedBeforeJoin` keys over all such channels) and sent when the client joins.
 /// After a reconnect that lost the session, the client subscribes again and then sends every kept
 /// state again, so others see the join, then the state (seed 004).
 final class PresenceStates: RestorableState {
@@ -20,7 +20,7 @@ final class PresenceStates: RestorableState {
     private let table = Locked(Table())
 
     /// Keeps `items` for `channel`, not joined yet; refuses what the server would refuse, and more
-    /// than `presenceStatesCachedBeforeJoin` kept keys in all (`presenceCacheTooManyStates`).
+    /// than `limits.presence.statesCachedBeforeJoin` kept keys in all (`presenceCacheTooManyStates`).
     func keepUntilJoined(_ items: [StateItem], for channel: ChannelAddress, limits: Limits) throws(RtmError) {
         let operation = SetPresenceState.operation
         try table.withLock { table throws(RtmError) in
@@ -28,10 +28,10 @@ final class PresenceStates: RestorableState {
             for item in items { merged[item.key] = item.value }
             try Validation.checkWholeState(merged, limits: limits, operation: operation)
             let others = table.pendingCount - (table.pending.contains(channel) ? table.states[channel]?.count ?? 0 : 0)
-            guard others + merged.count <= limits.presenceStatesCachedBeforeJoin else {
+            guard others + merged.count <= limits.presence.statesCachedBeforeJoin else {
                 throw RtmError(
                     .presenceCacheTooManyStates, operation: operation,
-                    reason: "at most \(limits.presenceStatesCachedBeforeJoin) states are kept for channels not joined yet")
+                    reason: "at most \(limits.presence.statesCachedBeforeJoin) states are kept for channels not joined yet")
             }
             table.states[channel] = merged
             table.pending.insert(channel)

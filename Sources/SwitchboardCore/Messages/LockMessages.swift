@@ -57,8 +57,8 @@ public struct SetLock: BusRequest {
     public static let operation = "setLock"
     public var caller: Caller
     public var lock: LockAddress
-    /// Seconds the lock stays with an owner whose connection is lost (`Limits.lockTTLRange`);
-    /// nil for `Limits.defaultLockTTL`.
+    /// Seconds the lock stays with an owner whose connection is lost (`limits.locks.ttlRange`);
+    /// nil for `limits.locks.defaultTTL`.
     public var ttl: Int?
     /// Creates the request.
     public init(caller: Caller, lock: LockAddress, ttl: Int? = nil) {

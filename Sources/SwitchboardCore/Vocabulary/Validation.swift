@@ -1,10 +1,10 @@
 /// Checks of names and ids against the limits, shared by every module so they refuse alike.
 public enum Validation {
-    /// A user id is non-empty, at most `limits.userIdMaxBytes` bytes, printable ASCII.
+    /// A user id is non-empty, at most `limits.names.userIdMaxBytes` bytes, printable ASCII.
     @inlinable
     public static func checkUserId(_ userId: String, limits: Limits, operation: String) throws(RtmError) {
         // Inlined, so a caller reads the one limit without copying them all (half a kilobyte).
-        try checkUserId(userId, maxBytes: limits.userIdMaxBytes, operation: operation)
+        try checkUserId(userId, maxBytes: limits.names.userIdMaxBytes, operation: operation)
     }
 
     /// A user id is non-empty, at most `maxBytes` bytes, printable ASCII.
@@ -25,11 +25,11 @@ public enum Validation {
         }
     }
 
-    /// A channel name is non-empty, at most `limits.channelNameMaxLength` characters (Unicode
+    /// A channel name is non-empty, at most `limits.names.channelNameMaxLength` characters (Unicode
     /// scalars, so the byte size is bounded too), no control characters.
     @inlinable
     public static func checkChannelName(_ name: String, limits: Limits, operation: String) throws(RtmError) {
-        try checkName(name, "channel name", maxLength: limits.channelNameMaxLength, code: .invalidChannelName, operation: operation)
+        try checkName(name, "channel name", maxLength: limits.names.channelNameMaxLength, code: .invalidChannelName, operation: operation)
     }
 
     /// A name (`noun` in the reason) is non-empty, at most `maxLength` Unicode scalars, with no
@@ -49,10 +49,10 @@ public enum Validation {
         }
     }
 
-    /// A custom type is at most `limits.customTypeMaxLength` characters (Unicode scalars).
+    /// A custom type is at most `limits.messages.customTypeMaxLength` characters (Unicode scalars).
     @inlinable
     public static func checkCustomType(_ customType: String, limits: Limits, operation: String) throws(RtmError) {
-        try checkCustomType(customType, maxLength: limits.customTypeMaxLength, operation: operation)
+        try checkCustomType(customType, maxLength: limits.messages.customTypeMaxLength, operation: operation)
     }
 
     /// A custom type is at most `maxLength` characters (Unicode scalars).

@@ -14,8 +14,8 @@ public protocol PresenceStore: Sendable {
     /// was its last session there.
     func leave(_ member: Caller, _ channel: ChannelKey) async throws(RtmError) -> MemberChange?
     /// Merges `items` into the state of `user` in `channel` (the user must be in it). Throws
-    /// `presenceStateCountOverflow` past `limits.presenceStatesPerUser` keys and
-    /// `presenceStateValueSizeOverflow` past `limits.presenceStateMaxBytes`, changing nothing.
+    /// `presenceStateCountOverflow` past `limits.presence.statesPerUser` keys and
+    /// `presenceStateValueSizeOverflow` past `limits.presence.stateMaxBytes`, changing nothing.
     func setState(
         of user: UserKey, in channel: ChannelKey, items: [StateItem], limits: Limits
     ) async throws(RtmError) -> StateChange

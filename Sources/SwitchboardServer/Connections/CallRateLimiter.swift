@@ -26,10 +26,10 @@ struct CallRateLimiter: Sendable {
     init(limits: Limits) {
         perSecond = PerSecond(Budget.allCases.map { budget in
             switch budget {
-            case .publish: limits.publishesPerSecondPerClient
-            case .other: limits.otherCallsPerSecondPerClient
-            case .storage: limits.storageCallsPerSecondPerClient
-            case .lockAcquire: limits.lockAcquiresPerSecondPerClient
+            case .publish: limits.messages.publishesPerSecondPerClient
+            case .other: limits.sessions.otherCallsPerSecondPerClient
+            case .storage: limits.storage.callsPerSecondPerClient
+            case .lockAcquire: limits.locks.acquiresPerSecondPerClient
             }
         })
     }

@@ -207,14 +207,14 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         limits: Limits, backlogBytes: Int = 64 * 1024, pumpInterval: Duration = .milliseconds(1),
         metrics: ServerMetrics = ServerMetrics()
     ) {
-        state = Mutex(State(budget: DetachedBudget(limit: limits.resumeBufferTotalBytes)))
+        state = Mutex(State(budget: DetachedBudget(limit: limits.sessions.resumeBufferTotalBytes)))
         self.metrics = metrics
         self.backlogBytes = backlogBytes
         self.pumpInterval = pumpInterval
-        detachedBounds = .init(frames: limits.resumeBufferMaxMessages, bytes: limits.resumeBufferMaxBytes)
+        detachedBounds = .init(frames: limits.sessions.resumeBufferMaxMessages, bytes: limits.sessions.resumeBufferMaxBytes)
         liveBounds = .init(
-            frames: min(limits.resumeReplayMaxMessages, limits.resumeBufferMaxMessages),
-            bytes: min(limits.resumeReplayMaxBytes, limits.resumeBufferMaxBytes))
+            frames: min(limits.sessions.resumeReplayMaxMessages, limits.sessions.resumeBufferMaxMessages),
+            bytes: min(limits.sessions.resumeReplayMaxBytes, limits.sessions.resumeBufferMaxBytes))
     }
 
     // MARK: Links (called by the connection hub and the dispatcher)

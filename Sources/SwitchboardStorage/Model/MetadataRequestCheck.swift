@@ -11,10 +11,10 @@ enum MetadataRequestCheck {
         if kind != .remove && data.items.isEmpty {
             throw RtmError(.storageInvalidArgument, operation: operation, reason: "no metadata items given")
         }
-        guard data.items.count <= limits.metadataItemsPerSet else {
+        guard data.items.count <= limits.storage.itemsPerSet else {
             throw RtmError(
                 .storageMetadataItemExceedLimitation, operation: operation,
-                reason: "\(data.items.count) items; at most \(limits.metadataItemsPerSet)")
+                reason: "\(data.items.count) items; at most \(limits.storage.itemsPerSet)")
         }
         var keys = Set<String>()
         for item in data.items {
@@ -25,17 +25,17 @@ enum MetadataRequestCheck {
             try checkRevision(item.revision, "revision of '\(item.key)'", operation)
             guard kind != .remove else { continue }
             let size = item.value.utf8.count
-            guard size <= limits.metadataValueMaxBytes else {
+            guard size <= limits.storage.valueMaxBytes else {
                 throw RtmError(
                     .storageValueLengthOverflow, operation: operation,
-                    reason: "value of '\(item.key)' is \(size) bytes; at most \(limits.metadataValueMaxBytes)")
+                    reason: "value of '\(item.key)' is \(size) bytes; at most \(limits.storage.valueMaxBytes)")
             }
             if case .timeToLive(let milliseconds) = item.lease,
-                milliseconds == 0 || milliseconds > limits.metadataLeaseMaxMilliseconds
+                milliseconds == 0 || milliseconds > limits.storage.leaseMaxMilliseconds
             {
                 throw RtmError(
                     .storageInvalidArgument, operation: operation,
-                    reason: "lease of '\(item.key)' is \(milliseconds) ms; 1 to \(limits.metadataLeaseMaxMilliseconds)")
+                    reason: "lease of '\(item.key)' is \(milliseconds) ms; 1 to \(limits.storage.leaseMaxMilliseconds)")
             }
         }
     }
@@ -47,14 +47,14 @@ enum MetadataRequestCheck {
         }
     }
 
-    /// Non-empty, at most `metadataKeyMaxLength` characters, no control characters.
+    /// Non-empty, at most `limits.storage.keyMaxLength` characters, no control characters.
     private static func checkKey(_ key: String, _ operation: String, _ limits: Limits) throws(RtmError) {
         guard !key.isEmpty else { throw RtmError(.storageInvalidKey, operation: operation, reason: "a key is empty") }
         let length = key.unicodeScalars.count
-        guard length <= limits.metadataKeyMaxLength else {
+        guard length <= limits.storage.keyMaxLength else {
             throw RtmError(
                 .storageKeyLengthOverflow, operation: operation,
-                reason: "key is \(length) characters; at most \(limits.metadataKeyMaxLength)")
+                reason: "key is \(length) characters; at most \(limits.storage.keyMaxLength)")
         }
         guard !key.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw RtmError(.storageInvalidKey, operation: operation, reason: "a key has a control character")

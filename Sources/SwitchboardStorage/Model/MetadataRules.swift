@@ -72,16 +72,16 @@ public enum MetadataRules {
         }
         if !removed.isEmpty { items = items.enumerated().filter { !removed.contains($0.offset) }.map(\.element) }
         guard !items.isEmpty else { return nil }
-        guard items.count <= limits.metadataItemsPerSet else {
+        guard items.count <= limits.storage.itemsPerSet else {
             throw RtmError(
                 .storageMetadataItemExceedLimitation, operation: operation,
-                reason: "the metadata would have \(items.count) items; at most \(limits.metadataItemsPerSet)")
+                reason: "the metadata would have \(items.count) items; at most \(limits.storage.itemsPerSet)")
         }
         let set = StoredSet(majorRevision: revision, items: items)
-        guard set.byteCount <= limits.metadataSetMaxBytes else {
+        guard set.byteCount <= limits.storage.setMaxBytes else {
             throw RtmError(
                 .storageMetadataLengthOverflow, operation: operation,
-                reason: "the metadata would be \(set.byteCount) bytes; at most \(limits.metadataSetMaxBytes)")
+                reason: "the metadata would be \(set.byteCount) bytes; at most \(limits.storage.setMaxBytes)")
         }
         return set
     }
