@@ -64,7 +64,7 @@ extension Storage {
     /// Tells the listeners of `commit.target` (the whole set, as the reference's full-data mode
     /// does), and the bus if anyone there listens.
     func publish(_ commit: MetadataCommit, author: UserID) async {
-        guard let running = try? running("publish") else { return }
+        guard let running = try? running("update") else { return }
         let bus = running.context.bus
         if bus.subscriberCount(of: MetadataChanged.self) > 0 {
             bus.publish(
@@ -73,7 +73,7 @@ extension Storage {
         guard !listeners(of: commit.target, running).isEmpty else { return }
         let data: Metadata
         do {
-            data = try await metadata(commit.set, of: commit.target, operation: "publish")
+            data = try await metadata(commit.set, of: commit.target, operation: "update")
         } catch {
             running.context.log(.error, "cannot tell about \(commit.target): \(error)")
             return

@@ -79,7 +79,7 @@ extension Storage {
                     plaintexts: plaintexts,
                     associatedData: items.map { AtRestBinding.associatedData(target, key: $0.key) }))
         } catch {
-            throw RtmError(.storageOperationFailed, operation: "sealAtRest", reason: "cannot seal the values: \(error.reason)")
+            throw RtmError(.storageOperationFailed, operation: OperationName.Crypto.sealAtRest, reason: "cannot seal the values: \(error.reason)")
         }
     }
 

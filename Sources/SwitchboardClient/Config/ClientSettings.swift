@@ -39,15 +39,15 @@ struct ClientSettings: Sendable {
         _ config: RtmClientConfig, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(RtmErrorInfo) {
         guard !config.appId.isEmpty else {
-            throw RtmErrorInfo(.invalidAppId, operation: "initialize", reason: "appId is empty")
+            throw RtmErrorInfo(.invalidAppId, operation: OperationName.Session.initialize, reason: "appId is empty")
         }
         do {
-            try Validation.checkUserId(config.userId, limits: Limits(), operation: "initialize")
+            try Validation.checkUserId(config.userId, limits: Limits(), operation: OperationName.Session.initialize.rawValue)
         } catch {
             throw RtmErrorInfo(error)
         }
         if !config.useStringUserId, UInt64(config.userId) == nil {
-            throw RtmErrorInfo(.invalidUserId, operation: "initialize", reason: "useStringUserId is false but userId is not numeric")
+            throw RtmErrorInfo(.invalidUserId, operation: OperationName.Session.initialize, reason: "useStringUserId is false but userId is not numeric")
         }
         appId = config.appId
         userId = config.userId
@@ -64,7 +64,7 @@ struct ClientSettings: Sendable {
         for host in hosts {
             guard let address = ServerAddress(host) else {
                 throw RtmErrorInfo(
-                    .invalidPrivateConfig, operation: "initialize", reason: "cannot read server address \(host)")
+                    .invalidPrivateConfig, operation: OperationName.Session.initialize, reason: "cannot read server address \(host)")
             }
             servers.append(address)
         }
@@ -76,7 +76,7 @@ struct ClientSettings: Sendable {
         if let encryption = config.encryptionConfig, encryption.encryptionMode != .none {
             guard !encryption.encryptionKey.isEmpty, encryption.encryptionKdfSalt.count == 32 else {
                 throw RtmErrorInfo(
-                    .invalidEncryptionParameter, operation: "initialize",
+                    .invalidEncryptionParameter, operation: OperationName.Session.initialize,
                     reason: "encryption needs a non-empty key and a 32-byte salt")
             }
             self.encryption = EncryptionSettings(
@@ -92,7 +92,7 @@ extension ClientSettings {
         guard let config, config.proxyType == .http else { return nil }
         guard !config.server.isEmpty, config.port != 0 else {
             throw RtmErrorInfo(
-                .invalidParameter, operation: "initialize",
+                .invalidParameter, operation: OperationName.Session.initialize,
                 reason: "an http proxyConfig needs the proxy's server and port")
         }
         return ProxySettings(

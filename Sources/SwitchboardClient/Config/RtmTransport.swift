@@ -25,7 +25,7 @@ extension ClientSettings {
             return .epoll
             #else
             throw RtmErrorInfo(
-                .invalidPrivateConfig, operation: "initialize", reason: "the epoll transport exists on Linux only")
+                .invalidPrivateConfig, operation: OperationName.Session.initialize, reason: "the epoll transport exists on Linux only")
             #endif
         }
     }
@@ -40,7 +40,7 @@ extension ClientSettings {
             return try EpollTransport(self)
             #else
             throw RtmErrorInfo(
-                .invalidPrivateConfig, operation: "initialize", reason: "the epoll transport exists on Linux only")
+                .invalidPrivateConfig, operation: OperationName.Session.initialize, reason: "the epoll transport exists on Linux only")
             #endif
         }
     }

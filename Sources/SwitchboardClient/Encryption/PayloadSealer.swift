@@ -29,7 +29,7 @@ struct PayloadSealer: Sendable {
         do {
             key = try SealedPayload.deriveKey(mode: settings.mode, encryptionKey: settings.key, salt: settings.salt)
         } catch {
-            throw RtmErrorInfo(.invalidEncryptionParameter, operation: "initialize", reason: error.reason)
+            throw RtmErrorInfo(.invalidEncryptionParameter, operation: OperationName.Session.initialize, reason: error.reason)
         }
         mode = settings.mode
     }
@@ -46,7 +46,7 @@ struct PayloadSealer: Sendable {
     /// `channelEncryptMessageFailed` for anything else: a str, another key, a changed byte.
     func open(_ payload: MessagePayload) throws(RtmErrorInfo) -> MessagePayload {
         guard case .binary(let sealed) = payload else {
-            throw RtmErrorInfo(.channelEncryptMessageFailed, operation: "open", reason: "a string body is not sealed")
+            throw RtmErrorInfo(.channelEncryptMessageFailed, operation: OperationName.Crypto.open, reason: "a string body is not sealed")
         }
         let (kind, body) = try open(sealed)
         switch kind {
@@ -54,7 +54,7 @@ struct PayloadSealer: Sendable {
             return .binary(body)
         case .string:
             guard let text = String(validating: body, as: UTF8.self) else {
-                throw RtmErrorInfo(.channelEncryptMessageFailed, operation: "open", reason: "sealed string is not UTF-8")
+                throw RtmErrorInfo(.channelEncryptMessageFailed, operation: OperationName.Crypto.open, reason: "sealed string is not UTF-8")
             }
             return .string(text)
         }
@@ -68,10 +68,10 @@ struct PayloadSealer: Sendable {
     /// The original of a value made by `sealText(_:)`.
     func openText(_ sealed: String) throws(RtmErrorInfo) -> String {
         guard let bytes = Data(base64Encoded: sealed) else {
-            throw RtmErrorInfo(.channelEncryptMessageFailed, operation: "open", reason: "sealed text is not base64")
+            throw RtmErrorInfo(.channelEncryptMessageFailed, operation: OperationName.Crypto.open, reason: "sealed text is not base64")
         }
         guard case .string(let text) = try open(.binary(Array(bytes))) else {
-            throw RtmErrorInfo(.channelEncryptMessageFailed, operation: "open", reason: "sealed text holds binary")
+            throw RtmErrorInfo(.channelEncryptMessageFailed, operation: OperationName.Crypto.open, reason: "sealed text holds binary")
         }
         return text
     }
@@ -85,7 +85,7 @@ struct PayloadSealer: Sendable {
         do {
             return try SealedPayload.seal(plaintext, key: key)
         } catch {
-            throw RtmErrorInfo(.channelEncryptMessageFailed, operation: "publish", reason: error.reason)
+            throw RtmErrorInfo(.channelEncryptMessageFailed, operation: OperationName.Messages.publish, reason: error.reason)
         }
     }
 
@@ -94,10 +94,10 @@ struct PayloadSealer: Sendable {
         do {
             plaintext = try SealedPayload.open(sealed, key: key)
         } catch {
-            throw RtmErrorInfo(.channelEncryptMessageFailed, operation: "open", reason: error.reason)
+            throw RtmErrorInfo(.channelEncryptMessageFailed, operation: OperationName.Crypto.open, reason: error.reason)
         }
         guard let first = plaintext.first, let kind = Kind(rawValue: first) else {
-            throw RtmErrorInfo(.channelEncryptMessageFailed, operation: "open", reason: "unknown sealed body kind")
+            throw RtmErrorInfo(.channelEncryptMessageFailed, operation: OperationName.Crypto.open, reason: "unknown sealed body kind")
         }
         return (kind, Array(plaintext.dropFirst()))
     }

@@ -79,7 +79,7 @@ extension ClientEngine {
             heartbeatInterval: settings.heartbeatInterval, presenceTimeout: settings.presenceTimeout,
             resume: session.resume)
         if !send(.session(.login(login)), .login(generation: current)) {
-            attemptFailed(RtmErrorInfo(.notConnected, operation: "login", reason: "the connection closed"), generation: current)
+            attemptFailed(RtmErrorInfo(.notConnected, operation: OperationName.Session.login, reason: "the connection closed"), generation: current)
         }
     }
 

@@ -16,7 +16,7 @@ extension ClientEngine {
             } else {
                 // Closed while logging in: the attempt failed (its waiters are now stale).
                 closeConnection()
-                attemptFailed(RtmErrorInfo(.notConnected, operation: "login", reason: "the connection closed"), generation: generation)
+                attemptFailed(RtmErrorInfo(.notConnected, operation: OperationName.Session.login, reason: "the connection closed"), generation: generation)
             }
         }
     }

@@ -54,7 +54,7 @@ extension ClientEngine {
             }
             apply(machine.handle(.loggedIn(resumed: accepted.resumed, presenceTimeout: accepted.presenceTimeout, now: clock.now)))
         case .success:
-            let odd = RtmErrorInfo(.loginRejected, operation: "login", reason: "unexpected answer to login")
+            let odd = RtmErrorInfo(.loginRejected, operation: OperationName.Session.login, reason: "unexpected answer to login")
             apply(machine.handle(.attemptFailed(odd, now: clock.now)))
         case .failure(let error):
             apply(machine.handle(.attemptFailed(error, now: clock.now)))

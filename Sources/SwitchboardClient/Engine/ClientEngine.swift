@@ -112,9 +112,9 @@ actor ClientEngine {
 
     /// Starts a login; `resolve` gets nil on success.
     func login(token: String?, resolve: @escaping @Sendable (RtmErrorInfo?) -> Void) {
-        guard !destroyed else { return resolve(Self.destroyedError("login")) }
+        guard !destroyed else { return resolve(Self.destroyedError(OperationName.Session.login.rawValue)) }
         guard machine.acceptsLogin else {
-            return resolve(RtmErrorInfo(.duplicateOperation, operation: "login", reason: "already logged in"))
+            return resolve(RtmErrorInfo(.duplicateOperation, operation: OperationName.Session.login, reason: "already logged in"))
         }
         session.token = token ?? ""
         session.forget()
@@ -122,7 +122,7 @@ actor ClientEngine {
         loginResolver = resolve
         for command in machine.handle(.loginRequested(now: clock.now)) {
             if case .cancelEarlierLogin = command {
-                earlier?(RtmErrorInfo(.loginCanceled, operation: "login", reason: "a newer login replaced it"))
+                earlier?(RtmErrorInfo(.loginCanceled, operation: OperationName.Session.login, reason: "a newer login replaced it"))
             } else {
                 apply(command)
             }
@@ -131,9 +131,9 @@ actor ClientEngine {
 
     /// Logs out: the session ends at once; a login still under way is canceled.
     func logout(resolve: @escaping CallResolver) {
-        guard !destroyed else { return resolve(.failure(Self.destroyedError("logout"))) }
+        guard !destroyed else { return resolve(.failure(Self.destroyedError(OperationName.Session.logout.rawValue))) }
         guard machine.state != .idle else {
-            return resolve(.failure(RtmErrorInfo(.notLogin, operation: "logout", reason: "not logged in")))
+            return resolve(.failure(RtmErrorInfo(.notLogin, operation: OperationName.Session.logout, reason: "not logged in")))
         }
         apply(machine.handle(.logoutRequested))
         if machine.loggingOut {

@@ -8,9 +8,9 @@ extension RtmErrorInfo {
         switch failure.kind {
         case .certificateRefused:
             RtmErrorInfo(
-                .loginAborted, operation: "login", reason: "the TLS certificate of \(url) was refused: \(failure.reason)")
+                .loginAborted, operation: OperationName.Session.login, reason: "the TLS certificate of \(url) was refused: \(failure.reason)")
         case .failed:
-            RtmErrorInfo(.notConnected, operation: "login", reason: "cannot connect to \(url): \(failure.reason)")
+            RtmErrorInfo(.notConnected, operation: OperationName.Session.login, reason: "cannot connect to \(url): \(failure.reason)")
         }
     }
 }

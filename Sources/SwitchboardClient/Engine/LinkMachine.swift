@@ -176,7 +176,7 @@ struct LinkMachine: Sendable {
         }
         if let deadline, now >= deadline {
             let reason: RtmLinkStateChangeReason = state == .connecting ? .loginTimeout : .reconnectTimeout
-            let timeout = RtmErrorInfo(.loginTimeout, operation: "login", reason: "could not log in before the reconnect timeout")
+            let timeout = RtmErrorInfo(.loginTimeout, operation: OperationName.Session.login, reason: "could not log in before the reconnect timeout")
             return fail(operation, reason, loginError: timeout)
         }
         defer { attempt += 1 }
@@ -246,7 +246,7 @@ struct LinkMachine: Sendable {
     private mutating func rejected(_ reason: RtmLinkStateChangeReason) -> [Command] {
         guard state != .idle, state != .failed, !loggingOut else { return [] }
         let operation: RtmLinkOperation = .serverReject
-        let error = loginPending ? RtmErrorInfo(.loginRejected, operation: "login", reason: "the server refused: \(reason)") : nil
+        let error = loginPending ? RtmErrorInfo(.loginRejected, operation: OperationName.Session.login, reason: "the server refused: \(reason)") : nil
         return fail(operation, reason, loginError: error)
     }
 
@@ -300,7 +300,7 @@ struct LinkMachine: Sendable {
     ) -> [Command] {
         var commands: [Command] = [.closeConnection, .forgetSession]
         if loginPending {
-            commands.append(.finishLogin(loginError ?? RtmErrorInfo(.loginRejected, operation: "login", reason: "\(reason)")))
+            commands.append(.finishLogin(loginError ?? RtmErrorInfo(.loginRejected, operation: OperationName.Session.login, reason: "\(reason)")))
             loginPending = false
         }
         deadline = nil
@@ -317,5 +317,5 @@ struct LinkMachine: Sendable {
         return [.report(change)]
     }
 
-    private static let canceled = RtmErrorInfo(.loginCanceled, operation: "login", reason: "the login was canceled")
+    private static let canceled = RtmErrorInfo(.loginCanceled, operation: OperationName.Session.login, reason: "the login was canceled")
 }

@@ -31,6 +31,11 @@ public final class RtmErrorInfo: NSError, @unchecked Sendable {
             userInfo: [NSLocalizedDescriptionKey: "\(operation) failed: \(reason)"])
     }
 
+    /// An error of the operation a table names (`OperationName.Stream.join` …).
+    convenience init(_ errorCode: RtmErrorCode, operation: some OperationNameTable, reason: String) {
+        self.init(errorCode, operation: operation.rawValue, reason: reason)
+    }
+
     /// Wraps a core error.
     public convenience init(_ error: RtmError) {
         self.init(error.code, operation: error.operation, reason: error.reason)

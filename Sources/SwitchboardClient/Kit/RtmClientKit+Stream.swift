@@ -9,13 +9,13 @@ extension RtmClientKit {
     public func createStreamChannel(_ channelName: String) throws -> RtmStreamChannel {
         if let refused = refusedAfterDestroy() { throw refused }
         do {
-            try Validation.checkChannelName(channelName, limits: Limits(), operation: "createStreamChannel")
+            try Validation.checkChannelName(channelName, limits: Limits(), operation: OperationName.Stream.createStreamChannel.rawValue)
         } catch {
             throw RtmErrorInfo(error)
         }
         guard streamChannels.claim(channelName) else {
             throw RtmErrorInfo(
-                .instanceAlreadyReleased, operation: "createStreamChannel",
+                .instanceAlreadyReleased, operation: OperationName.Stream.createStreamChannel,
                 reason: "a stream channel instance for \(channelName) exists; destroy it first")
         }
         return RtmStreamChannel(kit: self, channelName: channelName)

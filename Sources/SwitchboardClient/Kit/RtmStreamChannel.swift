@@ -146,7 +146,7 @@ public final class RtmStreamChannel: NSObject, Sendable {
         let (channels, link) = (kit.streamChannels, StreamLinkReporter(dispatcher: kit.dispatcher, channel: name))
         return RtmCall(kit: kit) { [self] engine, resolve in
             do throws(RtmErrorInfo) {
-                try checkAlive("join")
+                try checkAlive(.join)
             } catch {
                 return resolve(.failure(error))
             }
@@ -169,7 +169,7 @@ public final class RtmStreamChannel: NSObject, Sendable {
         let name = channelName
         let (channels, link) = (kit.streamChannels, StreamLinkReporter(dispatcher: kit.dispatcher, channel: name))
         return channelCall({ [self] () throws(RtmErrorInfo) in
-            if checked { try checkAlive("leave") }
+            if checked { try checkAlive(.leave) }
             return .stream(.leave(channel: name))
         }) {
             channels.left(name)
@@ -180,7 +180,7 @@ public final class RtmStreamChannel: NSObject, Sendable {
     private func renewCall(_ token: String) -> RtmCall<RtmCommonResponse> {
         let (name, channels) = (channelName, kit.streamChannels)
         return channelCall({ [self] () throws(RtmErrorInfo) in
-            try checkAlive("renewToken")
+            try checkAlive(.renewToken)
             return .stream(.renewChannelToken(channel: name, token: token))
         }) { channels.update(name) { $0.token = token } }
     }
@@ -191,7 +191,7 @@ public final class RtmStreamChannel: NSObject, Sendable {
             qos: option?.qos ?? .unordered, priority: option?.priority ?? .normal, meta: option?.meta ?? "",
             syncWithMedia: option?.syncWithMedia ?? false)
         return channelCall({ [self] () throws(RtmErrorInfo) in
-            try checkAlive("joinTopic")
+            try checkAlive(.joinTopic)
             return .stream(.joinTopic(channel: name, topic: topic, options: options))
         }) { channels.update(name) { $0.topics[topic] = options } }
     }
@@ -199,7 +199,7 @@ public final class RtmStreamChannel: NSObject, Sendable {
     private func leaveTopicCall(_ topic: String) -> RtmCall<RtmCommonResponse> {
         let (name, channels) = (channelName, kit.streamChannels)
         return channelCall({ [self] () throws(RtmErrorInfo) in
-            try checkAlive("leaveTopic")
+            try checkAlive(.leaveTopic)
             return .stream(.leaveTopic(channel: name, topic: topic))
         }) { channels.update(name) { $0.topics[topic] = nil } }
     }
@@ -208,7 +208,7 @@ public final class RtmStreamChannel: NSObject, Sendable {
         let (name, sealer) = (channelName, kit.sealer)
         let (customType, sendTs) = (options?.customType ?? "", options?.sendTs ?? 0)
         return channelCall({ [self] () throws(RtmErrorInfo) in
-            try checkAlive("publishTopicMessage")
+            try checkAlive(.publishTopicMessage)
             let body = try sealer?.seal(payload) ?? payload
             return .stream(.publishTopicMessage(channel: name, topic: topic, message: body, customType: customType, sendTs: sendTs))
         }) {}
@@ -217,11 +217,11 @@ public final class RtmStreamChannel: NSObject, Sendable {
     private func subscribeCall(_ topic: String, _ option: RtmTopicOption?) -> RtmCall<RtmTopicSubscriptionResponse> {
         let (name, channels, users) = (channelName, kit.streamChannels, option?.users)
         return kit.call({ [self] () throws(RtmErrorInfo) in
-            try checkAlive("subscribeTopic")
+            try checkAlive(.subscribeTopic)
             return .stream(.subscribeTopic(channel: name, topic: topic, users: users))
         }) { answer throws(RtmErrorInfo) in
             guard let subscription = ServerFrame.answer(id: 0, answer).topicSubscription else {
-                throw RtmErrorInfo(.invalidParameter, operation: "subscribeTopic", reason: "unexpected answer")
+                throw RtmErrorInfo(.invalidParameter, operation: OperationName.Stream.subscribeTopic, reason: "unexpected answer")
             }
             channels.update(name) { $0.subscriptions[topic, default: []].formUnion(subscription.succeedUsers) }
             return RtmTopicSubscriptionResponse(succeedUsers: subscription.succeedUsers, failedUsers: subscription.failedUsers)
@@ -231,7 +231,7 @@ public final class RtmStreamChannel: NSObject, Sendable {
     private func unsubscribeCall(_ topic: String, _ option: RtmTopicOption?) -> RtmCall<RtmCommonResponse> {
         let (name, channels, users) = (channelName, kit.streamChannels, option?.users)
         return channelCall({ [self] () throws(RtmErrorInfo) in
-            try checkAlive("unsubscribeTopic")
+            try checkAlive(.unsubscribeTopic)
             return .stream(.unsubscribeTopic(channel: name, topic: topic, users: users))
         }) {
             channels.update(name) { membership in
@@ -252,7 +252,7 @@ public final class RtmStreamChannel: NSObject, Sendable {
         }
     }
 
-    private func checkAlive(_ operation: String) throws(RtmErrorInfo) {
+    private func checkAlive(_ operation: OperationName.Stream) throws(RtmErrorInfo) {
         guard !destroyed.load() else {
             throw RtmErrorInfo(.instanceAlreadyReleased, operation: operation, reason: "the stream channel was destroyed")
         }

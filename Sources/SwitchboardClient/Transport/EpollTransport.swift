@@ -18,7 +18,7 @@ final class EpollTransport: ClientTransport {
             do {
                 tls = try TLSContext.client(caFile: settings.caFile)
             } catch {
-                throw RtmErrorInfo(.invalidPrivateConfig, operation: "initialize", reason: "\(error)")
+                throw RtmErrorInfo(.invalidPrivateConfig, operation: OperationName.Session.initialize, reason: "\(error)")
             }
         } else {
             tls = nil
@@ -29,7 +29,7 @@ final class EpollTransport: ClientTransport {
         do {
             group = try EventLoopGroup(threads: 1)
         } catch {
-            throw RtmErrorInfo(.notInitialized, operation: "initialize", reason: "cannot start the event loop: \(error)")
+            throw RtmErrorInfo(.notInitialized, operation: OperationName.Session.initialize, reason: "cannot start the event loop: \(error)")
         }
     }
 

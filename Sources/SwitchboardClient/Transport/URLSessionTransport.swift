@@ -34,24 +34,24 @@ final class URLSessionTransport: ClientTransport {
         #if canImport(FoundationNetworking)
         if settings.caFile != nil {
             throw RtmErrorInfo(
-                .invalidPrivateConfig, operation: "initialize",
+                .invalidPrivateConfig, operation: OperationName.Session.initialize,
                 reason: "tlsCAFile needs the epoll transport on Linux: FoundationNetworking has no trust challenge")
         }
         if settings.proxy != nil {
             throw RtmErrorInfo(
-                .invalidPrivateConfig, operation: "initialize",
+                .invalidPrivateConfig, operation: OperationName.Session.initialize,
                 reason: "an http proxyConfig needs the epoll transport on Linux: FoundationNetworking ignores it")
         }
         #endif
         var anchors: [Data] = []
         if let caFile = settings.caFile {
             guard let pem = FileManager.default.contents(atPath: caFile) else {
-                throw RtmErrorInfo(.invalidPrivateConfig, operation: "initialize", reason: "cannot read tlsCAFile \(caFile)")
+                throw RtmErrorInfo(.invalidPrivateConfig, operation: OperationName.Session.initialize, reason: "cannot read tlsCAFile \(caFile)")
             }
             anchors = PEMCertificates.der(from: pem)
             guard !anchors.isEmpty else {
                 throw RtmErrorInfo(
-                    .invalidPrivateConfig, operation: "initialize", reason: "tlsCAFile \(caFile) holds no PEM certificate")
+                    .invalidPrivateConfig, operation: OperationName.Session.initialize, reason: "tlsCAFile \(caFile) holds no PEM certificate")
             }
         }
         options = Options(anchors: anchors, proxy: settings.proxy)

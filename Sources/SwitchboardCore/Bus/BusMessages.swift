@@ -5,7 +5,8 @@ public protocol BusEvent: Sendable {}
 public protocol BusRequest: Sendable {
     /// What the handler answers.
     associatedtype Response: Sendable
-    /// The reference's operation name, used in errors (`"publish"`, `"login"` …).
+    /// The operation's name, used in errors: its feature's `OperationName` table's
+    /// (`OperationName.Messages.publish.rawValue` …), or an extension's own.
     static var operation: String { get }
 }
 

@@ -5,7 +5,7 @@
 /// sealed value copied to another row does not open), in order.
 public struct SealAtRest: BusRequest {
     public typealias Response = [[UInt8]]
-    public static let operation = "sealAtRest"
+    public static let operation = OperationName.Crypto.sealAtRest.rawValue
     /// The values to seal.
     public var plaintexts: [[UInt8]]
     /// One associated data per value.
@@ -21,7 +21,7 @@ public struct SealAtRest: BusRequest {
 /// under another key, with other associated data, or was changed.
 public struct OpenAtRest: BusRequest {
     public typealias Response = [[UInt8]]
-    public static let operation = "openAtRest"
+    public static let operation = OperationName.Crypto.openAtRest.rawValue
     /// The sealed values.
     public var sealed: [[UInt8]]
     /// The associated data each was sealed with.

@@ -1,7 +1,7 @@
 /// Subscribe the caller's session to a message channel of its app.
 public struct Subscribe: BusRequest {
     public typealias Response = Done
-    public static let operation = "subscribe"
+    public static let operation = OperationName.Messages.subscribe.rawValue
     public var caller: Caller
     public var channelName: String
     public var features: RtmSubscribeChannelFeature
@@ -16,7 +16,7 @@ public struct Subscribe: BusRequest {
 /// Unsubscribe the caller's session from a message channel.
 public struct Unsubscribe: BusRequest {
     public typealias Response = Done
-    public static let operation = "unsubscribe"
+    public static let operation = OperationName.Messages.unsubscribe.rawValue
     public var caller: Caller
     public var channelName: String
     /// Creates the request.
@@ -29,7 +29,7 @@ public struct Unsubscribe: BusRequest {
 /// Publish a message on a message channel or to a user channel of the caller's app.
 public struct Publish: BusRequest {
     public typealias Response = Done
-    public static let operation = "publish"
+    public static let operation = OperationName.Messages.publish.rawValue
     public var caller: Caller
     public var channelType: RtmChannelType
     public var channelName: String

@@ -6,7 +6,7 @@
 /// `lockNotAcquired` otherwise, or `lockNotExist` when there is no such lock.
 public struct CheckLockHolder: BusRequest {
     public typealias Response = LockHold
-    public static let operation = "checkLockHolder"
+    public static let operation = OperationName.Lock.checkLockHolder.rawValue
     /// Who wants to write.
     public var caller: Caller
     /// The channel the lock belongs to.
@@ -54,7 +54,7 @@ public struct LockAddress: Hashable, Sendable, CustomStringConvertible {
 /// Create a lock in a message or stream channel of the caller's app.
 public struct SetLock: BusRequest {
     public typealias Response = Done
-    public static let operation = "setLock"
+    public static let operation = OperationName.Lock.setLock.rawValue
     public var caller: Caller
     public var lock: LockAddress
     /// Seconds the lock stays with an owner whose connection is lost (`limits.locks.ttlRange`);
@@ -71,7 +71,7 @@ public struct SetLock: BusRequest {
 /// Delete a lock, whoever holds it; its waiters stop waiting.
 public struct RemoveLock: BusRequest {
     public typealias Response = Done
-    public static let operation = "removeLock"
+    public static let operation = OperationName.Lock.removeLock.rawValue
     public var caller: Caller
     public var lock: LockAddress
     /// Creates the request.
@@ -84,7 +84,7 @@ public struct RemoveLock: BusRequest {
 /// Take a lock for the caller's session; with `retry`, wait in line while another holds it.
 public struct AcquireLock: BusRequest {
     public typealias Response = LockAcquisition
-    public static let operation = "acquireLock"
+    public static let operation = OperationName.Lock.acquireLock.rawValue
     public var caller: Caller
     public var lock: LockAddress
     /// Wait, first come first served, when the lock is held (the answer is then `queued`).
@@ -108,7 +108,7 @@ public enum LockAcquisition: Sendable, Hashable {
 /// Give back a lock the caller's session owns, or withdraw its place in the lock's line.
 public struct ReleaseLock: BusRequest {
     public typealias Response = Done
-    public static let operation = "releaseLock"
+    public static let operation = OperationName.Lock.releaseLock.rawValue
     public var caller: Caller
     public var lock: LockAddress
     /// Creates the request.
@@ -121,7 +121,7 @@ public struct ReleaseLock: BusRequest {
 /// Take a lock away from the user `userId`, who owns it now.
 public struct RevokeLock: BusRequest {
     public typealias Response = Done
-    public static let operation = "revokeLock"
+    public static let operation = OperationName.Lock.revokeLock.rawValue
     public var caller: Caller
     public var lock: LockAddress
     /// The owner to take it from.
@@ -137,7 +137,7 @@ public struct RevokeLock: BusRequest {
 /// The locks of a channel, sorted by name.
 public struct GetLocks: BusRequest {
     public typealias Response = [LockDetail]
-    public static let operation = "getLocks"
+    public static let operation = OperationName.Lock.getLocks.rawValue
     public var caller: Caller
     public var channel: ChannelAddress
     /// Creates the query.

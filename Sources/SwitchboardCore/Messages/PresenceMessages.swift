@@ -49,7 +49,7 @@ public enum PresenceSize {
 /// Who is in a channel of the caller's app, a page at a time (`whoNow`, `getOnlineUsers`).
 public struct WhoNow: BusRequest {
     public typealias Response = WhoNowPage
-    public static let operation = "whoNow"
+    public static let operation = OperationName.Presence.whoNow.rawValue
     public var caller: Caller
     /// The channel (message or stream).
     public var channel: ChannelAddress
@@ -89,7 +89,7 @@ public struct WhoNowPage: Sendable, Hashable {
 /// The channels a user of the caller's app is in, quiet ones left out (`whereNow`, `getUserChannels`).
 public struct WhereNow: BusRequest {
     public typealias Response = [ChannelAddress]
-    public static let operation = "whereNow"
+    public static let operation = OperationName.Presence.whereNow.rawValue
     public var caller: Caller
     /// The user asked about.
     public var userId: UserID
@@ -103,7 +103,7 @@ public struct WhereNow: BusRequest {
 /// Sets keys of the caller's temporary state in a channel it is in; other keys stay.
 public struct SetPresenceState: BusRequest {
     public typealias Response = Done
-    public static let operation = "setState"
+    public static let operation = OperationName.Presence.setState.rawValue
     public var caller: Caller
     /// The channel (message or stream).
     public var channel: ChannelAddress
@@ -120,7 +120,7 @@ public struct SetPresenceState: BusRequest {
 /// A user's temporary state in a channel of the caller's app.
 public struct GetPresenceState: BusRequest {
     public typealias Response = UserState
-    public static let operation = "getState"
+    public static let operation = OperationName.Presence.getState.rawValue
     public var caller: Caller
     /// The channel (message or stream).
     public var channel: ChannelAddress
@@ -137,7 +137,7 @@ public struct GetPresenceState: BusRequest {
 /// Removes keys of the caller's temporary state in a channel; no keys removes them all.
 public struct RemovePresenceState: BusRequest {
     public typealias Response = Done
-    public static let operation = "removeState"
+    public static let operation = OperationName.Presence.removeState.rawValue
     public var caller: Caller
     /// The channel (message or stream).
     public var channel: ChannelAddress
@@ -154,7 +154,7 @@ public struct RemovePresenceState: BusRequest {
 /// Whether users of the caller's app are online, on any device, and when they were last seen.
 public struct GetUserPresence: BusRequest {
     public typealias Response = [UserPresence]
-    public static let operation = "getUserPresence"
+    public static let operation = OperationName.Presence.getUserPresence.rawValue
     public var caller: Caller
     /// The users asked about, answered in this order.
     public var userIds: [UserID]

@@ -19,7 +19,7 @@ public struct ResumeTicket: Sendable, Hashable {
 /// login came on; the session module never sees connections.
 public struct Login: BusRequest, Hashable {
     public typealias Response = LoginGranted
-    public static let operation = "login"
+    public static let operation = OperationName.Session.login.rawValue
     /// The app id from the client's config.
     public var appId: AppID
     /// The user id from the client's config.
@@ -76,7 +76,7 @@ public struct LoginGranted: Sendable, Hashable {
 /// End the caller's session now, with no grace.
 public struct Logout: BusRequest {
     public typealias Response = Done
-    public static let operation = "logout"
+    public static let operation = OperationName.Session.logout.rawValue
     /// The session to end.
     public var caller: Caller
     /// Creates a logout request.
@@ -86,7 +86,7 @@ public struct Logout: BusRequest {
 /// The caller is alive (a heartbeat ping, or any other request).
 public struct Heartbeat: BusRequest {
     public typealias Response = Done
-    public static let operation = "heartbeat"
+    public static let operation = OperationName.Session.heartbeat.rawValue
     /// The session that sent it.
     public var caller: Caller
     /// Creates a heartbeat.
@@ -96,7 +96,7 @@ public struct Heartbeat: BusRequest {
 /// Replace the caller's token.
 public struct RenewToken: BusRequest {
     public typealias Response = Done
-    public static let operation = "renewToken"
+    public static let operation = OperationName.Session.renewToken.rawValue
     /// The session.
     public var caller: Caller
     /// The new token.
@@ -183,7 +183,7 @@ public enum SessionPush: Sendable, Hashable {
 /// no handler on the bus every token is accepted (development mode).
 public struct VerifyLoginToken: BusRequest {
     public typealias Response = TokenGrant
-    public static let operation = "login"
+    public static let operation = OperationName.Session.login.rawValue
     public var appId: AppID
     public var userId: UserID
     public var token: String

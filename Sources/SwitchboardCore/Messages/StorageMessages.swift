@@ -181,22 +181,22 @@ public protocol MetadataWriteAction: Sendable {
 /// Adds items or overwrites their values.
 public enum SetMetadataItems: MetadataWriteAction {
     public static let kind = MetadataWriteKind.set
-    public static let channelOperation = "setChannelMetadata"
-    public static let userOperation = "setUserMetadata"
+    public static let channelOperation = OperationName.Storage.setChannelMetadata.rawValue
+    public static let userOperation = OperationName.Storage.setUserMetadata.rawValue
 }
 
 /// Overwrites the values of items that exist.
 public enum UpdateMetadataItems: MetadataWriteAction {
     public static let kind = MetadataWriteKind.update
-    public static let channelOperation = "updateChannelMetadata"
-    public static let userOperation = "updateUserMetadata"
+    public static let channelOperation = OperationName.Storage.updateChannelMetadata.rawValue
+    public static let userOperation = OperationName.Storage.updateUserMetadata.rawValue
 }
 
 /// Removes items, or the whole set when `data.items` is empty.
 public enum RemoveMetadataItems: MetadataWriteAction {
     public static let kind = MetadataWriteKind.remove
-    public static let channelOperation = "removeChannelMetadata"
-    public static let userOperation = "removeUserMetadata"
+    public static let channelOperation = OperationName.Storage.removeChannelMetadata.rawValue
+    public static let userOperation = OperationName.Storage.removeUserMetadata.rawValue
 }
 
 /// A write of `Action` to a channel's metadata.
@@ -258,7 +258,7 @@ public typealias RemoveUserMetadata = UserMetadataRequest<RemoveMetadataItems>
 /// The metadata of a channel of the caller's app (an empty set with revision 0 when it has none).
 public struct GetChannelMetadata: BusRequest {
     public typealias Response = Metadata
-    public static let operation = "getChannelMetadata"
+    public static let operation = OperationName.Storage.getChannelMetadata.rawValue
     public var caller: Caller
     public var channelType: RtmChannelType
     public var channelName: String
@@ -273,7 +273,7 @@ public struct GetChannelMetadata: BusRequest {
 /// The metadata of a user of the caller's app (an empty set with revision 0 when it has none).
 public struct GetUserMetadata: BusRequest {
     public typealias Response = Metadata
-    public static let operation = "getUserMetadata"
+    public static let operation = OperationName.Storage.getUserMetadata.rawValue
     public var caller: Caller
     public var userId: UserID
     /// Creates the query.
@@ -286,7 +286,7 @@ public struct GetUserMetadata: BusRequest {
 /// Subscribe the caller's session to a user's metadata: a snapshot now, the whole set after each change.
 public struct SubscribeUserMetadata: BusRequest {
     public typealias Response = Done
-    public static let operation = "subscribeUserMetadata"
+    public static let operation = OperationName.Storage.subscribeUserMetadata.rawValue
     public var caller: Caller
     public var userId: UserID
     /// Creates the request.
@@ -299,7 +299,7 @@ public struct SubscribeUserMetadata: BusRequest {
 /// Stop the caller's session hearing about a user's metadata.
 public struct UnsubscribeUserMetadata: BusRequest {
     public typealias Response = Done
-    public static let operation = "unsubscribeUserMetadata"
+    public static let operation = OperationName.Storage.unsubscribeUserMetadata.rawValue
     public var caller: Caller
     public var userId: UserID
     /// Creates the request.

@@ -1,7 +1,7 @@
 /// Join a stream channel of the caller's app (`RtmStreamChannel.join`).
 public struct JoinStreamChannel: BusRequest {
     public typealias Response = Done
-    public static let operation = "join"
+    public static let operation = OperationName.Stream.join.rawValue
     public var caller: Caller
     public var channelName: String
     /// The RTC token for this channel; checked when the server has app certificates.
@@ -20,7 +20,7 @@ public struct JoinStreamChannel: BusRequest {
 /// Leave a stream channel: the member's topics and subscriptions there end with it.
 public struct LeaveStreamChannel: BusRequest {
     public typealias Response = Done
-    public static let operation = "leave"
+    public static let operation = OperationName.Stream.leave.rawValue
     public var caller: Caller
     public var channelName: String
     /// Creates the request.
@@ -33,7 +33,7 @@ public struct LeaveStreamChannel: BusRequest {
 /// Replace the RTC token of a joined stream channel (`RtmStreamChannel.renewToken`).
 public struct RenewStreamChannelToken: BusRequest {
     public typealias Response = Done
-    public static let operation = "renewToken"
+    public static let operation = OperationName.Stream.renewToken.rawValue
     public var caller: Caller
     public var channelName: String
     public var token: String
@@ -67,7 +67,7 @@ public struct TopicJoinOptions: Sendable, Hashable {
 /// Register the caller as a publisher of a topic in a joined stream channel.
 public struct JoinTopic: BusRequest {
     public typealias Response = Done
-    public static let operation = "joinTopic"
+    public static let operation = OperationName.Stream.joinTopic.rawValue
     public var caller: Caller
     public var channelName: String
     public var topic: String
@@ -84,7 +84,7 @@ public struct JoinTopic: BusRequest {
 /// Stop publishing in a topic.
 public struct LeaveTopic: BusRequest {
     public typealias Response = Done
-    public static let operation = "leaveTopic"
+    public static let operation = OperationName.Stream.leaveTopic.rawValue
     public var caller: Caller
     public var channelName: String
     public var topic: String
@@ -99,7 +99,7 @@ public struct LeaveTopic: BusRequest {
 /// Publish a message in a topic the caller has joined.
 public struct PublishTopicMessage: BusRequest {
     public typealias Response = Done
-    public static let operation = "publishTopicMessage"
+    public static let operation = OperationName.Stream.publishTopicMessage.rawValue
     public var caller: Caller
     public var channelName: String
     public var topic: String
@@ -125,7 +125,7 @@ public struct PublishTopicMessage: BusRequest {
 /// current publishers up to the per-topic limit. Incremental: earlier subscriptions stay.
 public struct SubscribeTopic: BusRequest {
     public typealias Response = TopicSubscription
-    public static let operation = "subscribeTopic"
+    public static let operation = OperationName.Stream.subscribeTopic.rawValue
     public var caller: Caller
     public var channelName: String
     public var topic: String
@@ -156,7 +156,7 @@ public struct TopicSubscription: Sendable, Hashable {
 /// Unsubscribe from the given publishers of a topic, or (nil) from the whole topic.
 public struct UnsubscribeTopic: BusRequest {
     public typealias Response = Done
-    public static let operation = "unsubscribeTopic"
+    public static let operation = OperationName.Stream.unsubscribeTopic.rawValue
     public var caller: Caller
     public var channelName: String
     public var topic: String
@@ -175,7 +175,7 @@ public struct UnsubscribeTopic: BusRequest {
 /// (development mode).
 public struct VerifyChannelJoinToken: BusRequest {
     public typealias Response = ChannelJoinGrant
-    public static let operation = "join"
+    public static let operation = OperationName.Stream.join.rawValue
     public var app: AppID
     public var userId: UserID
     public var channelName: String

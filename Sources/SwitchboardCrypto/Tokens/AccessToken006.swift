@@ -65,7 +65,7 @@ struct AccessToken006 {
         salt: UInt32, ts: UInt32, privileges: [UInt16: UInt32]
     ) throws(RtmError) -> String {
         guard appId.utf8.count == appIdLength else {
-            throw RtmError(.invalidAppId, operation: "mintToken", reason: "a 006 appId must be \(appIdLength) characters")
+            throw RtmError(.invalidAppId, operation: OperationName.Crypto.mintToken, reason: "a 006 appId must be \(appIdLength) characters")
         }
         var m = TokenWriter()
         m.uint32(salt)

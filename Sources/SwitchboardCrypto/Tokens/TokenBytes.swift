@@ -68,7 +68,7 @@ struct TokenReader {
     }
 
     static func malformed(_ detail: String) -> RtmError {
-        RtmError(.invalidToken, operation: "login", reason: "malformed token: \(detail)")
+        RtmError(.invalidToken, operation: OperationName.Session.login, reason: "malformed token: \(detail)")
     }
 }
 
@@ -90,7 +90,7 @@ struct TokenWriter {
     /// Appends a `packString`; throws when `value` is longer than a uint16 length can say.
     mutating func packed<C: Collection>(_ value: C) throws(RtmError) where C.Element == UInt8 {
         guard value.count <= Int(UInt16.max) else {
-            throw RtmError(.invalidParameter, operation: "mintToken", reason: "field longer than 65535 bytes")
+            throw RtmError(.invalidParameter, operation: OperationName.Crypto.mintToken, reason: "field longer than 65535 bytes")
         }
         uint16(UInt16(value.count))
         bytes.append(contentsOf: value)

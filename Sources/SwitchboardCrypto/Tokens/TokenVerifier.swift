@@ -35,7 +35,7 @@ public struct TokenVerifier: Sendable {
     /// reads "App ID and Token do not match".
     public func verify(token: String, appId: String, userId: String, now: UInt64) throws(RtmError) -> VerifiedToken {
         guard let certificate = credentials[appId] else {
-            throw RtmError(.invalidAppId, operation: "login", reason: "appId is not configured on this server")
+            throw RtmError(.invalidAppId, operation: OperationName.Session.login, reason: "appId is not configured on this server")
         }
         if token.hasPrefix(AccessToken007.version) {
             return try verify007(try AccessToken007(parsing: token), appId: appId, certificate: certificate, userId: userId, now: now)
@@ -43,7 +43,7 @@ public struct TokenVerifier: Sendable {
         if token.hasPrefix(AccessToken006.version) {
             return try verify006(try AccessToken006(parsing: token), appId: appId, certificate: certificate, userId: userId, now: now)
         }
-        throw RtmError(.invalidToken, operation: "login", reason: "unknown token format")
+        throw RtmError(.invalidToken, operation: OperationName.Session.login, reason: "unknown token format")
     }
 
     private func verify007(
@@ -54,7 +54,7 @@ public struct TokenVerifier: Sendable {
             throw Self.badSignature
         }
         guard let rtm = token.services[TokenService.rtmType], case .rtm(let tokenUser) = rtm.fields else {
-            throw RtmError(.invalidToken, operation: "login", reason: "token has no RTM service")
+            throw RtmError(.invalidToken, operation: OperationName.Session.login, reason: "token has no RTM service")
         }
         guard tokenUser == userId else { throw Self.otherUser }
         guard let privilege = rtm.privileges[TokenService.rtmLoginPrivilege] else { throw Self.noLoginPrivilege }
@@ -88,14 +88,14 @@ public struct TokenVerifier: Sendable {
 
     private static func grant(_ format: VerifiedToken.Format, expiresAt: UInt64?, now: UInt64) throws(RtmError) -> VerifiedToken {
         if let expiresAt, now >= expiresAt {
-            throw RtmError(.tokenExpired, operation: "login", reason: "token expired at \(expiresAt)")
+            throw RtmError(.tokenExpired, operation: OperationName.Session.login, reason: "token expired at \(expiresAt)")
         }
         return VerifiedToken(format: format, grant: TokenGrant(loginExpiresAt: expiresAt))
     }
 
     private static let otherApp = RtmError(
-        .loginInconsistentAppId, operation: "login", reason: "token was issued for another appId")
-    private static let badSignature = RtmError(.invalidToken, operation: "login", reason: "token signature does not match")
-    private static let otherUser = RtmError(.invalidToken, operation: "login", reason: "token was issued for another user")
-    private static let noLoginPrivilege = RtmError(.invalidToken, operation: "login", reason: "token has no RTM login privilege")
+        .loginInconsistentAppId, operation: OperationName.Session.login, reason: "token was issued for another appId")
+    private static let badSignature = RtmError(.invalidToken, operation: OperationName.Session.login, reason: "token signature does not match")
+    private static let otherUser = RtmError(.invalidToken, operation: OperationName.Session.login, reason: "token was issued for another user")
+    private static let noLoginPrivilege = RtmError(.invalidToken, operation: OperationName.Session.login, reason: "token has no RTM login privilege")
 }

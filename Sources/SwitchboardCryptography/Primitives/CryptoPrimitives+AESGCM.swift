@@ -9,12 +9,12 @@ extension CryptoPrimitives {
     public static func seal(
         mode: RtmEncryptionMode, plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8] = []
     ) throws(RtmError) -> [UInt8] {
-        let cipher = try gcmCipher(mode: mode, key: key, nonce: nonce, operation: "seal")
+        let cipher = try gcmCipher(mode: mode, key: key, nonce: nonce, operation: OperationName.Crypto.seal)
         guard plaintext.count < Int(Int32.max) - tagByteCount, aad.count < Int(Int32.max) else {
-            throw RtmError(.invalidParameter, operation: "seal", reason: "input too large")
+            throw RtmError(.invalidParameter, operation: OperationName.Crypto.seal, reason: "input too large")
         }
         guard let context = EVP_CIPHER_CTX_new() else {
-            throw RtmError(.channelEncryptMessageFailed, operation: "seal", reason: "out of memory")
+            throw RtmError(.channelEncryptMessageFailed, operation: OperationName.Crypto.seal, reason: "out of memory")
         }
         defer { EVP_CIPHER_CTX_free(context) }
 
@@ -41,7 +41,7 @@ extension CryptoPrimitives {
                 context, EVP_CTRL_GCM_GET_TAG, Int32(tagByteCount), out.baseAddress! + produced) == 1
         }
         guard ok else {
-            throw RtmError(.channelEncryptMessageFailed, operation: "seal", reason: "AES-GCM encryption failed")
+            throw RtmError(.channelEncryptMessageFailed, operation: OperationName.Crypto.seal, reason: "AES-GCM encryption failed")
         }
         return output
     }
@@ -53,15 +53,15 @@ extension CryptoPrimitives {
     public static func open(
         mode: RtmEncryptionMode, ciphertextAndTag: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8] = []
     ) throws(RtmError) -> [UInt8] {
-        let cipher = try gcmCipher(mode: mode, key: key, nonce: nonce, operation: "open")
+        let cipher = try gcmCipher(mode: mode, key: key, nonce: nonce, operation: OperationName.Crypto.open)
         guard ciphertextAndTag.count >= tagByteCount else {
-            throw RtmError(.channelEncryptMessageFailed, operation: "open", reason: "ciphertext shorter than the tag")
+            throw RtmError(.channelEncryptMessageFailed, operation: OperationName.Crypto.open, reason: "ciphertext shorter than the tag")
         }
         guard ciphertextAndTag.count < Int(Int32.max), aad.count < Int(Int32.max) else {
-            throw RtmError(.invalidParameter, operation: "open", reason: "input too large")
+            throw RtmError(.invalidParameter, operation: OperationName.Crypto.open, reason: "input too large")
         }
         guard let context = EVP_CIPHER_CTX_new() else {
-            throw RtmError(.channelEncryptMessageFailed, operation: "open", reason: "out of memory")
+            throw RtmError(.channelEncryptMessageFailed, operation: OperationName.Crypto.open, reason: "out of memory")
         }
         defer { EVP_CIPHER_CTX_free(context) }
 
@@ -94,7 +94,7 @@ extension CryptoPrimitives {
         guard ok else {
             for index in plaintext.indices { plaintext[index] = 0 }
             throw RtmError(
-                .channelEncryptMessageFailed, operation: "open",
+                .channelEncryptMessageFailed, operation: OperationName.Crypto.open,
                 reason: "authentication failed: wrong key or tampered data")
         }
         return plaintext
@@ -102,7 +102,7 @@ extension CryptoPrimitives {
 
     /// The OpenSSL cipher for `mode`, after checking the key and nonce lengths.
     private static func gcmCipher(
-        mode: RtmEncryptionMode, key: [UInt8], nonce: [UInt8], operation: String
+        mode: RtmEncryptionMode, key: [UInt8], nonce: [UInt8], operation: OperationName.Crypto
     ) throws(RtmError) -> OpaquePointer {
         guard let keyLength = mode.keyByteCount else {
             throw RtmError(.invalidEncryptionParameter, operation: operation, reason: "encryption mode is none")

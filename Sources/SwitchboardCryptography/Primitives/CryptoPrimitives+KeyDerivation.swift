@@ -23,14 +23,14 @@ extension CryptoPrimitives {
         mode: RtmEncryptionMode, encryptionKey: String, salt: [UInt8]
     ) throws(RtmError) -> [UInt8] {
         guard let keyLength = mode.keyByteCount else {
-            throw RtmError(.invalidEncryptionParameter, operation: "deriveKey", reason: "encryption mode is none")
+            throw RtmError(.invalidEncryptionParameter, operation: OperationName.Crypto.deriveKey, reason: "encryption mode is none")
         }
         guard !encryptionKey.isEmpty else {
-            throw RtmError(.invalidEncryptionParameter, operation: "deriveKey", reason: "encryption key is empty")
+            throw RtmError(.invalidEncryptionParameter, operation: OperationName.Crypto.deriveKey, reason: "encryption key is empty")
         }
         guard salt.count == keyDerivationSaltByteCount else {
             throw RtmError(
-                .invalidEncryptionParameter, operation: "deriveKey",
+                .invalidEncryptionParameter, operation: OperationName.Crypto.deriveKey,
                 reason: "salt must be \(keyDerivationSaltByteCount) bytes, got \(salt.count)")
         }
         return try pbkdf2SHA256(
@@ -45,7 +45,7 @@ extension CryptoPrimitives {
         guard iterations >= 1, iterations <= Int(Int32.max), keyByteCount >= 1, keyByteCount <= 1024,
             password.count < Int(Int32.max), salt.count < Int(Int32.max)
         else {
-            throw RtmError(.invalidEncryptionParameter, operation: "deriveKey", reason: "PBKDF2 parameters out of range")
+            throw RtmError(.invalidEncryptionParameter, operation: OperationName.Crypto.deriveKey, reason: "PBKDF2 parameters out of range")
         }
         var output = [UInt8](repeating: 0, count: keyByteCount)
         let status = withNonNullPointer(password) { passwordPointer, passwordCount in
@@ -60,7 +60,7 @@ extension CryptoPrimitives {
             }
         }
         guard status == 1 else {
-            throw RtmError(.invalidEncryptionParameter, operation: "deriveKey", reason: "PBKDF2 failed")
+            throw RtmError(.invalidEncryptionParameter, operation: OperationName.Crypto.deriveKey, reason: "PBKDF2 failed")
         }
         return output
     }

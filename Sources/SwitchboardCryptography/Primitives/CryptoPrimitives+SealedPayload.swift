@@ -37,11 +37,11 @@ extension CryptoPrimitives {
         mode: RtmEncryptionMode, key: [UInt8], sealed: [UInt8]
     ) throws(RtmError) -> [UInt8] {
         guard sealed.count >= sealedPayloadOverhead else {
-            throw RtmError(.channelEncryptMessageFailed, operation: "open", reason: "sealed payload too short")
+            throw RtmError(.channelEncryptMessageFailed, operation: OperationName.Crypto.open, reason: "sealed payload too short")
         }
         guard sealed[0] == sealedPayloadVersion else {
             throw RtmError(
-                .channelEncryptMessageFailed, operation: "open",
+                .channelEncryptMessageFailed, operation: OperationName.Crypto.open,
                 reason: "unknown sealed payload version \(sealed[0])")
         }
         let nonce = Array(sealed[1..<(1 + nonceByteCount)])

@@ -14,7 +14,7 @@ enum SessionBinding: FeatureBinding {
     static func answer(_ operation: SessionOperation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer {
         switch operation {
         case .login:
-            throw RtmError(.duplicateOperation, operation: "login", reason: "this connection is already logged in")
+            throw RtmError(.duplicateOperation, operation: OperationName.Session.login, reason: "this connection is already logged in")
         case .logout: _ = try await bus.request(Logout(caller: caller))
         case .heartbeat: _ = try await bus.request(Heartbeat(caller: caller))
         case .renewToken(let token): _ = try await bus.request(RenewToken(caller: caller, token: token))
@@ -30,7 +30,7 @@ extension RequestDispatcher {
     func logIn(_ login: Login, id: UInt32, on link: ClientLink<Connection>) async -> Bool {
         guard registry.caller(on: link) == nil else {
             metrics.loginFailed(.duplicateOperation)
-            link.reply(.error(id: id, RtmError(.duplicateOperation, operation: "login", reason: "this connection is already logged in")))
+            link.reply(.error(id: id, RtmError(.duplicateOperation, operation: OperationName.Session.login, reason: "this connection is already logged in")))
             return false
         }
         let grant: LoginGranted
@@ -58,7 +58,7 @@ extension RequestDispatcher {
             // `.sessionEnded`: another login replaced the session meanwhile.
             metrics.loginFailed(.loginCanceled)
             link.reply(
-                .error(id: id, RtmError(.loginCanceled, operation: "login", reason: "the session ended before the login completed")))
+                .error(id: id, RtmError(.loginCanceled, operation: OperationName.Session.login, reason: "the session ended before the login completed")))
             return false
         }
     }
