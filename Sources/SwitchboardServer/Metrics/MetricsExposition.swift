@@ -65,8 +65,8 @@ struct MetricsExposition {
         let atOnce = metrics.answeredAtOnce
         out.family("switchboard_requests_total", .counter, help: "Client requests answered, by operation and result.")
         var counts = Dictionary(uniqueKeysWithValues: requests.map { ($0.operation, ($0.succeeded, $0.failed)) })
-        counts["publish", default: (0, 0)].0 += atOnce.succeeded
-        counts["publish", default: (0, 0)].1 += atOnce.failed
+        counts[OperationName.Messages.publish.rawValue, default: (0, 0)].0 += atOnce.succeeded
+        counts[OperationName.Messages.publish.rawValue, default: (0, 0)].1 += atOnce.failed
         for (operation, (succeeded, failed)) in counts.sorted(by: { $0.key < $1.key }) {
             out.sample("switchboard_requests_total", [("operation", operation), ("result", "ok")], succeeded)
             out.sample("switchboard_requests_total", [("operation", operation), ("result", "error")], failed)

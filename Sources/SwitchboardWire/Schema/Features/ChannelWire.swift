@@ -10,26 +10,24 @@ public enum ChannelOperation: ClientOperationFamily {
     /// Publish to a message channel (`.message`) or send to a user (`.user`).
     case publish(channelType: RtmChannelType, channel: String, message: MessagePayload, customType: String)
 
-    public var name: String {
+    /// The reference operation it carries out, whose name is its `"t"`.
+    public var reference: OperationName.Messages {
         switch self {
-        case .subscribe: "subscribe"
-        case .unsubscribe: "unsubscribe"
-        case .publish: "publish"
+        case .subscribe: .subscribe
+        case .unsubscribe: .unsubscribe
+        case .publish: .publish
         }
     }
 
-    /// Which operation a frame names, read once from its type (publishing first: it is nearly
-    /// every frame), so that its fields are told apart without comparing strings again.
-    private enum Kind { case publish, subscribe, unsubscribe }
+    public var name: String { Self.wireNames.name(of: reference) }
+
+    /// Publishing first: it is nearly every frame.
+    static let wireNames = WireOperationNames<OperationName.Messages>([.publish, .subscribe, .unsubscribe])
 
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
-        let kind: Kind
-        switch head.type {
-        case "publish": kind = .publish
-        case "subscribe": kind = .subscribe
-        case "unsubscribe": kind = .unsubscribe
-        default: return nil
-        }
+        // Which operation the frame names, read once from its type, so that its fields are told
+        // apart without comparing strings again.
+        guard let kind = wireNames.operation(named: head.type) else { return nil }
         var channel: String?
         var features: UInt32?
         var channelType: RtmChannelType?

@@ -16,24 +16,25 @@ public enum LockOperation: ClientOperationFamily {
     /// List the locks of a channel.
     case getLocks(ChannelAddress)
 
-    public var name: String {
+    /// The reference operation it carries out, whose name is its `"t"`.
+    public var reference: OperationName.Lock {
         switch self {
-        case .setLock: "setLock"
-        case .removeLock: "removeLock"
-        case .acquireLock: "acquireLock"
-        case .releaseLock: "releaseLock"
-        case .revokeLock: "revokeLock"
-        case .getLocks: "getLocks"
+        case .setLock: .setLock
+        case .removeLock: .removeLock
+        case .acquireLock: .acquireLock
+        case .releaseLock: .releaseLock
+        case .revokeLock: .revokeLock
+        case .getLocks: .getLocks
         }
     }
 
-    private static let names: Set<String> = ["setLock", "removeLock", "acquireLock", "releaseLock", "revokeLock", "getLocks"]
+    public var name: String { Self.wireNames.name(of: reference) }
+
+    /// Every lock operation but storage's `checkLockHolder`, which travels on the bus only.
+    static let wireNames = WireOperationNames(OperationName.Lock.allCases.filter { $0 != .checkLockHolder })
 
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
-        let type = head.type
-        guard names.contains(type) else {
-            return nil
-        }
+        guard let type = wireNames.operation(named: head.type) else { return nil }
         var channelType: RtmChannelType?
         var channel: String?
         var lockName: String?
@@ -44,22 +45,22 @@ public enum LockOperation: ClientOperationFamily {
             switch key {
             case .channelType: channelType = try reader.readChannelType(allowed: ChannelTypes.lockable)
             case .channel: channel = try reader.readString()
-            case .lockName where type != "getLocks": lockName = try reader.readString()
-            case .ttl where type == "setLock": ttl = try reader.readClampedCount()
-            case .retry where type == "acquireLock": retry = try reader.readBool()
-            case .userId where type == "revokeLock": userId = try reader.readString()
+            case .lockName where type != .getLocks: lockName = try reader.readString()
+            case .ttl where type == .setLock: ttl = try reader.readClampedCount()
+            case .retry where type == .acquireLock: retry = try reader.readBool()
+            case .userId where type == .revokeLock: userId = try reader.readString()
             default: return false
             }
             return true
         }
         let address = ChannelAddress(try head.required(channelType, .channelType), try head.required(channel, .channel))
-        if type == "getLocks" { return .getLocks(address) }
+        if type == .getLocks { return .getLocks(address) }
         let lock = LockAddress(address, try head.required(lockName, .lockName))
         switch type {
-        case "setLock": return .setLock(lock, ttl: ttl)
-        case "removeLock": return .removeLock(lock)
-        case "acquireLock": return .acquireLock(lock, retry: retry)
-        case "releaseLock": return .releaseLock(lock)
+        case .setLock: return .setLock(lock, ttl: ttl)
+        case .removeLock: return .removeLock(lock)
+        case .acquireLock: return .acquireLock(lock, retry: retry)
+        case .releaseLock: return .releaseLock(lock)
         default: return .revokeLock(lock, userId: try head.required(userId, .userId))
         }
     }
@@ -103,7 +104,7 @@ public enum LockAnswer: AnswerFamily {
     func encodeFields(_ frame: inout FrameWriter) {
         switch self {
         case .acquire(let acquisition):
-            frame.field(.result) { $0.writeString("acquireLock") }
+            frame.field(.result) { $0.writeString(LockOperation.wireNames.name(of: .acquireLock)) }
             switch acquisition {
             case .acquired(let token):
                 frame.field(.acquired) { $0.writeBool(true) }
@@ -112,13 +113,15 @@ public enum LockAnswer: AnswerFamily {
                 frame.field(.acquired) { $0.writeBool(false) }
             }
         case .locks(let locks):
-            frame.field(.result) { $0.writeString("getLocks") }
+            frame.field(.result) { $0.writeString(LockOperation.wireNames.name(of: .getLocks)) }
             frame.field(.locks) { $0.writeLockDetails(locks) }
         }
     }
 
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
-        guard head.type == "ok", head.result == "acquireLock" || head.result == "getLocks" else { return nil }
+        guard head.type == "ok", let result = head.result.flatMap(LockOperation.wireNames.operation(named:)),
+            result == .acquireLock || result == .getLocks
+        else { return nil }
         var acquired: Bool?
         var token: UInt64?
         var locks: [LockDetail]?
@@ -131,7 +134,7 @@ public enum LockAnswer: AnswerFamily {
             }
             return true
         }
-        if head.result == "getLocks" { return .locks(try head.required(locks, .locks)) }
+        if result == .getLocks { return .locks(try head.required(locks, .locks)) }
         guard try head.required(acquired, .acquired) else { return .acquire(.queued) }
         return .acquire(.acquired(fencingToken: try head.required(token, .fencingToken)))
     }

@@ -16,22 +16,24 @@ public enum PresenceOperation: ClientOperationFamily {
     /// Whether users are online and when they were last seen.
     case getUserPresence(userIds: [UserID])
 
-    public var name: String {
+    /// The reference operation it carries out, whose name is its `"t"`.
+    public var reference: OperationName.Presence {
         switch self {
-        case .whoNow: "whoNow"
-        case .whereNow: "whereNow"
-        case .setState: "setState"
-        case .getState: "getState"
-        case .removeState: "removeState"
-        case .getUserPresence: "getUserPresence"
+        case .whoNow: .whoNow
+        case .whereNow: .whereNow
+        case .setState: .setState
+        case .getState: .getState
+        case .removeState: .removeState
+        case .getUserPresence: .getUserPresence
         }
     }
 
-    private static let names: Set<String> = ["whoNow", "whereNow", "setState", "getState", "removeState", "getUserPresence"]
+    public var name: String { Self.wireNames.name(of: reference) }
+
+    static let wireNames = WireOperationNames(OperationName.Presence.allCases)
 
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
-        let type = head.type
-        guard names.contains(type) else { return nil }
+        guard let type = wireNames.operation(named: head.type) else { return nil }
         var channelType: RtmChannelType?
         var channel: String?
         var includeUserId = true
@@ -45,13 +47,13 @@ public enum PresenceOperation: ClientOperationFamily {
             switch key {
             case .channelType: channelType = try reader.readChannelType(allowed: ChannelTypes.presence)
             case .channel: channel = try reader.readString()
-            case .includeUserId where type == "whoNow": includeUserId = try reader.readBool()
-            case .includeState where type == "whoNow": includeState = try reader.readBool()
-            case .page where type == "whoNow": page = try reader.readString()
-            case .userId where type == "whereNow" || type == "getState": userId = try reader.readString()
-            case .items where type == "setState": items = try reader.readStateItems()
-            case .keys where type == "removeState": keys = try reader.readStrings()
-            case .userIds where type == "getUserPresence": userIds = try reader.readStrings()
+            case .includeUserId where type == .whoNow: includeUserId = try reader.readBool()
+            case .includeState where type == .whoNow: includeState = try reader.readBool()
+            case .page where type == .whoNow: page = try reader.readString()
+            case .userId where type == .whereNow || type == .getState: userId = try reader.readString()
+            case .items where type == .setState: items = try reader.readStateItems()
+            case .keys where type == .removeState: keys = try reader.readStrings()
+            case .userIds where type == .getUserPresence: userIds = try reader.readStrings()
             default: return false
             }
             return true
@@ -60,12 +62,12 @@ public enum PresenceOperation: ClientOperationFamily {
             ChannelAddress(try head.required(channelType, .channelType), try head.required(channel, .channel))
         }
         switch type {
-        case "whoNow": return .whoNow(channel: try address(), includeUserId: includeUserId, includeState: includeState, page: page)
-        case "whereNow": return .whereNow(userId: try head.required(userId, .userId))
-        case "setState": return .setState(channel: try address(), items: try head.required(items, .items))
-        case "getState": return .getState(channel: try address(), userId: try head.required(userId, .userId))
-        case "removeState": return .removeState(channel: try address(), keys: keys ?? [])
-        default: return .getUserPresence(userIds: try head.required(userIds, .userIds))
+        case .whoNow: return .whoNow(channel: try address(), includeUserId: includeUserId, includeState: includeState, page: page)
+        case .whereNow: return .whereNow(userId: try head.required(userId, .userId))
+        case .setState: return .setState(channel: try address(), items: try head.required(items, .items))
+        case .getState: return .getState(channel: try address(), userId: try head.required(userId, .userId))
+        case .removeState: return .removeState(channel: try address(), keys: keys ?? [])
+        case .getUserPresence: return .getUserPresence(userIds: try head.required(userIds, .userIds))
         }
     }
 
@@ -106,17 +108,18 @@ public enum PresenceAnswer: AnswerFamily {
 
     var frameType: String { "ok" }
 
-    private var result: String {
+    /// The operation it answers.
+    private var result: OperationName.Presence {
         switch self {
-        case .whoNow: "whoNow"
-        case .whereNow: "whereNow"
-        case .getState: "getState"
-        case .getUserPresence: "getUserPresence"
+        case .whoNow: .whoNow
+        case .whereNow: .whereNow
+        case .getState: .getState
+        case .getUserPresence: .getUserPresence
         }
     }
 
     func encodeFields(_ frame: inout FrameWriter) {
-        frame.field(.result) { $0.writeString(result) }
+        frame.field(.result) { $0.writeString(PresenceOperation.wireNames.name(of: result)) }
         switch self {
         case .whoNow(let page):
             frame.field(.totalOccupancy) { $0.writeCount(page.totalOccupancy) }
@@ -141,8 +144,8 @@ public enum PresenceAnswer: AnswerFamily {
     }
 
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
-        guard head.type == "ok", let result = head.result,
-            ["whoNow", "whereNow", "getState", "getUserPresence"].contains(result)
+        guard head.type == "ok", let result = head.result.flatMap(PresenceOperation.wireNames.operation(named:)),
+            [.whoNow, .whereNow, .getState, .getUserPresence].contains(result)
         else { return nil }
         var totalOccupancy: Int?
         var users: [UserState]?
@@ -153,25 +156,25 @@ public enum PresenceAnswer: AnswerFamily {
         var states: [String: String]?
         try reader.readFields(head) { key, reader throws(WireError) in
             switch key {
-            case .totalOccupancy where result == "whoNow": totalOccupancy = try reader.readCount()
-            case .users where result == "whoNow": users = try reader.readUserStates()
-            case .users where result == "getUserPresence": presences = try reader.readUserPresences()
-            case .nextPage where result == "whoNow": nextPage = try reader.readString()
-            case .channels where result == "whereNow": channels = try reader.readChannelAddresses()
-            case .userId where result == "getState": userId = try reader.readString()
-            case .states where result == "getState": states = try reader.readStates()
+            case .totalOccupancy where result == .whoNow: totalOccupancy = try reader.readCount()
+            case .users where result == .whoNow: users = try reader.readUserStates()
+            case .users where result == .getUserPresence: presences = try reader.readUserPresences()
+            case .nextPage where result == .whoNow: nextPage = try reader.readString()
+            case .channels where result == .whereNow: channels = try reader.readChannelAddresses()
+            case .userId where result == .getState: userId = try reader.readString()
+            case .states where result == .getState: states = try reader.readStates()
             default: return false
             }
             return true
         }
         switch result {
-        case "whoNow":
+        case .whoNow:
             return .whoNow(
                 WhoNowPage(
                     totalOccupancy: try head.required(totalOccupancy, .totalOccupancy), users: try head.required(users, .users),
                     nextPage: nextPage))
-        case "whereNow": return .whereNow(try head.required(channels, .channels))
-        case "getState": return .getState(UserState(userId: try head.required(userId, .userId), states: states ?? [:]))
+        case .whereNow: return .whereNow(try head.required(channels, .channels))
+        case .getState: return .getState(UserState(userId: try head.required(userId, .userId), states: states ?? [:]))
         default: return .getUserPresence(try head.required(presences, .users))
         }
     }

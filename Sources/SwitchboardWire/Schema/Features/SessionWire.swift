@@ -11,21 +11,27 @@ public enum SessionOperation: ClientOperationFamily {
     /// Replace the session's token.
     case renewToken(token: String)
 
-    public var name: String {
+    /// The reference operation it carries out, whose name is its `"t"`.
+    public var reference: OperationName.Session {
         switch self {
-        case .login: "login"
-        case .logout: "logout"
-        case .heartbeat: "heartbeat"
-        case .renewToken: "renewToken"
+        case .login: .login
+        case .logout: .logout
+        case .heartbeat: .heartbeat
+        case .renewToken: .renewToken
         }
     }
 
+    public var name: String { Self.wireNames.name(of: reference) }
+
+    /// Heartbeats first: a session sends one every few seconds.
+    static let wireNames = WireOperationNames<OperationName.Session>([.heartbeat, .login, .logout, .renewToken])
+
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
-        switch head.type {
-        case "login": return .login(try Login.decode(head, &reader))
-        case "logout": return .logout
-        case "heartbeat": return .heartbeat
-        case "renewToken":
+        switch wireNames.operation(named: head.type) {
+        case .login?: return .login(try Login.decode(head, &reader))
+        case .logout?: return .logout
+        case .heartbeat?: return .heartbeat
+        case .renewToken?:
             var token: String?
             try reader.readFields(head) { key, reader throws(WireError) in
                 guard key == .token else { return false }
@@ -33,7 +39,7 @@ public enum SessionOperation: ClientOperationFamily {
                 return true
             }
             return .renewToken(token: try head.required(token, .token))
-        default: return nil
+        case .initialize?, nil: return nil
         }
     }
 

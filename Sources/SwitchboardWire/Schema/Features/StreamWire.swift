@@ -21,27 +21,30 @@ public enum StreamOperation: ClientOperationFamily {
     /// Unsubscribe from publishers of a topic (nil: all).
     case unsubscribeTopic(channel: String, topic: String, users: [UserID]?)
 
-    static let names: Set<String> = [
-        "join", "leave", "renewChannelToken", "joinTopic", "leaveTopic", "publishTopicMessage", "subscribeTopic",
-        "unsubscribeTopic",
-    ]
-
-    public var name: String {
+    /// The reference operation it carries out.
+    public var reference: OperationName.Stream {
         switch self {
-        case .join: "join"
-        case .leave: "leave"
-        case .renewChannelToken: "renewChannelToken"
-        case .joinTopic: "joinTopic"
-        case .leaveTopic: "leaveTopic"
-        case .publishTopicMessage: "publishTopicMessage"
-        case .subscribeTopic: "subscribeTopic"
-        case .unsubscribeTopic: "unsubscribeTopic"
+        case .join: .join
+        case .leave: .leave
+        case .renewChannelToken: .renewToken
+        case .joinTopic: .joinTopic
+        case .leaveTopic: .leaveTopic
+        case .publishTopicMessage: .publishTopicMessage
+        case .subscribeTopic: .subscribeTopic
+        case .unsubscribeTopic: .unsubscribeTopic
         }
     }
 
+    public var name: String { Self.wireNames.name(of: reference) }
+
+    /// Topic messages first: they are nearly every frame of the feature. The stream channel's
+    /// `renewToken` is `renewChannelToken` on the wire, apart from the session's.
+    static let wireNames = WireOperationNames<OperationName.Stream>(
+        [.publishTopicMessage, .join, .leave, .renewToken, .joinTopic, .leaveTopic, .subscribeTopic, .unsubscribeTopic],
+        renamed: [.renewToken: "renewChannelToken"])
+
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
-        let type = head.type
-        guard names.contains(type) else { return nil }
+        guard let type = wireNames.operation(named: head.type) else { return nil }
         var channel: String?
         var token: String?
         var features: UInt32?
@@ -54,40 +57,40 @@ public enum StreamOperation: ClientOperationFamily {
         try reader.readFields(head) { key, reader throws(WireError) in
             switch key {
             case .channel: channel = try reader.readString()
-            case .token where type == "join" || type == "renewChannelToken": token = try reader.readString()
-            case .features where type == "join": features = try reader.readInteger(UInt32.self)
+            case .token where type == .join || type == .renewToken: token = try reader.readString()
+            case .features where type == .join: features = try reader.readInteger(UInt32.self)
             case .topic: topic = try reader.readString()
-            case .qos where type == "joinTopic": options.qos = try reader.readEnum(RtmMessageQos.self)
-            case .priority where type == "joinTopic": options.priority = try reader.readEnum(RtmMessagePriority.self)
-            case .meta where type == "joinTopic": options.meta = try reader.readString()
-            case .syncWithMedia where type == "joinTopic": options.syncWithMedia = try reader.readBool()
-            case .message where type == "publishTopicMessage": message = try reader.readPayload()
-            case .customType where type == "publishTopicMessage": customType = try reader.readString()
-            case .sendTs where type == "publishTopicMessage": sendTs = try reader.readInteger(UInt64.self)
-            case .users where type == "subscribeTopic" || type == "unsubscribeTopic": users = try reader.readStrings()
+            case .qos where type == .joinTopic: options.qos = try reader.readEnum(RtmMessageQos.self)
+            case .priority where type == .joinTopic: options.priority = try reader.readEnum(RtmMessagePriority.self)
+            case .meta where type == .joinTopic: options.meta = try reader.readString()
+            case .syncWithMedia where type == .joinTopic: options.syncWithMedia = try reader.readBool()
+            case .message where type == .publishTopicMessage: message = try reader.readPayload()
+            case .customType where type == .publishTopicMessage: customType = try reader.readString()
+            case .sendTs where type == .publishTopicMessage: sendTs = try reader.readInteger(UInt64.self)
+            case .users where type == .subscribeTopic || type == .unsubscribeTopic: users = try reader.readStrings()
             default: return false
             }
             return true
         }
         let name = try head.required(channel, .channel)
         switch type {
-        case "join":
+        case .join:
             return .join(
                 channel: name, token: token ?? "",
                 features: RtmJoinChannelFeature(rawValue: try head.required(features, .features)))
-        case "leave": return .leave(channel: name)
-        case "renewChannelToken": return .renewChannelToken(channel: name, token: try head.required(token, .token))
+        case .leave: return .leave(channel: name)
+        case .renewToken: return .renewChannelToken(channel: name, token: try head.required(token, .token))
         default: break
         }
         let topicName = try head.required(topic, .topic)
         switch type {
-        case "joinTopic": return .joinTopic(channel: name, topic: topicName, options: options)
-        case "leaveTopic": return .leaveTopic(channel: name, topic: topicName)
-        case "publishTopicMessage":
+        case .joinTopic: return .joinTopic(channel: name, topic: topicName, options: options)
+        case .leaveTopic: return .leaveTopic(channel: name, topic: topicName)
+        case .publishTopicMessage:
             return .publishTopicMessage(
                 channel: name, topic: topicName, message: try head.required(message, .message), customType: customType,
                 sendTs: sendTs)
-        case "subscribeTopic": return .subscribeTopic(channel: name, topic: topicName, users: users)
+        case .subscribeTopic: return .subscribeTopic(channel: name, topic: topicName, users: users)
         default: return .unsubscribeTopic(channel: name, topic: topicName, users: users)
         }
     }
@@ -137,14 +140,15 @@ public enum StreamAnswer: AnswerFamily {
     func encodeFields(_ frame: inout FrameWriter) {
         switch self {
         case .subscribeTopic(let subscription):
-            frame.field(.result) { $0.writeString("subscribeTopic") }
+            frame.field(.result) { $0.writeString(StreamOperation.wireNames.name(of: .subscribeTopic)) }
             frame.field(.succeedUsers) { $0.writeStrings(subscription.succeedUsers) }
             frame.field(.failedUsers) { $0.writeStrings(subscription.failedUsers) }
         }
     }
 
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
-        guard head.type == "ok" && head.result == "subscribeTopic" else { return nil }
+        guard head.type == "ok", let result = head.result, StreamOperation.wireNames.operation(named: result) == .subscribeTopic
+        else { return nil }
         var succeeded: [UserID]?
         var failed: [UserID]?
         try reader.readFields(head) { key, reader throws(WireError) in

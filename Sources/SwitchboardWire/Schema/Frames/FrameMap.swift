@@ -59,7 +59,11 @@ extension FrameHead {
     /// The types nearly every frame of a busy server carries, made into strings once: a frame of
     /// one of these types is read without making its type's string.
     static let commonTypes = NameMatcher(
-        ["publish", "publishTopicMessage", "heartbeat", "subscribe", "unsubscribe"].map { (value: $0, name: $0) })
+        [
+            ChannelOperation.wireNames.name(of: .publish), StreamOperation.wireNames.name(of: .publishTopicMessage),
+            SessionOperation.wireNames.name(of: .heartbeat), ChannelOperation.wireNames.name(of: .subscribe),
+            ChannelOperation.wireNames.name(of: .unsubscribe),
+        ].map { (value: $0, name: $0) })
 }
 
 extension MessagePackReader {
