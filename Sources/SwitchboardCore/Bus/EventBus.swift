@@ -200,7 +200,29 @@ public final class EventBus: Sendable {
     public func handleImmediately<R: BusRequest>(
         _ type: R.Type, _ handler: @escaping @Sendable (R) throws(RtmError) -> R.Response
     ) {
-        register(RequestHandler<R>(run: { request throws(RtmError) in try handler(request) }, now: handler), for: type)
+        register(
+            RequestHandler<R>(
+                run: { request throws(RtmError) in try handler(request) },
+                now: { request throws(RtmError) in try handler(request) }),
+            for: type)
+    }
+
+    /// Makes `atOnce` and `later` together the one handler of requests of type `R`: `atOnce`
+    /// answers without suspending (as with `handleImmediately`) or returns nil, having changed
+    /// nothing, for a request it must suspend for; `later` answers those. A caller answering at
+    /// once (`answerAtOnce`) gets nil for them and sends them with `request`.
+    public func handleAtOnceWhenPossible<R: BusRequest>(
+        _ type: R.Type, atOnce: @escaping @Sendable (R) throws(RtmError) -> R.Response?,
+        later: @escaping @Sendable (R) async throws(RtmError) -> R.Response
+    ) {
+        register(
+            RequestHandler<R>(
+                run: { request throws(RtmError) in
+                    if let answer = try atOnce(request) { return answer }
+                    return try await later(request)
+                },
+                now: atOnce),
+            for: type)
     }
 
     private func handler<R: BusRequest>(for type: R.Type) -> RequestHandler<R>? {
@@ -218,7 +240,8 @@ public final class EventBus: Sendable {
 
     /// Answers the request `make` builds on the calling thread, when the handler of `R` answers
     /// without suspending (registered with `handleImmediately`); returns nil, without calling
-    /// `make`, when it suspends or there is none (use `request`).
+    /// `make`, when it suspends or there is none, and nil after calling `make` when the handler
+    /// must suspend for this request (`handleAtOnceWhenPossible`): use `request` then.
     ///
     /// This is the server's path for every publish, run on two event loops at once: it takes the
     /// handler without retaining it, so the threads do not contend for its reference count, and
@@ -309,15 +332,16 @@ class AnyRequestHandler: @unchecked Sendable {
 final class RequestHandler<R: BusRequest>: AnyRequestHandler, @unchecked Sendable {
     // Sendable proof: both stored properties are immutable `let`s of Sendable closure types.
     let run: @Sendable (R) async throws(RtmError) -> R.Response
-    /// The same handler, when it answers without suspending.
-    @usableFromInline let now: (@Sendable (R) throws(RtmError) -> R.Response)?
+    /// The same handler, when it answers without suspending; nil from it: this request must wait.
+    @usableFromInline let now: (@Sendable (R) throws(RtmError) -> R.Response?)?
 
-    init(run: @escaping @Sendable (R) async throws(RtmError) -> R.Response, now: (@Sendable (R) throws(RtmError) -> R.Response)?) {
+    init(run: @escaping @Sendable (R) async throws(RtmError) -> R.Response, now: (@Sendable (R) throws(RtmError) -> R.Response?)?) {
         self.run = run
         self.now = now
     }
 
-    /// Runs `now` on the request `make` builds; nil, without calling `make`, when there is no `now`.
+    /// Runs `now` on the request `make` builds; nil, without calling `make`, when there is no
+    /// `now`, and nil when `now` must wait for this request.
     @inlinable
     func answerNow(_ make: () throws(RtmError) -> R) throws(RtmError) -> R.Response? {
         guard let now else { return nil }

@@ -12,7 +12,9 @@ struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
 
 /// What arrives from a client, in order.
 enum InboundRequest: Sendable {
-    case frame(ClientFrame)
+    /// A frame to carry out; `budgetTaken` when its rate budget was taken already (it was
+    /// tried at once, and its module had to wait for it).
+    case frame(ClientFrame, budgetTaken: Bool = false)
     case malformed(WireError)
 }
 

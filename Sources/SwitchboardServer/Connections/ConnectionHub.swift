@@ -53,8 +53,10 @@ final class ConnectionHub<Connection: LinkConnection>: Sendable {
         do {
             // Decoded where the transport received it: the frame owns copies of what it keeps.
             let frame = try ClientFrame.decode(bytes.assumingMemoryBound(to: UInt8.self))
-            if dispatcher.answerAtOnce(frame, on: link) { return }
-            item = .frame(frame)
+            switch dispatcher.answerAtOnce(frame, on: link) {
+            case .answered: return
+            case .mustWait(let budgetTaken): item = .frame(frame, budgetTaken: budgetTaken)
+            }
         } catch {
             item = .malformed(error)
         }

@@ -54,21 +54,21 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
             log(.debug, "\(link.id): undecodable frame: \(error)")
             link.reply(
                 .error(id: error.requestId ?? 0, RtmError(error.errorCode, operation: error.messageType ?? "", reason: error.reason)))
-        case .frame(let frame):
-            await handle(frame, on: link)
+        case .frame(let frame, let budgetTaken):
+            await handle(frame, budgetTaken: budgetTaken, on: link)
         }
     }
 
     /// Carries out `frame` and counts it by operation, outcome and time taken (measured on the
     /// process's monotonic clock: a metric of real latency, not a timeout).
-    private func handle(_ frame: ClientFrame, on link: ClientLink<Connection>) async {
+    private func handle(_ frame: ClientFrame, budgetTaken: Bool, on link: ClientLink<Connection>) async {
         let started = ContinuousClock.now
-        let succeeded = await carryOut(frame, on: link)
+        let succeeded = await carryOut(frame, budgetTaken: budgetTaken, on: link)
         metrics.requestFinished(frame.type, succeeded: succeeded, after: ContinuousClock.now - started)
     }
 
     /// Carries out `frame` and answers it; returns whether it succeeded.
-    private func carryOut(_ frame: ClientFrame, on link: ClientLink<Connection>) async -> Bool {
+    private func carryOut(_ frame: ClientFrame, budgetTaken: Bool, on link: ClientLink<Connection>) async -> Bool {
         if case .session(.login(let login)) = frame.operation {
             return await logIn(login, id: frame.id, on: link)
         }
@@ -83,13 +83,13 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
         do {
             let answer: Answer
             switch frame.operation {
-            case .session(let operation): answer = try await run(SessionBinding.self, operation, caller, link)
-            case .channel(let operation): answer = try await run(ChannelBinding.self, operation, caller, link)
-            case .storage(let operation): answer = try await run(StorageBinding.self, operation, caller, link)
-            case .extension(let operation): answer = try await run(ExtensionBinding.self, operation, caller, link)
-            case .stream(let operation): answer = try await run(StreamBinding.self, operation, caller, link)
-            case .presence(let operation): answer = try await run(PresenceBinding.self, operation, caller, link)
-            case .lock(let operation): answer = try await run(LockBinding.self, operation, caller, link)
+            case .session(let operation): answer = try await run(SessionBinding.self, operation, caller, link, budgetTaken: budgetTaken)
+            case .channel(let operation): answer = try await run(ChannelBinding.self, operation, caller, link, budgetTaken: budgetTaken)
+            case .storage(let operation): answer = try await run(StorageBinding.self, operation, caller, link, budgetTaken: budgetTaken)
+            case .extension(let operation): answer = try await run(ExtensionBinding.self, operation, caller, link, budgetTaken: budgetTaken)
+            case .stream(let operation): answer = try await run(StreamBinding.self, operation, caller, link, budgetTaken: budgetTaken)
+            case .presence(let operation): answer = try await run(PresenceBinding.self, operation, caller, link, budgetTaken: budgetTaken)
+            case .lock(let operation): answer = try await run(LockBinding.self, operation, caller, link, budgetTaken: budgetTaken)
             }
             link.reply(.answer(id: frame.id, answer))
             if case .session(.logout) = frame.operation { link.socket.close(code: .normalClosure, reason: "logged out") }
@@ -107,9 +107,10 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
 
     /// Takes the call's rate budget, then lets the feature's binding carry it out.
     private func run<Binding: FeatureBinding>(
-        _ binding: Binding.Type, _ operation: Binding.Operation, _ caller: Caller, _ link: ClientLink<Connection>
+        _ binding: Binding.Type, _ operation: Binding.Operation, _ caller: Caller, _ link: ClientLink<Connection>,
+        budgetTaken: Bool
     ) async throws(RtmError) -> Answer {
-        try takeBudget(Binding.self, operation, link)
+        if !budgetTaken { try takeBudget(Binding.self, operation, link) }
         return try await Binding.answer(operation, caller: caller, bus: bus)
     }
 
@@ -126,17 +127,20 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
     /// Answers `frame` on the calling thread (the connection's event loop) when nothing of the
     /// link's waits before it, its session needs no sign of life, and the module answers the
     /// operation without suspending (`EventBus.handleImmediately`): no task, no actor hop. Returns
-    /// false, having done nothing, when the frame must go through the request loop.
-    func answerAtOnce(_ frame: ClientFrame, on link: ClientLink<Connection>) -> Bool {
+    /// `.mustWait` when the frame must go through the request loop, saying whether its rate
+    /// budget was taken already (the module had to wait for this one after all).
+    func answerAtOnce(_ frame: ClientFrame, on link: ClientLink<Connection>) -> AtOnceOutcome {
         // Only message-channel operations are answered at once today.
-        guard case .channel(let operation) = frame.operation else { return false }
+        guard case .channel(let operation) = frame.operation else { return .mustWait(budgetTaken: false) }
         let now = clock.coarseNow
-        guard let caller = link.callerAnsweringAtOnce(now: now) else { return false }
+        guard let caller = link.callerAnsweringAtOnce(now: now) else { return .mustWait(budgetTaken: false) }
+        var budgetTaken = false
         do throws(RtmError) {
             let answered = try ChannelBinding.answerAtOnce(operation, caller: caller, bus: bus) { () throws(RtmError) in
                 try takeBudget(ChannelBinding.self, operation, link, now: now)
+                budgetTaken = true
             }
-            guard let answer = answered else { return false }
+            guard let answer = answered else { return .mustWait(budgetTaken: budgetTaken) }
             link.reply(.answer(id: frame.id, answer))
             if case .publish(let channelType, _, _, _) = operation { metrics.published(channelType) }
             metrics.answeredAtOnce(succeeded: true)
@@ -144,8 +148,17 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
             link.reply(.error(id: frame.id, error))
             metrics.answeredAtOnce(succeeded: false)
         }
-        return true
+        return .answered
     }
+}
+
+/// What became of a frame offered to `RequestDispatcher.answerAtOnce`.
+enum AtOnceOutcome: Equatable {
+    /// Answered.
+    case answered
+    /// Not answered: it goes through the request loop; `budgetTaken` when its rate budget was
+    /// taken already.
+    case mustWait(budgetTaken: Bool)
 }
 
 /// How a feature's client operations become bus requests: its half of the open edge.
