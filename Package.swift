@@ -27,6 +27,7 @@ let package = Package(
     products: [
         .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
         .library(name: "SwitchboardCore", targets: ["SwitchboardCore"]),
+        .library(name: "SwitchboardCluster", targets: ["SwitchboardCluster"]),
         .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
         .library(name: "SwitchboardTestKit", targets: ["SwitchboardTestKit"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
@@ -60,12 +61,16 @@ let package = Package(
         // The Redis client of cluster mode: the RESP2/RESP3 codec, commands and pub/sub over the
         // transport's event loops.
         .target(name: "SwitchboardRedis", dependencies: ["SwitchboardTransport", "SwitchboardCryptography"]),
+        // Cluster mode: the link that carries bus traffic between nodes over Redis.
+        .target(
+            name: "SwitchboardCluster",
+            dependencies: ["SwitchboardCore", "SwitchboardWire", "SwitchboardRedis", "SwitchboardTransport"]),
 
         // Composition, SDK, test support, executable.
         .target(
             name: "SwitchboardServer",
             dependencies: [
-                "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport",
+                "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport", "SwitchboardCluster",
                 "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardCrypto",
                 "SwitchboardTopicRouter",
                 "SwitchboardPresence",
@@ -86,7 +91,10 @@ let package = Package(
             dependencies: ["SwitchboardCore", "SwitchboardTestKit", "SwitchboardServer"]),
         .executableTarget(
             name: "switchboard",
-            dependencies: ["SwitchboardServer", "SwitchboardCore", "SwitchboardCrypto", "SwitchboardTransport"]),
+            dependencies: [
+                "SwitchboardServer", "SwitchboardCore", "SwitchboardCrypto", "SwitchboardTransport", "SwitchboardCluster",
+                "SwitchboardRedis",
+            ]),
 
         // Load generator: raw WebSocket clients, not the SDK, so it stays lean.
         .target(name: "SwitchboardBench"),
@@ -97,6 +105,11 @@ let package = Package(
         // Tests: one target per target. A module's tests link the module and the test kit only.
         .testTarget(name: "SwitchboardCoreTests", dependencies: ["SwitchboardCore", "SwitchboardTestKit"]),
         .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestKit"]),
+        .testTarget(
+            name: "SwitchboardClusterTests",
+            dependencies: [
+                "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit",
+            ]),
         .testTarget(
             name: "SwitchboardRedisTests", dependencies: ["SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit"]),
         .testTarget(

@@ -40,7 +40,10 @@ public actor MessageRouter: Module {
         let publishing = Publishing(context: context, routes: routes)
         bus.handle(Subscribe.self) { [self] request throws(RtmError) in try await subscribe(request) }
         bus.handle(Unsubscribe.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
-        bus.handleImmediately(Publish.self) { request throws(RtmError) in try publishing.publish(request) }
+        bus.handleAtOnceWhenPossible(
+            Publish.self, atOnce: { request throws(RtmError) in try publishing.publish(request) },
+            later: { request throws(RtmError) in try await publishing.forwardToUser(request) })
+        bus.handleImmediately(DeliverRelayedMessage.self) { request in publishing.deliverRelayed(request) }
     }
 
     public func run() async throws {
@@ -88,6 +91,7 @@ public actor MessageRouter: Module {
             }
             context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: features))
         }
+        try await openRelay(to: channel, for: caller, context, routes)
         // A subscription that changed its features is answered after the publishes that read the old ones.
         await routes.publishesBefore(channel)
         return Done()
@@ -110,6 +114,25 @@ public actor MessageRouter: Module {
         // after its ok, the client gets no message of the channel.
         await routes.publishesBefore(channel)
         return Done()
+    }
+
+    /// With other nodes (a relay handles `OpenRelay`), makes sure their messages of `channel`
+    /// reach this node before the subscribe is answered; when they cannot, the subscription is
+    /// undone and the subscribe fails with the relay's timeout.
+    private func openRelay(
+        to channel: ChannelKey, for caller: Caller, _ context: ModuleContext, _ routes: Routes
+    ) async throws(RtmError) {
+        guard context.bus.hasHandler(OpenRelay.self) else { return }
+        do {
+            _ = try await context.bus.request(OpenRelay(.channel(channel)))
+        } catch {
+            try? await turns.run { () async throws(RtmError) in
+                guard let change = try await store.unsubscribe(caller, from: channel) else { return }
+                routes.apply(change)
+                context.bus.publish(ChannelLeft(caller: caller, channel: channel, reason: .left))
+            }
+            throw RtmError(error.code, operation: Subscribe.operation, reason: error.reason)
+        }
     }
 
     private func sessionClosed(_ event: SessionClosed) async {

@@ -13,7 +13,10 @@ struct Publishing: Sendable {
         publishedListeners = context.bus.listenerCount(of: MessagePublished.self)
     }
 
-    func publish(_ request: Publish) throws(RtmError) -> Done {
+    /// Checks and delivers `request` to this node's receivers; nil, having delivered nothing, for
+    /// a user-channel message whose receiver has no session here while other nodes may hold one
+    /// (a relay handles `ForwardUserMessage`): `forwardToUser` carries that one.
+    func publish(_ request: Publish) throws(RtmError) -> Done? {
         // The limits are read where they are (a copy of them all is half a kilobyte per publish).
         let caller = request.caller
         guard request.payload.byteCount <= context.limits.messages.payloadMaxBytes else {
@@ -39,6 +42,7 @@ struct Publishing: Sendable {
             try Validation.checkUserId(request.channelName, limits: context.limits, operation: Publish.operation)
             let sessions = routes.sessions(of: UserKey(caller.app, request.channelName))
             guard !sessions.isEmpty else {
+                if context.bus.hasHandler(ForwardUserMessage.self) { return nil }
                 throw RtmError(
                     .channelReceiverOffline, operation: Publish.operation,
                     reason: "user \(request.channelName) is not online")
@@ -51,9 +55,13 @@ struct Publishing: Sendable {
                 .invalidChannelType, operation: Publish.operation,
                 reason: "publish takes channelType message or user; stream channels publish on topics")
         }
-        let delivery = MessageDelivery(
-            channelType: request.channelType, channelName: deliveredName, payload: request.payload,
-            publisher: caller.userId, customType: request.customType, timestamp: context.clock.wallMilliseconds)
+        let delivery = delivery(of: request, named: deliveredName)
+        let published =
+            publishedListeners.current > 0
+            ? MessagePublished(
+                publisher: caller, channel: caller.channel(request.channelType, request.channelName),
+                delivery: delivery, receivers: receivers.count)
+            : nil
         switch receivers {
         // Handed over, not copied (a copy is a retain and a release of each string).
         case .one(let session): context.outbox.deliver(.message(consume delivery), to: session)
@@ -61,14 +69,49 @@ struct Publishing: Sendable {
         }
         // A subscription change of the channel is answered only once this push is handed over.
         if let inFlight { routes.delivered(inFlight.ticket, on: inFlight.channel) }
-        if publishedListeners.current > 0 {
-            context.bus.publish(
-                MessagePublished(
-                    publisher: caller, channel: caller.channel(request.channelType, request.channelName),
-                    payloadBytes: request.payload.byteCount, customType: request.customType,
-                    receivers: receivers.count))
+        if let published { context.bus.publish(published) }
+        return Done()
+    }
+
+    /// Forwards a user-channel message whose receiver has no session on this node to the other
+    /// nodes; throws `channelReceiverOffline` when none of them holds one either.
+    func forwardToUser(_ request: Publish) async throws(RtmError) -> Done {
+        let receiver = UserKey(request.caller.app, request.channelName)
+        let delivery = delivery(of: request, named: request.caller.userId)
+        let taken: Bool
+        do {
+            taken = try await context.bus.request(ForwardUserMessage(receiver: receiver, delivery: delivery))
+        } catch {
+            throw RtmError(error.code, operation: Publish.operation, reason: error.reason)
+        }
+        guard taken else {
+            throw RtmError(
+                .channelReceiverOffline, operation: Publish.operation,
+                reason: "user \(request.channelName) is not online")
         }
         return Done()
+    }
+
+    /// Hands a message another node accepted to this node's listeners of its target.
+    func deliverRelayed(_ request: DeliverRelayedMessage) -> Done {
+        switch request.target {
+        case .channel(let channel):
+            let (receivers, ticket) = routes.admitRelayed(on: channel)
+            if !receivers.isEmpty { context.outbox.deliver(.message(request.delivery), to: receivers) }
+            routes.delivered(ticket, on: channel)
+        case .user(let user):
+            let sessions = routes.sessions(of: user)
+            if !sessions.isEmpty { context.outbox.deliver(.message(request.delivery), to: sessions.sorted()) }
+        }
+        return Done()
+    }
+
+    /// The message `request` publishes, as receivers get it: on `name` (the channel, or for a
+    /// user channel the publisher), stamped now.
+    private func delivery(of request: Publish, named name: String) -> MessageDelivery {
+        MessageDelivery(
+            channelType: request.channelType, channelName: name, payload: request.payload,
+            publisher: request.caller.userId, customType: request.customType, timestamp: context.clock.wallMilliseconds)
     }
 
     /// Who a publish goes to: a user's one session (no list to build), or a list.

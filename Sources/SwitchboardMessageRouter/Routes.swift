@@ -43,6 +43,14 @@ final class Routes: Sendable {
         }
     }
 
+    /// The receivers of a message of `channel` another node accepted (its rate was counted
+    /// there), with the ticket to hand back to `delivered`.
+    func admitRelayed(on channel: ChannelKey) -> (receivers: [SessionID], ticket: UInt64) {
+        state.withLock { state in
+            (state.subscriptions.listeners(of: channel, hearing: .message), state.inFlight.start(channel))
+        }
+    }
+
     /// The publish with `ticket` handed its push to the outbox: changes waiting for it go on.
     func delivered(_ ticket: UInt64, on channel: ChannelKey) {
         let ready = state.withLock { $0.inFlight.finish(ticket, of: channel) }

@@ -76,7 +76,7 @@ public actor Session: Module {
             grant = try await context.bus.request(
                 VerifyLoginToken(appId: request.appId, userId: request.userId, token: request.token))
         }
-        return try await turns.run { () async throws(RtmError) in
+        let answer = try await turns.run { () async throws(RtmError) in
             let outcome = try await store.login(
                 request, secret: makeSecret(), tokenExpiresAt: grant.loginExpiresAt, now: context.clock.wallNow)
             switch outcome {
@@ -92,6 +92,24 @@ public actor Session: Module {
                 if wasSuspended { context.bus.publish(SessionResumed(caller: record.caller)) }
                 return granted(record, resumed: true)
             }
+        }
+        try await openRelay(for: answer.caller, context, store)
+        return answer
+    }
+
+    /// With other nodes (a relay handles `OpenRelay`), makes sure messages sent to the user on
+    /// any of them reach this node before the login is answered; when they cannot, the session
+    /// ends again and the login fails with the relay's timeout.
+    private func openRelay(for caller: Caller, _ context: ModuleContext, _ store: any SessionStore) async throws(RtmError) {
+        guard context.bus.hasHandler(OpenRelay.self) else { return }
+        do {
+            _ = try await context.bus.request(OpenRelay(.user(UserKey(caller.app, caller.userId))))
+        } catch {
+            try? await turns.run { () async throws(RtmError) in
+                guard let record = try await store.remove(caller.session) else { return }
+                end(record, reason: .logout, context)
+            }
+            throw RtmError(error.code, operation: Login.operation, reason: error.reason)
         }
     }
 

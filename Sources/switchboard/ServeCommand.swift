@@ -1,7 +1,9 @@
 import Dispatch
 import Foundation
+import SwitchboardCluster
 import SwitchboardCore
 import SwitchboardCrypto
+import SwitchboardRedis
 import SwitchboardServer
 
 /// `switchboard serve`: runs a server until SIGINT or SIGTERM.
@@ -24,6 +26,10 @@ enum ServeCommand {
                                     (SWITCHBOARD_ADMIN_TLS=1)
           --shutdown-drain SECONDS  on SIGTERM, report not ready for SECONDS before closing connections
                                     (SWITCHBOARD_SHUTDOWN_DRAIN, default 0)
+          --cluster URL             cluster mode: share this Redis (redis://[user:password@]HOST:PORT[/DB],
+                                    rediss:// for TLS) with the other nodes (SWITCHBOARD_CLUSTER)
+          --node-id NAME            this node's name in the cluster, unique (SWITCHBOARD_NODE_ID,
+                                    default: the host's name and a random suffix)
           --log-level LEVEL         debug, info, warning, error or none (SWITCHBOARD_LOG_LEVEL, default info)
           --no-rate-limits          lift the per-client rate limits and the frame cap, for load
                                     tests only (SWITCHBOARD_NO_RATE_LIMITS=1)
@@ -69,6 +75,7 @@ enum ServeCommand {
         }
         try applyAdmissionOptions(options, to: &configuration)
         try applyAdminOptions(options, to: &configuration)
+        try applyClusterOptions(options, to: &configuration)
         let appIds = options.list("app-id", env: "SWITCHBOARD_APP_ID")
         let certificates = options.list("app-certificate", env: "SWITCHBOARD_APP_CERTIFICATE")
         guard certificates.isEmpty || certificates.count == appIds.count else {
@@ -128,6 +135,22 @@ extension ServeCommand {
         if let seconds = try count(options, "shutdown-drain", env: "SWITCHBOARD_SHUTDOWN_DRAIN") {
             configuration.shutdownDrain = .seconds(seconds)
         }
+    }
+
+    /// Reads `--cluster` and `--node-id`.
+    static func applyClusterOptions(_ options: CommandLineOptions, to configuration: inout ServerConfiguration) throws {
+        let nodeID = options.value("node-id", env: "SWITCHBOARD_NODE_ID")
+        guard let text = options.value("cluster", env: "SWITCHBOARD_CLUSTER") else {
+            if nodeID != nil { throw UsageError("--node-id needs --cluster") }
+            return
+        }
+        guard let url = RedisURL(text) else {
+            throw UsageError("--cluster takes redis://[user:password@]HOST:PORT[/DB] or rediss://…, not '\(text)'")
+        }
+        if let nodeID, nodeID.isEmpty || nodeID.utf8.count > 64 {
+            throw UsageError("--node-id takes a name of 1 to 64 bytes")
+        }
+        configuration.cluster = ClusterConfiguration(url: url, nodeID: nodeID)
     }
 
     private static func count(_ options: CommandLineOptions, _ name: String, env: String) throws -> Int? {

@@ -83,21 +83,27 @@ public struct ChannelLeft: BusEvent, Hashable {
     }
 }
 
-/// A message was accepted and handed to its receivers.
+/// A message was accepted and handed to its receivers on this node (published only while
+/// someone listens: an audit log, or the relay that forwards it to other nodes).
 public struct MessagePublished: BusEvent, Hashable {
     public var publisher: Caller
     public var channel: ChannelKey
-    public var payloadBytes: Int
-    public var customType: String
+    /// The message as its receivers got it.
+    public var delivery: MessageDelivery
+    /// How many sessions of this node it was handed to.
     public var receivers: Int
     /// Creates the event.
-    public init(publisher: Caller, channel: ChannelKey, payloadBytes: Int, customType: String, receivers: Int) {
+    public init(publisher: Caller, channel: ChannelKey, delivery: MessageDelivery, receivers: Int) {
         self.publisher = publisher
         self.channel = channel
-        self.payloadBytes = payloadBytes
-        self.customType = customType
+        self.delivery = delivery
         self.receivers = receivers
     }
+
+    /// The payload's size in bytes.
+    public var payloadBytes: Int { delivery.payload.byteCount }
+    /// The user-defined type.
+    public var customType: String { delivery.customType }
 }
 
 /// A message as subscribers receive it.

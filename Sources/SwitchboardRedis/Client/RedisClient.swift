@@ -119,22 +119,39 @@ public final class RedisClient: Sendable {
         }
     }
 
+    /// Queues the command made of `arguments` at once, behind every command queued before it,
+    /// and calls `answered` on the client's loop with its reply (an error reply as `.reply`):
+    /// commands sent one after another this way are pipelined and keep their order, with no
+    /// wait between them.
+    public func send(
+        bytes arguments: [[UInt8]], answered: @escaping @Sendable (Result<RESPValue, RedisError>) -> Void
+    ) {
+        var encoded: [UInt8] = []
+        RESPCommand.encode(arguments, into: &encoded)
+        enqueue(encoded, answered: answered)
+    }
+
     /// Queues the encoded command on the loop and waits for its reply.
     private func call(_ bytes: [UInt8]) async throws(RedisError) -> RESPValue {
-        let link = self.link
-        let timeout = configuration.commandTimeout
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RESPValue, RedisError>, Never>) in
-            let submitted = loop.executeIfRunning {
-                let link = link.value
-                guard let wire = link.readyWire else {
-                    continuation.resume(returning: .failure(link.isClosed ? .closed : .unavailable(link.downReason)))
-                    return
-                }
-                wire.call(bytes, timeout: timeout) { continuation.resume(returning: $0) }
-            }
-            if !submitted { continuation.resume(returning: .failure(.closed)) }
+            enqueue(bytes) { continuation.resume(returning: $0) }
         }
         return try result.get()
+    }
+
+    /// Queues the encoded command on the loop; `answered` gets its reply, or why there is none.
+    private func enqueue(_ bytes: [UInt8], answered: @escaping @Sendable (Result<RESPValue, RedisError>) -> Void) {
+        let link = self.link
+        let timeout = configuration.commandTimeout
+        let submitted = loop.executeIfRunning {
+            let link = link.value
+            guard let wire = link.readyWire else {
+                answered(.failure(link.isClosed ? .closed : .unavailable(link.downReason)))
+                return
+            }
+            wire.call(bytes, timeout: timeout, complete: answered)
+        }
+        if !submitted { answered(.failure(.closed)) }
     }
 }
 

@@ -42,6 +42,11 @@ public enum RESPValue: Sendable, Hashable {
         }
     }
 
+    /// The value of an integer reply; nil for other values.
+    public var integer: Int64? {
+        if case .integer(let value) = self { value } else { nil }
+    }
+
     /// The elements of an array, set or push; nil for other values.
     public var elements: [RESPValue]? {
         switch self {

@@ -1,3 +1,4 @@
+import SwitchboardCluster
 import SwitchboardCore
 
 /// How a server listens and which limits it enforces.
@@ -46,6 +47,9 @@ public struct ServerConfiguration: Sendable {
     /// How long shutdown reports not ready before it stops accepting and closes connections, so a
     /// load balancer probing `/health/ready` drains the node first.
     public var shutdownDrain: Duration = .zero
+    /// Cluster mode: the Redis this node shares with the other nodes of its cluster, and its
+    /// name; nil for one node on its own.
+    public var cluster: ClusterConfiguration?
 
     /// The defaults: 127.0.0.1:9100, the reference's limits, any app id.
     public init() {}

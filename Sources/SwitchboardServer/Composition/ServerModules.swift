@@ -1,3 +1,4 @@
+import SwitchboardCluster
 import SwitchboardCore
 import SwitchboardLock
 import SwitchboardMessageRouter
@@ -26,6 +27,9 @@ public struct ServerModules: Sendable {
     public var lock: any Module
     /// Extra modules, started after the built-in ones, in order.
     public var extensions: [any Module] = []
+    /// In cluster mode, the link to the other nodes (the relay the modules ask for); nil on one
+    /// node.
+    public var cluster: ClusterLink?
 
     /// The built-in modules for `configuration`.
     public init(for configuration: ServerConfiguration) {
@@ -34,11 +38,14 @@ public struct ServerModules: Sendable {
         topicRouter = TopicRouter()
         presence = Presence()
         lock = Lock()
+        cluster = configuration.cluster.map { ClusterLink($0) }
         storage = Storage(
             store: configuration.metadataStorage == .memory
                 ? InMemoryMetadataStore() : SQLiteMetadataStore(directory: configuration.dataDirectory))
     }
 
     /// Every module, in start order.
-    var all: [any Module] { [session, messageRouter, topicRouter, presence, storage, lock] + extensions }
+    var all: [any Module] {
+        [session, messageRouter, topicRouter, presence, storage, lock] + extensions + (cluster.map { [$0] } ?? [])
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SwitchboardCluster
 import SwitchboardCore
 import SwitchboardCrypto
 import SwitchboardTransport
@@ -63,6 +64,12 @@ public final class SwitchboardServer: Sendable {
             log: configuration.log, metrics: metrics)
         refusals = RefusalLog(log: configuration.log, clock: configuration.clock, metrics: metrics)
         readiness.add(clientPort)
+        if let link = modules.cluster {
+            readiness.add(
+                ReadinessProbe("redis") {
+                    link.isConnected ? .ready : .notReady("the connections to the cluster's Redis are down")
+                })
+        }
         hub = ConnectionHub(
             registry: registry, dispatcher: dispatcher, log: configuration.log,
             clock: configuration.clock, loginTimeout: configuration.loginTimeout, refusals: refusals)

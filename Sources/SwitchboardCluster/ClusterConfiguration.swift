@@ -1,0 +1,23 @@
+import Foundation
+import SwitchboardRedis
+
+/// How a node joins a cluster: the Redis every node of it shares, and this node's name.
+public struct ClusterConfiguration: Sendable {
+    /// The Redis server every node of the cluster uses.
+    public var redis: RedisConfiguration
+    /// This node's name, unique in the cluster.
+    public var nodeID: String
+
+    /// A node named `nodeID` (a generated name when nil) of the cluster on `url`.
+    public init(url: RedisURL, nodeID: String? = nil) {
+        self.redis = RedisConfiguration(url: url)
+        self.nodeID = nodeID ?? Self.generatedNodeID()
+    }
+
+    /// A name no other node picks: the host's name and a random suffix.
+    public static func generatedNodeID() -> String {
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "node"
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        return "\(host)-\(suffix)"
+    }
+}

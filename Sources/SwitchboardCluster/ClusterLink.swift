@@ -1,0 +1,143 @@
+import SwitchboardCore
+import SwitchboardRedis
+import SwitchboardTransport
+
+/// The link between this node and the others of its cluster, over Redis pub/sub.
+///
+/// It is the relay the modules ask for on the bus (`RelayMessages.swift`), and the only part of
+/// the server that knows other nodes exist:
+/// - a message accepted here (`MessagePublished` of a message channel) is published to the
+///   channel's Redis channel, in the order the bus saw them, over one pipelined connection;
+/// - `OpenRelay` subscribes this node to a channel's or a user's Redis channel before the
+///   subscribe or login that asked is answered; once the node's last subscriber of the channel,
+///   or the user's last session here, is gone, the link unsubscribes;
+/// - `ForwardUserMessage` publishes to the user's Redis channel and answers whether a node took
+///   it (Redis counts the nodes subscribed);
+/// - what other nodes publish is delivered to this node's listeners (`InboundRelay`).
+///
+/// With one subscription per node per channel or user, each message reaches each node once.
+public actor ClusterLink: OpeningModule {
+    public nonisolated let name = "cluster-link"
+    /// How this node joined the cluster.
+    public nonisolated let configuration: ClusterConfiguration
+    /// The connections to Redis, from `open()` on.
+    private nonisolated let redis = RedisConnections()
+    private nonisolated let inbound: InboundRelay
+    /// Which sessions of this node are in which channels.
+    private let membership = ChannelMembership()
+    /// Which users have sessions on this node.
+    private var users = UserSessions()
+    /// The targets whose Redis channel this node is subscribed to.
+    private var listening: Set<RelayTarget> = []
+
+    /// A link for this node of the cluster `configuration` names; it connects in `open()`.
+    public init(_ configuration: ClusterConfiguration) {
+        self.configuration = configuration
+        inbound = InboundRelay(nodeID: configuration.nodeID)
+    }
+
+    /// True while both connections to Redis are up.
+    public nonisolated var isConnected: Bool { redis.isConnected }
+
+    /// What has come in from the other nodes so far.
+    public nonisolated var received: RelayCounters { inbound.seen }
+
+    public func start(_ context: ModuleContext) async {
+        inbound.attach(context)
+        let bus = context.bus
+        let redis = self.redis
+        let origin = configuration.nodeID
+        bus.subscription()
+            .keepingMembership(membership) { [self] update in await membershipChanged(update) }
+            .on(SessionOpened.self) { [self] event in await sessionOpened(event) }
+            .on(MessagePublished.self) { event in
+                guard event.channel.type == .message else { return }
+                let target = RelayTarget.channel(event.channel)
+                let envelope = RelayEnvelope(origin: origin, target: target, delivery: event.delivery)
+                redis.publish(envelope.encoded(), to: RelayChannels.channel(of: target)) { error in
+                    context.log(.warning, "a message of \(event.channel) did not reach the other nodes: \(error)")
+                }
+            }
+            .answer(OpenRelay.self) { [self] request throws(RtmError) in try await open(request.target) }
+        bus.handle(ForwardUserMessage.self) { request throws(RtmError) in
+            let target = RelayTarget.user(request.receiver)
+            let envelope = RelayEnvelope(origin: origin, target: target, delivery: request.delivery)
+            do {
+                return try await redis.publish(envelope.encoded(), to: RelayChannels.channel(of: target)) > 0
+            } catch {
+                throw RtmError(
+                    .channelPublishMessageTimeout, operation: ForwardUserMessage.operation,
+                    reason: "the cluster's Redis did not take the message: \(error)")
+            }
+        }
+    }
+
+    /// Connects to the cluster's Redis; throws when it cannot be reached now (the server does not
+    /// start).
+    public func open() async throws {
+        let inbound = self.inbound
+        try await redis.connect(configuration.redis) { inbound.handle($0) }
+    }
+
+    public func run() async throws {
+        await Cancellation.wait()
+        await redis.close()
+    }
+
+    // MARK: Listening
+
+    /// Subscribes this node to `target`'s Redis channel, unless it is already.
+    private func open(_ target: RelayTarget) async throws(RtmError) -> Done {
+        guard !listening.contains(target) else { return Done() }
+        do {
+            try await redis.subscribe(RelayChannels.channel(of: target))
+        } catch {
+            throw RtmError(
+                Self.timeoutCode(of: target), operation: OpenRelay.operation,
+                reason: "the cluster's Redis cannot be reached: \(error)")
+        }
+        listening.insert(target)
+        // The listener that asked may have gone while Redis answered.
+        if !hasListener(target) { await close(target) }
+        return Done()
+    }
+
+    /// Unsubscribes this node from `target`'s Redis channel.
+    private func close(_ target: RelayTarget) async {
+        guard listening.remove(target) != nil else { return }
+        await redis.unsubscribe(RelayChannels.channel(of: target))
+    }
+
+    private func hasListener(_ target: RelayTarget) -> Bool {
+        switch target {
+        case .channel(let channel): membership.read { !$0.isEmpty(channel) }
+        case .user(let user): users.isOnline(user)
+        }
+    }
+
+    private func membershipChanged(_ update: MembershipUpdate) async {
+        switch update {
+        case .changed(let change):
+            await closeIfUnheard(.channel(change.channel))
+        case .sessionEnded(let event, let left):
+            for change in left { await closeIfUnheard(.channel(change.channel)) }
+            if users.close(event.caller) { await closeIfUnheard(.user(UserKey(event.caller.app, event.caller.userId))) }
+        }
+    }
+
+    private func sessionOpened(_ event: SessionOpened) {
+        _ = users.open(event.caller)
+    }
+
+    private func closeIfUnheard(_ target: RelayTarget) async {
+        if listening.contains(target), !hasListener(target) { await close(target) }
+    }
+
+    /// The code a listen that failed answers with: the asking operation's timeout.
+    private static func timeoutCode(of target: RelayTarget) -> RtmErrorCode {
+        switch target {
+        case .channel: .channelSubscribeTimeout
+        case .user: .loginTimeout
+        }
+    }
+}

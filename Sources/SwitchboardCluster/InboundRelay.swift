@@ -1,0 +1,76 @@
+import Synchronization
+import SwitchboardCore
+import SwitchboardRedis
+
+/// What reaches this node from the others: each message the subscriber hands over, decoded and
+/// delivered to this node's listeners at once, on the subscriber's loop and in the order Redis
+/// sent them (so each publisher's order holds); and the subscriber link's losses and gaps.
+final class InboundRelay: Sendable {
+    private let nodeID: String
+    private let context = Mutex<ModuleContext?>(nil)
+    private let counters = Mutex(RelayCounters())
+
+    init(nodeID: String) {
+        self.nodeID = nodeID
+    }
+
+    /// Starts delivering to the modules of `context`; before, messages are dropped (nothing is
+    /// subscribed before the link starts).
+    func attach(_ context: ModuleContext) {
+        self.context.withLock { $0 = context }
+    }
+
+    /// What the relay has seen so far.
+    var seen: RelayCounters { counters.withLock { $0 } }
+
+    /// Handles one event of the subscriber, on its loop.
+    func handle(_ event: RedisSubscriberEvent) {
+        guard let context = context.withLock({ $0 }) else { return }
+        switch event {
+        case .message(let message):
+            deliver(message, context)
+        case .linkLost(let error):
+            counters.withLock { $0.linkLosses += 1 }
+            context.log(.warning, "the link to Redis pub/sub is lost (\(error)); messages from other nodes are missed until it is back")
+        case .linkRestored(let gap):
+            counters.withLock { $0.gaps += gap.count }
+            context.log(.warning, "the link to Redis pub/sub is back; \(gap.count) channels may have missed messages meanwhile")
+        }
+    }
+
+    private func deliver(_ message: RedisMessage, _ context: ModuleContext) {
+        let envelope: RelayEnvelope
+        do {
+            envelope = try RelayEnvelope(decoding: message.payload)
+        } catch {
+            counters.withLock { $0.undecodable += 1 }
+            context.log(.warning, "skipped an undecodable message on \(message.channel): \(error)")
+            return
+        }
+        // This node delivered its own messages when it accepted them.
+        guard envelope.origin != nodeID else { return }
+        counters.withLock { $0.received += 1 }
+        let request = DeliverRelayedMessage(target: envelope.target, delivery: envelope.delivery)
+        do {
+            if try context.bus.answerAtOnce(DeliverRelayedMessage.self, { request }) != nil { return }
+        } catch {
+            context.log(.warning, "cannot deliver a message from node \(envelope.origin): \(error)")
+            return
+        }
+        // No module answers at once: hand it over in a task (order is then the bus's).
+        let bus = context.bus
+        Task { _ = try? await bus.request(request) }
+    }
+}
+
+/// Counts of what came in from the other nodes.
+public struct RelayCounters: Sendable, Hashable {
+    /// Messages from other nodes handed to this node's modules.
+    public var received = 0
+    /// Messages that could not be read.
+    public var undecodable = 0
+    /// Times the pub/sub link dropped.
+    public var linkLosses = 0
+    /// Channels that may have missed messages while the link was down.
+    public var gaps = 0
+}

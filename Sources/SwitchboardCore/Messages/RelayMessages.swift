@@ -1,0 +1,71 @@
+/// What a relay between nodes carries messages of: a message channel, or a user's channel.
+///
+/// On one node nothing handles the relay requests and modules deliver to their own sessions only.
+/// With several nodes, a relay (the server's cluster link) handles them: it forwards what this
+/// node publishes to the nodes that have listeners, and hands what they publish to this node's
+/// modules (`DeliverRelayedMessage`).
+public enum RelayTarget: Sendable, Hashable, CustomStringConvertible {
+    /// A message channel of an app.
+    case channel(ChannelKey)
+    /// A user of an app: what is published to their user channel.
+    case user(UserKey)
+
+    public var description: String {
+        switch self {
+        case .channel(let channel): "\(channel)"
+        case .user(let user): "user \(user)"
+        }
+    }
+}
+
+/// Makes sure messages published to `target` on any other node reach this node from now on:
+/// returns once the relay will hand them over. Sent by the message router when a session of this
+/// node subscribes to a channel, and by the session module when a user logs in, before either is
+/// answered; the relay stops listening by itself once this node's last listener is gone.
+///
+/// Throws a timeout code of the operation (`channelSubscribeTimeout`, `loginTimeout`) when the
+/// relay cannot listen now.
+public struct OpenRelay: BusRequest, Hashable {
+    public typealias Response = Done
+    public static let operation = "openRelay"
+    /// What to listen for.
+    public var target: RelayTarget
+    /// Creates the request.
+    public init(_ target: RelayTarget) {
+        self.target = target
+    }
+}
+
+/// Forwards a user-channel message to the nodes holding the receiver's sessions; answers whether
+/// any node took it (false: the user is online nowhere else). Sent by the message router when
+/// the receiver has no session on this node.
+public struct ForwardUserMessage: BusRequest, Hashable {
+    public typealias Response = Bool
+    public static let operation = "publish"
+    /// The receiver.
+    public var receiver: UserKey
+    /// The message as the receiver gets it.
+    public var delivery: MessageDelivery
+    /// Creates the request.
+    public init(receiver: UserKey, delivery: MessageDelivery) {
+        self.receiver = receiver
+        self.delivery = delivery
+    }
+}
+
+/// A message another node accepted, to deliver to this node's listeners of `target`: the
+/// subscribers of a message channel that hear messages, or the sessions of a user. Nothing more
+/// is checked (the publishing node applied every rule) and nothing is forwarded again.
+public struct DeliverRelayedMessage: BusRequest, Hashable {
+    public typealias Response = Done
+    public static let operation = "deliverRelayedMessage"
+    /// Whose listeners get it.
+    public var target: RelayTarget
+    /// The message as receivers get it.
+    public var delivery: MessageDelivery
+    /// Creates the request.
+    public init(target: RelayTarget, delivery: MessageDelivery) {
+        self.target = target
+        self.delivery = delivery
+    }
+}
