@@ -109,6 +109,7 @@ let package = Package(
             name: "SwitchboardClusterTests",
             dependencies: [
                 "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit",
+                "SwitchboardWire", "SwitchboardMessageRouter", "SwitchboardSession",
             ]),
         .testTarget(
             name: "SwitchboardRedisTests", dependencies: ["SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit"]),

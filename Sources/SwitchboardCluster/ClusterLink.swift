@@ -59,11 +59,19 @@ public actor ClusterLink: OpeningModule {
                 }
             }
             .answer(OpenRelay.self) { [self] request throws(RtmError) in try await open(request.target) }
+            .answer(CloseRelay.self) { [self] request in
+                // Settled: the leaves and ends published before are applied, and closed what they emptied.
+                await closeIfUnheard(request.target)
+                return Done()
+            }
         bus.handle(ForwardUserMessage.self) { request throws(RtmError) in
             let target = RelayTarget.user(request.receiver)
             let envelope = RelayEnvelope(origin: origin, target: target, delivery: request.delivery)
             do {
-                return try await redis.publish(envelope.encoded(), to: RelayChannels.channel(of: target)) > 0
+                let reply = try await redis.run(
+                    Self.forwardToUser, keys: [RelayChannels.onlineKey(of: request.receiver)],
+                    arguments: [RelayChannels.channel(of: target).name, envelope.encoded()])
+                return (reply.integer ?? 0) > 0
             } catch {
                 throw RtmError(
                     .channelPublishMessageTimeout, operation: ForwardUserMessage.operation,
@@ -71,6 +79,14 @@ public actor ClusterLink: OpeningModule {
             }
         }
     }
+
+    /// Publishes a user's message (ARGV[2]) to their channel (ARGV[1]) when some node lists them
+    /// online (KEYS[1]); returns how many nodes got it, 0 when none lists them.
+    private static let forwardToUser = RedisScript(
+        """
+        if redis.call('SCARD', KEYS[1]) == 0 then return 0 end
+        return redis.call('PUBLISH', ARGV[1], ARGV[2])
+        """)
 
     /// Connects to the cluster's Redis; throws when it cannot be reached now (the server does not
     /// start).
@@ -97,16 +113,37 @@ public actor ClusterLink: OpeningModule {
                 reason: "the cluster's Redis cannot be reached: \(error)")
         }
         listening.insert(target)
+        if case .user(let user) = target {
+            do {
+                _ = try await redis.send([Self.addMember, RelayChannels.onlineKey(of: user), Array(configuration.nodeID.utf8)])
+            } catch {
+                await close(target)
+                throw RtmError(
+                    Self.timeoutCode(of: target), operation: OpenRelay.operation,
+                    reason: "the cluster's Redis cannot be reached: \(error)")
+            }
+        }
         // The listener that asked may have gone while Redis answered.
         if !hasListener(target) { await close(target) }
         return Done()
     }
 
-    /// Unsubscribes this node from `target`'s Redis channel.
+    /// Unsubscribes this node from `target`'s Redis channel; for a user, first takes this node
+    /// off the user's online set (and waits for Redis to confirm it).
     private func close(_ target: RelayTarget) async {
         guard listening.remove(target) != nil else { return }
+        if case .user(let user) = target {
+            do {
+                _ = try await redis.send([Self.removeMember, RelayChannels.onlineKey(of: user), Array(configuration.nodeID.utf8)])
+            } catch {
+                inbound.log(.warning, "this node stays listed for \(user) in Redis: \(error)")
+            }
+        }
         await redis.unsubscribe(RelayChannels.channel(of: target))
     }
+
+    private static let addMember = Array("SADD".utf8)
+    private static let removeMember = Array("SREM".utf8)
 
     private func hasListener(_ target: RelayTarget) -> Bool {
         switch target {

@@ -20,6 +20,11 @@ final class InboundRelay: Sendable {
         self.context.withLock { $0 = context }
     }
 
+    /// Logs `message` at `level` once attached.
+    func log(_ level: SwitchboardLog.Level, _ message: @autoclosure () -> String) {
+        context.withLock { $0 }?.log(level, message())
+    }
+
     /// What the relay has seen so far.
     var seen: RelayCounters { counters.withLock { $0 } }
 

@@ -54,6 +54,18 @@ final class RedisConnections: Sendable {
         return reply.integer ?? 0
     }
 
+    /// Sends one command and returns its reply.
+    func send(_ arguments: [[UInt8]]) async throws(RedisError) -> RESPValue {
+        guard let client = connected.withLock({ $0?.client }) else { throw .closed }
+        return try await client.send(bytes: arguments)
+    }
+
+    /// Runs `script` on `keys` and `arguments`.
+    func run(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]]) async throws(RedisError) -> RESPValue {
+        guard let client = connected.withLock({ $0?.client }) else { throw .closed }
+        return try await client.run(script, keys: keys, arguments: arguments)
+    }
+
     /// Subscribes to `channel`, returning once Redis confirmed it.
     func subscribe(_ channel: RedisChannel) async throws(RedisError) {
         guard let subscriber = connected.withLock({ $0?.subscriber }) else { throw .closed }

@@ -15,6 +15,12 @@ enum RelayChannels {
         }
     }
 
+    /// `sb:ou:{app:user}`: the set of nodes where `user` has sessions, under the tag of the user's
+    /// channel (a script reads it and publishes to that channel).
+    static func onlineKey(of user: UserKey) -> [UInt8] {
+        Array("sb:ou:{\(escaped(user.app)):\(escaped(user.userId))}".utf8)
+    }
+
     /// `part` with `%`, `{`, `}` and `:` percent-escaped.
     static func escaped(_ part: String) -> String {
         guard part.utf8.contains(where: { $0 == 0x25 || $0 == 0x7B || $0 == 0x7D || $0 == 0x3A }) else { return part }

@@ -115,13 +115,21 @@ public actor Session: Module {
 
     private func logout(_ request: Logout) async throws(RtmError) -> Done {
         let (context, store) = try running(Logout.operation)
-        return try await turns.run { () async throws(RtmError) in
+        let done = try await turns.run { () async throws(RtmError) in
             guard let record = try await store.remove(request.caller.session) else {
                 throw RtmError(.notLogin, operation: Logout.operation, reason: "no such session")
             }
             end(record, reason: .logout, context)
             return Done()
         }
+        if context.bus.hasHandler(CloseRelay.self) {
+            do {
+                _ = try await context.bus.request(CloseRelay(.user(UserKey(request.caller.app, request.caller.userId))))
+            } catch {
+                context.log(.warning, "other nodes may take \(request.caller.userId) for online a while longer: \(error)")
+            }
+        }
+        return done
     }
 
     private func heartbeat(_ request: Heartbeat) async throws(RtmError) -> Done {

@@ -110,6 +110,28 @@ import SwitchboardWire
         harness.stop()
     }
 
+    @Test func aPublishTriedAtOnceThatMustWaitPaysItsRateBudgetOnce() async throws {
+        let limits = Limits()
+        let harness = await LinkHarness(limits: limits, modules: [FakeSessions(), PublisherThatAlwaysWaits()])
+        let (connection, link) = harness.connect()
+        #expect(await harness.logIn("alice", on: link)?.loginAccepted != nil)
+        let budget = try #require(limits.publishesPerSecondPerClient)
+        // Every publish is tried at once (its budget taken), then carried out later: the budget
+        // still admits `budget` of them in the clock's one second, and refuses the next.
+        let ids = (0...UInt32(budget)).map { 100 + $0 }
+        for id in ids {
+            harness.send(.publish(id: id, channelType: .user, channel: "bob", message: .string("m")), on: link)
+        }
+        let answers = await connection.frames(count: 1 + ids.count).dropFirst()
+        #expect(answers.dropLast().allSatisfy { if case .answer(_, .done) = $0 { true } else { false } })
+        guard case .error(ids.last, let error)? = answers.last else {
+            Issue.record("expected the last publish refused, got \(String(describing: answers.last))")
+            return
+        }
+        #expect(error.code == .operationRateExceedLimitation)
+        harness.stop()
+    }
+
     @Test func aFrameThatFailsToDecodeIsAnsweredAndTheLinkStaysUsable() async {
         let harness = await LinkHarness()
         let (connection, link) = harness.connect()
@@ -149,5 +171,16 @@ import SwitchboardWire
         #expect(await connection.awaitClose() == RecordingConnection.Close(code: .normalClosure, reason: "logged out"))
         #expect(connection.frames.last == .answer(id: 2, .done))
         harness.stop()
+    }
+}
+
+/// A publish handler that answers nothing at once: every publish waits (as one forwarded to
+/// another node does).
+private struct PublisherThatAlwaysWaits: Module {
+    let name = "publisher-that-always-waits"
+
+    func start(_ context: ModuleContext) async {
+        context.bus.handleAtOnceWhenPossible(
+            Publish.self, atOnce: { _ in nil }, later: { _ in Done() })
     }
 }

@@ -135,3 +135,37 @@ import SwitchboardTestKit
         await harness.stop()
     }
 }
+
+@Suite(.timeLimit(.minutes(2))) struct SessionRelayTests {
+    @Test(arguments: [false, true]) func aLoginAndALogoutAreAnsweredOnceTheRelayListensOrStopped(suspendingStore: Bool) async throws {
+        let relay = FakeRelay()
+        let session = suspendingStore ? Session(store: SuspendingSessionStore()) : Session()
+        let harness = await ModuleHarness(modules: [session, relay])
+        let grant = try await harness.bus.request(Login(appId: "app", userId: "alice", token: ""))
+        #expect(relay.opened == [.user(UserKey("app", "alice"))])
+        #expect(harness.outbox.isOpen(grant.session))
+        #expect(relay.closed.isEmpty)
+        // A logout is answered once the relay has stopped listening for the user here.
+        _ = try await harness.bus.request(Logout(caller: grant.caller))
+        #expect(relay.closed == [.user(UserKey("app", "alice"))])
+        await harness.stop()
+    }
+
+    @Test(arguments: [false, true]) func aLoginTheRelayCannotListenForFailsAndEndsItsSession(suspendingStore: Bool) async throws {
+        let relay = FakeRelay(openFailure: RtmError(.loginTimeout, operation: OpenRelay.operation, reason: "redis down"))
+        let session = suspendingStore ? Session(store: SuspendingSessionStore()) : Session()
+        let harness = await ModuleHarness(modules: [session, relay])
+        harness.recorder.record(SessionClosed.self, on: harness.bus)
+        do {
+            _ = try await harness.bus.request(Login(appId: "app", userId: "alice", token: ""))
+            Issue.record("the login succeeded")
+        } catch {
+            #expect(error.code == .loginTimeout)
+            #expect(error.operation == Login.operation)
+        }
+        let closed = await harness.recorder.waitFor(SessionClosed.self)
+        #expect(closed.map(\.caller.userId) == ["alice"])
+        #expect(closed.allSatisfy { !harness.outbox.isOpen($0.caller.session) })
+        await harness.stop()
+    }
+}

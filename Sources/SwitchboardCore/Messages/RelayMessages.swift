@@ -36,6 +36,20 @@ public struct OpenRelay: BusRequest, Hashable {
     }
 }
 
+/// Returns once this node has stopped listening for `target`, if it has no listener of it left:
+/// sent by the session module after a logout, so that a message to a user who logged out
+/// everywhere is answered `channelReceiverOffline` on every node from the logout's answer on.
+public struct CloseRelay: BusRequest, Hashable {
+    public typealias Response = Done
+    public static let operation = "closeRelay"
+    /// What to stop listening for.
+    public var target: RelayTarget
+    /// Creates the request.
+    public init(_ target: RelayTarget) {
+        self.target = target
+    }
+}
+
 /// Forwards a user-channel message to the nodes holding the receiver's sessions; answers whether
 /// any node took it (false: the user is online nowhere else). Sent by the message router when
 /// the receiver has no session on this node.

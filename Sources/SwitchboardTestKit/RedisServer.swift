@@ -1,14 +1,13 @@
 import Foundation
 import Glibc
-import SwitchboardRedis
-import SwitchboardTestKit
-import SwitchboardTransport
 
 /// A redis-server of a test's own: a free loopback port, a temporary directory, nothing saved to
 /// disk, `DEBUG` allowed. Stopped by its PID (and the directory removed) when `with` returns.
-actor RedisServer {
-    let port: Int
-    let directory: URL
+public actor RedisServer {
+    /// The loopback port it listens on.
+    public nonisolated let port: Int
+    /// Its working directory, removed when it stops.
+    public nonisolated let directory: URL
     private let extraArguments: [String]
     private var process: Process?
 
@@ -19,7 +18,7 @@ actor RedisServer {
     }
 
     /// Runs `body` with a started server (started with `arguments` added), then stops it.
-    static func with<T: Sendable>(
+    public static func with<T: Sendable>(
         _ arguments: [String] = [], _ body: (RedisServer) async throws -> T
     ) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-redis-\(UUID())")
@@ -36,13 +35,8 @@ actor RedisServer {
         }
     }
 
-    /// The URL of this server, with `password` when given.
-    nonisolated func url(password: String? = nil, database: Int = 0) -> RedisURL {
-        RedisURL(host: "127.0.0.1", port: port, password: password, database: database)
-    }
-
     /// Starts redis-server and waits until it accepts connections.
-    func start() async throws {
+    public func start() async throws {
         precondition(process == nil, "redis-server is running already")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
@@ -63,7 +57,7 @@ actor RedisServer {
     }
 
     /// Kills redis-server with SIGKILL (a crash) and waits for it to exit.
-    func kill() async throws {
+    public func kill() async throws {
         guard let process else { return }
         self.process = nil
         Glibc.kill(process.processIdentifier, SIGKILL)
@@ -73,18 +67,18 @@ actor RedisServer {
     /// Stops redis-server and removes its directory. With SIGKILL: the test process blocks
     /// SIGTERM, and a child started by `Process` inherits that mask, so SIGTERM would never arrive
     /// (and nothing is saved anyway).
-    func stop() async {
+    public func stop() async {
         try? await kill()
         try? FileManager.default.removeItem(at: directory)
     }
 
     /// Stops redis-server with SIGSTOP (a frozen server: connections stay open, nothing answers).
-    func pause() {
+    public func pause() {
         if let process { Glibc.kill(process.processIdentifier, SIGSTOP) }
     }
 
     /// Lets a paused redis-server run again.
-    func resume() {
+    public func resume() {
         if let process { Glibc.kill(process.processIdentifier, SIGCONT) }
     }
 
@@ -127,23 +121,7 @@ actor RedisServer {
 }
 
 /// A redis-server that would not start.
-struct RedisServerError: Error, CustomStringConvertible {
-    let description: String
+public struct RedisServerError: Error, CustomStringConvertible {
+    public let description: String
     init(_ description: String) { self.description = description }
 }
-
-/// Runs `body` with an event loop group of one thread, shut down afterwards.
-func withLoopGroup<T: Sendable>(_ body: (EventLoopGroup) async throws -> T) async throws -> T {
-    let group = try EventLoopGroup(threads: 1)
-    do {
-        let result = try await body(group)
-        try await BlockingWork.run { group.shutdown() }
-        return result
-    } catch {
-        _ = try? await BlockingWork.run { group.shutdown() }
-        throw error
-    }
-}
-
-/// A string's bytes.
-func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }

@@ -1,0 +1,145 @@
+import Testing
+import SwitchboardCluster
+import SwitchboardCore
+import SwitchboardMessageRouter
+import SwitchboardRedis
+import SwitchboardSession
+import SwitchboardTestKit
+import SwitchboardTransport
+
+/// Two nodes in one process, each its own bus with the real session module, message router and
+/// cluster link, sharing a real redis-server: what one node accepts reaches the other's sessions.
+@Suite(.timeLimit(.minutes(3))) struct ClusterLinkTests {
+    struct Node {
+        let link: ClusterLink
+        let harness: ModuleHarness
+
+        func logIn(_ user: String) async throws -> Caller {
+            try await harness.bus.request(Login(appId: "app", userId: user, token: "")).caller
+        }
+
+        func publish(_ caller: Caller, _ type: RtmChannelType, to name: String, _ text: String) async throws {
+            _ = try await harness.bus.request(Publish(caller: caller, channelType: type, channelName: name, payload: .string(text)))
+        }
+
+        func messages(to caller: Caller) -> [String] {
+            harness.outbox.messages(to: caller.session).compactMap {
+                if case .string(let text) = $0.payload { text } else { nil }
+            }
+        }
+    }
+
+    func node(_ name: String, on redis: RedisServer) async throws -> Node {
+        let link = ClusterLink(ClusterConfiguration(url: RedisURL(host: "127.0.0.1", port: redis.port), nodeID: name))
+        try await link.open()
+        let harness = await ModuleHarness(modules: [Session(), MessageRouter(), link])
+        return Node(link: link, harness: harness)
+    }
+
+    func stop(_ nodes: Node...) async {
+        for node in nodes { await node.harness.stop() }
+    }
+
+    /// How many nodes Redis has subscribed to `channel`.
+    func subscribers(of channel: String, asking client: RedisClient) async throws -> Int64 {
+        let reply = try await client.send(["PUBSUB", "NUMSUB", channel])
+        return reply.elements?.last?.integer ?? -1
+    }
+
+    @Test func channelMessagesReachEverySubscriberOnTheOtherNodeOnceInOrder() async throws {
+        try await RedisServer.with { redis in
+            let a = try await node("a", on: redis)
+            let b = try await node("b", on: redis)
+            let alice = try await a.logIn("alice")
+            let carol = try await a.logIn("carol")
+            let bob = try await b.logIn("bob")
+            for caller in [alice, carol] { _ = try await a.harness.bus.request(Subscribe(caller: caller, channelName: "room")) }
+            _ = try await b.harness.bus.request(Subscribe(caller: bob, channelName: "room"))
+            for number in 0..<50 { try await b.publish(bob, .message, to: "room", "b\(number)") }
+            try await a.publish(alice, .message, to: "room", "a0")
+            let fromB = (0..<50).map { "b\($0)" }
+            #expect(await eventually { a.messages(to: alice).count == 51 && a.messages(to: carol).count == 51 })
+            #expect(await eventually { b.messages(to: bob).count == 51 })
+            for (node, caller) in [(a, alice), (a, carol), (b, bob)] {
+                let got = node.messages(to: caller)
+                #expect(got.filter { $0.hasPrefix("b") } == fromB, "\(caller)")
+                #expect(got.filter { $0 == "a0" }.count == 1, "\(caller)")
+            }
+            #expect(a.link.received.received == 50)
+            #expect(b.link.received.received == 1)
+            await stop(a, b)
+        }
+    }
+
+    @Test func userMessagesReachTheOtherNodeAndOfflineMeansOnNoNode() async throws {
+        try await RedisServer.with { redis in
+            let a = try await node("a", on: redis)
+            let b = try await node("b", on: redis)
+            let alice = try await a.logIn("alice")
+            let bob = try await b.logIn("bob")
+            for number in 0..<20 { try await b.publish(bob, .user, to: "alice", "d\(number)") }
+            #expect(await eventually { a.messages(to: alice).count == 20 })
+            #expect(a.messages(to: alice) == (0..<20).map { "d\($0)" })
+            #expect(a.harness.outbox.messages(to: alice.session).allSatisfy { $0.channelType == .user && $0.channelName == "bob" && $0.publisher == "bob" })
+            await #expect(throws: RtmError.self) { try await b.publish(bob, .user, to: "nobody", "?") }
+            _ = try await a.harness.bus.request(Logout(caller: alice))
+            do {
+                try await b.publish(bob, .user, to: "alice", "gone?")
+                Issue.record("a message to a user who logged out everywhere was accepted")
+            } catch {
+                #expect((error as? RtmError)?.code == .channelReceiverOffline, "\(error)")
+            }
+            await stop(a, b)
+        }
+    }
+
+    @Test func aNodeStopsListeningOnceItsLastListenerIsGone() async throws {
+        try await RedisServer.with { redis in
+            let group = try EventLoopGroup(threads: 1)
+            let client = try await RedisClient.connect(RedisURL(host: "127.0.0.1", port: redis.port), group: group)
+            let a = try await node("a", on: redis)
+            let alice = try await a.logIn("alice")
+            let carol = try await a.logIn("carol")
+            for caller in [alice, carol] { _ = try await a.harness.bus.request(Subscribe(caller: caller, channelName: "room")) }
+            #expect(try await subscribers(of: "sb:m:{app:room}", asking: client) == 1)
+            #expect(try await subscribers(of: "sb:u:{app:alice}", asking: client) == 1)
+            _ = try await a.harness.bus.request(Unsubscribe(caller: alice, channelName: "room"))
+            #expect(try await subscribers(of: "sb:m:{app:room}", asking: client) == 1)
+            _ = try await a.harness.bus.request(Logout(caller: carol))
+            #expect(await eventuallyAsync { try await subscribers(of: "sb:m:{app:room}", asking: client) == 0 })
+            _ = try await a.harness.bus.request(Logout(caller: alice))
+            #expect(await eventuallyAsync { try await subscribers(of: "sb:u:{app:alice}", asking: client) == 0 })
+            await stop(a)
+            await client.close()
+            try await BlockingWork.run { group.shutdown() }
+        }
+    }
+
+    @Test func withRedisGoneASubscribeFailsWithItsTimeoutAndTheLinkSaysSo() async throws {
+        try await RedisServer.with { redis in
+            let a = try await node("a", on: redis)
+            let alice = try await a.logIn("alice")
+            #expect(a.link.isConnected)
+            try await redis.kill()
+            #expect(await eventually { !a.link.isConnected })
+            do {
+                _ = try await a.harness.bus.request(Subscribe(caller: alice, channelName: "room"))
+                Issue.record("a subscribe was accepted with no Redis")
+            } catch {
+                #expect((error as? RtmError)?.code == .channelSubscribeTimeout, "\(error)")
+                #expect((error as? RtmError)?.operation == Subscribe.operation)
+            }
+            await stop(a)
+        }
+    }
+}
+
+/// Whether `condition` holds within the standard patience, asked again and again.
+func eventuallyAsync(_ condition: @escaping @Sendable () async throws -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + Patience.standard
+    while ContinuousClock.now < deadline {
+        if (try? await condition()) == true { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return false
+}
