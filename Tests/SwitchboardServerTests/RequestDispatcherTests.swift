@@ -115,7 +115,7 @@ import SwitchboardWire
         let harness = await LinkHarness(limits: limits, modules: [FakeSessions(), PublisherThatAlwaysWaits()])
         let (connection, link) = harness.connect()
         #expect(await harness.logIn("alice", on: link)?.loginAccepted != nil)
-        let budget = try #require(limits.publishesPerSecondPerClient)
+        let budget = try #require(limits.messages.publishesPerSecondPerClient)
         // Every publish is tried at once (its budget taken), then carried out later: the budget
         // still admits `budget` of them in the clock's one second, and refuses the next.
         let ids = (0...UInt32(budget)).map { 100 + $0 }

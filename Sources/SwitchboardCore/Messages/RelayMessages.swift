@@ -27,7 +27,7 @@ public enum RelayTarget: Sendable, Hashable, CustomStringConvertible {
 /// relay cannot listen now.
 public struct OpenRelay: BusRequest, Hashable {
     public typealias Response = Done
-    public static let operation = "openRelay"
+    public static let operation = OperationName.Relay.openRelay.rawValue
     /// What to listen for.
     public var target: RelayTarget
     /// Creates the request.
@@ -41,7 +41,7 @@ public struct OpenRelay: BusRequest, Hashable {
 /// everywhere is answered `channelReceiverOffline` on every node from the logout's answer on.
 public struct CloseRelay: BusRequest, Hashable {
     public typealias Response = Done
-    public static let operation = "closeRelay"
+    public static let operation = OperationName.Relay.closeRelay.rawValue
     /// What to stop listening for.
     public var target: RelayTarget
     /// Creates the request.
@@ -55,7 +55,7 @@ public struct CloseRelay: BusRequest, Hashable {
 /// the receiver has no session on this node.
 public struct ForwardUserMessage: BusRequest, Hashable {
     public typealias Response = Bool
-    public static let operation = "publish"
+    public static let operation = OperationName.Messages.publish.rawValue
     /// The receiver.
     public var receiver: UserKey
     /// The message as the receiver gets it.
@@ -72,7 +72,7 @@ public struct ForwardUserMessage: BusRequest, Hashable {
 /// is checked (the publishing node applied every rule) and nothing is forwarded again.
 public struct DeliverRelayedMessage: BusRequest, Hashable {
     public typealias Response = Done
-    public static let operation = "deliverRelayedMessage"
+    public static let operation = OperationName.Relay.deliverRelayedMessage.rawValue
     /// Whose listeners get it.
     public var target: RelayTarget
     /// The message as receivers get it.

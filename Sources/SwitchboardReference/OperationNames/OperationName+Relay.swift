@@ -1,0 +1,12 @@
+extension OperationName {
+    /// Cluster mode's steps between nodes, which the reference has no method for (a forwarded
+    /// user message reports `Messages.publish`).
+    public enum Relay: String, OperationNameTable {
+        /// Listening for a channel's or a user's messages on other nodes.
+        case openRelay
+        /// Stopping that.
+        case closeRelay
+        /// Delivering another node's message here.
+        case deliverRelayedMessage
+    }
+}
