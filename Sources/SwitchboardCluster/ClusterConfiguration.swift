@@ -7,6 +7,12 @@ public struct ClusterConfiguration: Sendable {
     public var redis: RedisConfiguration
     /// This node's name, unique in the cluster.
     public var nodeID: String
+    /// How often the node proves its pub/sub link with a probe and writes its liveness record.
+    public var beatInterval: Duration = .seconds(1)
+    /// How long a node's liveness record lasts without a new beat, in beats.
+    public var beatsToLive = 3
+    /// How recent the last probe that came back must be for the node to be ready.
+    public var probeWindow: Duration = .seconds(3)
 
     /// A node named `nodeID` (a generated name when nil) of the cluster on `url`.
     public init(url: RedisURL, nodeID: String? = nil) {

@@ -29,6 +29,8 @@ public actor ClusterLink: OpeningModule {
     private var users = UserSessions()
     /// The targets whose Redis channel this node is subscribed to.
     private var listening: Set<RelayTarget> = []
+    /// The injected clock, from `start` on.
+    private var clock: (any SwitchboardClock)?
 
     /// A link for this node of the cluster `configuration` names; it connects in `open()`.
     public init(_ configuration: ClusterConfiguration) {
@@ -42,7 +44,18 @@ public actor ClusterLink: OpeningModule {
     /// What has come in from the other nodes so far.
     public nonisolated var received: RelayCounters { inbound.seen }
 
+    /// How many nodes of the cluster were alive at this node's last beat (itself included).
+    public nonisolated var liveNodes: Int { inbound.health.liveNodes }
+
+    /// Whether one of this node's probes came back through Redis pub/sub within the
+    /// configuration's `probeWindow` before `now` (the injected clock's): messages from other
+    /// nodes reach it.
+    public nonisolated func pubSubProven(now: Duration) -> Bool {
+        inbound.health.pubSubProven(within: configuration.probeWindow, now: now)
+    }
+
     public func start(_ context: ModuleContext) async {
+        clock = context.clock
         inbound.attach(context)
         let bus = context.bus
         let redis = self.redis
@@ -93,11 +106,37 @@ public actor ClusterLink: OpeningModule {
     public func open() async throws {
         let inbound = self.inbound
         try await redis.connect(configuration.redis) { inbound.handle($0) }
+        try await redis.subscribe(inbound.health.channel)
     }
 
+    /// Beats until cancelled: a probe through pub/sub and the liveness record each
+    /// `beatInterval`; then closes the connections.
     public func run() async throws {
-        await Cancellation.wait()
+        if let clock = clock {
+            for await _ in clock.ticks(every: configuration.beatInterval) { await beat(clock) }
+        } else {
+            await Cancellation.wait()
+        }
         await redis.close()
+    }
+
+    /// One beat: the probe (pipelined, its arrival noted by the subscriber) and the record.
+    private func beat(_ clock: any SwitchboardClock) async {
+        let health = inbound.health
+        redis.publish(health.nextProbe(), to: health.channel) { _ in }
+        let now = clock.wallNow
+        let expires = now + configuration.beatInterval * configuration.beatsToLive
+        do {
+            let reply = try await redis.run(
+                NodeHealth.beat, keys: [NodeHealth.nodesKey],
+                arguments: [
+                    Array(configuration.nodeID.utf8), Array(String(expires.millisecondsSince1970).utf8),
+                    Array(String(now.millisecondsSince1970).utf8),
+                ])
+            health.liveNodes = Int(reply.integer ?? 0)
+        } catch {
+            inbound.log(.warning, "this node's liveness record was not written: \(error)")
+        }
     }
 
     // MARK: Listening

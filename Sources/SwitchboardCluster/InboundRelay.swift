@@ -7,11 +7,14 @@ import SwitchboardRedis
 /// sent them (so each publisher's order holds); and the subscriber link's losses and gaps.
 final class InboundRelay: Sendable {
     private let nodeID: String
+    /// Where this node's probes are noted as they come back.
+    let health: NodeHealth
     private let context = Mutex<ModuleContext?>(nil)
     private let counters = Mutex(RelayCounters())
 
     init(nodeID: String) {
         self.nodeID = nodeID
+        health = NodeHealth(nodeID: nodeID)
     }
 
     /// Starts delivering to the modules of `context`; before, messages are dropped (nothing is
@@ -32,6 +35,8 @@ final class InboundRelay: Sendable {
     func handle(_ event: RedisSubscriberEvent) {
         guard let context = context.withLock({ $0 }) else { return }
         switch event {
+        case .message(let message) where message.channel == health.channel:
+            health.probeCameBack(at: context.clock.now)
         case .message(let message):
             deliver(message, context)
         case .linkLost(let error):

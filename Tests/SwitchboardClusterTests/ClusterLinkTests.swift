@@ -115,6 +115,27 @@ import SwitchboardTransport
         }
     }
 
+    @Test func eachBeatProvesThePubSubLinkAndCountsTheLiveNodes() async throws {
+        try await RedisServer.with { redis in
+            let a = try await node("a", on: redis)
+            let b = try await node("b", on: redis)
+            #expect(!a.link.pubSubProven(now: a.harness.clock.now))
+            for node in [a, b] {
+                #expect(await node.harness.clock.waitForSleepers())
+                node.harness.clock.advance(by: .seconds(1))
+            }
+            #expect(await eventually { a.link.pubSubProven(now: a.harness.clock.now) && b.link.pubSubProven(now: b.harness.clock.now) })
+            #expect(await eventually { a.link.liveNodes == 2 || b.link.liveNodes == 2 })
+            // Three seconds on without a probe coming back: no longer proven.
+            #expect(await a.harness.clock.waitForSleepers())
+            await redis.pause()
+            a.harness.clock.advance(by: .seconds(4))
+            #expect(!a.link.pubSubProven(now: a.harness.clock.now))
+            await redis.resume()
+            await stop(a, b)
+        }
+    }
+
     @Test func withRedisGoneASubscribeFailsWithItsTimeoutAndTheLinkSaysSo() async throws {
         try await RedisServer.with { redis in
             let a = try await node("a", on: redis)

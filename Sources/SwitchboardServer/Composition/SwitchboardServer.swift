@@ -69,6 +69,13 @@ public final class SwitchboardServer: Sendable {
                 ReadinessProbe("redis") {
                     link.isConnected ? .ready : .notReady("the connections to the cluster's Redis are down")
                 })
+            let clock = configuration.clock
+            readiness.add(
+                ReadinessProbe("pubsub") {
+                    link.pubSubProven(now: clock.now)
+                        ? .ready
+                        : .notReady("no probe came back through Redis pub/sub within \(link.configuration.probeWindow)")
+                })
         }
         hub = ConnectionHub(
             registry: registry, dispatcher: dispatcher, log: configuration.log,

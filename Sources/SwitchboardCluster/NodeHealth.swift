@@ -1,0 +1,65 @@
+import Synchronization
+import SwitchboardCore
+import SwitchboardRedis
+
+/// What a node knows of its own standing in the cluster: when its last pub/sub probe came back
+/// through Redis (proof that messages from other nodes reach it), and how many nodes were alive
+/// at its last beat.
+///
+/// Every `ClusterConfiguration.beatInterval` the link publishes a probe on this node's own channel
+/// (`sb:n:{node}`), which only this node subscribes to, and writes its liveness record
+/// (`sb:nodes`, a sorted set of node → the wall-clock time its record expires). Times are the
+/// injected clock's.
+final class NodeHealth: Sendable {
+    private struct State {
+        var probesSent: UInt64 = 0
+        var lastProbeBack: Duration?
+        var liveNodes = 0
+    }
+
+    let nodeID: String
+    /// The node's own channel.
+    let channel: RedisChannel
+    private let state = Mutex(State())
+
+    init(nodeID: String) {
+        self.nodeID = nodeID
+        channel = RedisChannel("sb:n:{\(RelayChannels.escaped(nodeID))}")
+    }
+
+    /// The next probe's payload.
+    func nextProbe() -> [UInt8] {
+        let number = state.withLock { state -> UInt64 in
+            state.probesSent += 1
+            return state.probesSent
+        }
+        return Array("probe \(number)".utf8)
+    }
+
+    /// A probe came back at `now`.
+    func probeCameBack(at now: Duration) {
+        state.withLock { $0.lastProbeBack = now }
+    }
+
+    /// Whether a probe came back within `window` before `now`.
+    func pubSubProven(within window: Duration, now: Duration) -> Bool {
+        state.withLock { state in state.lastProbeBack.map { now - $0 <= window } ?? false }
+    }
+
+    /// How many nodes were alive at the last beat (this one included).
+    var liveNodes: Int {
+        get { state.withLock { $0.liveNodes } }
+        set { state.withLock { $0.liveNodes = newValue } }
+    }
+
+    /// The beat's script: writes this node's record (ARGV[1], expiring at ARGV[2]) into KEYS[1]
+    /// and returns how many records have not expired at ARGV[3].
+    static let beat = RedisScript(
+        """
+        redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+        return redis.call('ZCOUNT', KEYS[1], ARGV[3], '+inf')
+        """)
+
+    /// The sorted set of the nodes' liveness records.
+    static let nodesKey = Array("sb:nodes".utf8)
+}
