@@ -7,6 +7,12 @@ public struct ProcessSample: Sendable, Equatable {
     /// Resident set size in bytes (0 for a thread sample).
     public var residentBytes: Int
 
+    /// A sample of `cpuSeconds` and `residentBytes` (a sum over several processes, say).
+    public init(cpuSeconds: Double, residentBytes: Int) {
+        self.cpuSeconds = cpuSeconds
+        self.residentBytes = residentBytes
+    }
+
     /// A sample of process `pid` (`"self"` for this one); nil when it cannot be read.
     public static func read(pid: String) -> ProcessSample? {
         guard let stat = readText("/proc/\(pid)/stat"), let cpu = cpuSeconds(fromStat: stat) else { return nil }

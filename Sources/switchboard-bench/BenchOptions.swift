@@ -12,7 +12,15 @@ struct BenchOptions {
         var answersChecked: Bool { self == .storageRead }
     }
 
-    var url = "ws://127.0.0.1:9100"
+    /// The servers; with several (the nodes of a cluster), subscribers go to them in turn, and each
+    /// publisher to the node after its partner's (so a point-to-point pair is never on one node).
+    var urls = ["ws://127.0.0.1:9100"]
+    private var urlsGiven = false
+    /// The first server: where every client goes when there is one.
+    var url: String { urls[0] }
+
+    /// The server of the subscriber (`offset` 0) or publisher (`offset` 1) numbered `index`.
+    func url(of index: Int, offset: Int) -> String { urls[(index + offset) % urls.count] }
     var scenario = Scenario.fanout
     /// Fan-out and churn: subscribers of the one channel; many-to-many: subscribers per channel.
     var subscribers = 100
@@ -39,8 +47,8 @@ struct BenchOptions {
     var idleStage = "subscribe"
     /// Churn: logins (each followed by a logout) per second.
     var churnRate = 100
-    /// The server's process id, for its CPU time and memory.
-    var serverPid: Int?
+    /// The server processes' ids (every node of a cluster), for their CPU time and memory.
+    var serverPids: [Int] = []
     /// Event-loop threads of the load generator.
     var threads = 2
     /// Connection attempts in flight at once while setting up.
@@ -50,7 +58,7 @@ struct BenchOptions {
 
     static let usage = """
         switchboard-bench [options]   prints one JSON line per run
-          --url URL                 server (default ws://127.0.0.1:9100)
+          --url URL                 server (default ws://127.0.0.1:9100); repeat for the nodes of a cluster
           --scenario NAME           fanout | many-to-many | point-to-point | idle | churn | topic-fanout |
                                     presence | storage-write | storage-read | storage-fanout | lock |
                                     decode (no server: times decoding a publish of --payload bytes
@@ -68,7 +76,7 @@ struct BenchOptions {
           --presence-interval S     presence: the server's interval-mode period (30)
           --idle-stage STAGE        idle: connect | login | subscribe, how far each goes (subscribe)
           --churn-rate N            churn: logins and logouts per second (100)
-          --server-pid PID          read the server's CPU time and RSS from /proc
+          --server-pid PID          read the server's CPU time and RSS from /proc; repeat for every node
           --threads N               load-generator event loops (2)
           --connect-concurrency N   connection attempts at once (256)
           --label TEXT              copied into the output
@@ -90,7 +98,10 @@ struct BenchOptions {
         while index < arguments.count {
             let name = arguments[index]
             switch name {
-            case "--url": url = try value(name)
+            case "--url":
+                let given = try value(name)
+                urls = urlsGiven ? urls + [given] : [given]
+                urlsGiven = true
             case "--scenario":
                 let text = try value(name)
                 guard let chosen = Scenario(rawValue: text) else { throw UsageError("unknown scenario '\(text)'") }
@@ -111,7 +122,7 @@ struct BenchOptions {
                     throw UsageError("--idle-stage takes connect, login or subscribe")
                 }
             case "--churn-rate": churnRate = try number(name)
-            case "--server-pid": serverPid = try number(name)
+            case "--server-pid": serverPids.append(try number(name))
             case "--threads": threads = try number(name)
             case "--connect-concurrency": connectConcurrency = try number(name)
             case "--label": label = try value(name)

@@ -14,7 +14,7 @@ struct BenchRun {
 
     init(options: BenchOptions) {
         self.options = options
-        usage = ResourceUsage(serverPid: options.serverPid)
+        usage = ResourceUsage(serverPids: options.serverPids)
     }
 
     func run() async throws -> String {
@@ -102,13 +102,14 @@ struct BenchRun {
     private func traffic(_ context: RunContext, into line: inout JSONLine) async throws {
         let topology = topology(context)
         let setupStart = MonotonicClock.now()
-        let subscribed = await forEach(topology.subscribers) { entry in
-            try await entry.client.connectAndLogIn(url: options.url)
+        let options = options
+        let subscribed = await forEach(Array(topology.subscribers.enumerated())) { index, entry in
+            try await entry.client.connectAndLogIn(url: options.url(of: index, offset: 0))
             try await entry.setUp?(entry.client)
         }
         let publisherSetUp = topology.publisherSetUp
-        let connected = await forEach(topology.publishers) { publisher in
-            try await publisher.connectAndLogIn(url: options.url)
+        let connected = await forEach(Array(topology.publishers.enumerated())) { index, publisher in
+            try await publisher.connectAndLogIn(url: options.url(of: index, offset: 1))
             try await publisherSetUp?(publisher)
         }
         let failures = subscribed.failed + connected.failed

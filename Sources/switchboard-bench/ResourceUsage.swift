@@ -1,9 +1,10 @@
 import Glibc
 import SwitchboardBench
 
-/// The load generator's view of CPU and memory: its own and, given a pid, the server's.
+/// The load generator's view of CPU and memory: its own and, given pids, the server's (the sum
+/// over every node of a cluster).
 struct ResourceUsage {
-    let serverPid: Int?
+    let serverPids: [Int]
 
     struct Snapshot {
         var time: UInt64
@@ -14,8 +15,20 @@ struct ResourceUsage {
 
     func snapshot() -> Snapshot {
         Snapshot(
-            time: MonotonicClock.now(), server: serverPid.flatMap { ProcessSample.read(pid: String($0)) },
+            time: MonotonicClock.now(), server: serverSample(),
             bench: ProcessSample.read(pid: "self"), threads: ProcessSample.threadsOfSelf())
+    }
+
+    /// The servers' CPU time and memory together; nil when one cannot be read (or none is given).
+    private func serverSample() -> ProcessSample? {
+        guard !serverPids.isEmpty else { return nil }
+        var total = ProcessSample(cpuSeconds: 0, residentBytes: 0)
+        for pid in serverPids {
+            guard let sample = ProcessSample.read(pid: String(pid)) else { return nil }
+            total.cpuSeconds += sample.cpuSeconds
+            total.residentBytes += sample.residentBytes
+        }
+        return total
     }
 
     /// CPU used between two snapshots.
