@@ -60,6 +60,7 @@ public actor ClusterLink: OpeningModule {
         let bus = context.bus
         let redis = self.redis
         let origin = configuration.nodeID
+        let inbound = self.inbound
         bus.subscription()
             .keepingMembership(membership) { [self] update in await membershipChanged(update) }
             .on(SessionOpened.self) { [self] event in await sessionOpened(event) }
@@ -68,7 +69,8 @@ public actor ClusterLink: OpeningModule {
                 let target = RelayTarget.channel(event.channel)
                 let envelope = RelayEnvelope(origin: origin, target: target, delivery: event.delivery)
                 redis.publish(envelope.encoded(), to: RelayChannels.channel(of: target)) { error in
-                    context.log(.warning, "a message of \(event.channel) did not reach the other nodes: \(error)")
+                    // Counted here and logged once a beat: an outage must not flood the log.
+                    inbound.notRelayed(error)
                 }
             }
             .answer(OpenRelay.self) { [self] request throws(RtmError) in try await open(request.target) }
@@ -122,6 +124,9 @@ public actor ClusterLink: OpeningModule {
 
     /// One beat: the probe (pipelined, its arrival noted by the subscriber) and the record.
     private func beat(_ clock: any SwitchboardClock) async {
+        if let (count, error) = inbound.takeNotRelayed() {
+            inbound.log(.warning, "\(count) messages accepted here did not reach the other nodes since the last beat: \(error)")
+        }
         let health = inbound.health
         redis.publish(health.nextProbe(), to: health.channel) { _ in }
         let now = clock.wallNow

@@ -28,6 +28,24 @@ final class InboundRelay: Sendable {
         context.withLock { $0 }?.log(level, message())
     }
 
+    /// A message this node accepted did not reach Redis.
+    func notRelayed(_ error: RedisError) {
+        counters.withLock { counters in
+            counters.notRelayed += 1
+            counters.lastRelayError = error
+        }
+    }
+
+    /// How many messages did not reach Redis since the last call, with the last error; nil for none.
+    func takeNotRelayed() -> (count: Int, error: RedisError)? {
+        counters.withLock { counters in
+            defer { counters.notRelayedSinceTaken = counters.notRelayed }
+            let count = counters.notRelayed - counters.notRelayedSinceTaken
+            guard count > 0, let error = counters.lastRelayError else { return nil }
+            return (count, error)
+        }
+    }
+
     /// What the relay has seen so far.
     var seen: RelayCounters { counters.withLock { $0 } }
 
@@ -83,4 +101,8 @@ public struct RelayCounters: Sendable, Hashable {
     public var linkLosses = 0
     /// Channels that may have missed messages while the link was down.
     public var gaps = 0
+    /// Messages accepted on this node that did not reach Redis (the other nodes missed them).
+    public var notRelayed = 0
+    var notRelayedSinceTaken = 0
+    var lastRelayError: RedisError?
 }

@@ -140,6 +140,8 @@ import SwitchboardTransport
         try await RedisServer.with { redis in
             let a = try await node("a", on: redis)
             let alice = try await a.logIn("alice")
+            let carol = try await a.logIn("carol")
+            _ = try await a.harness.bus.request(Subscribe(caller: carol, channelName: "lobby"))
             #expect(a.link.isConnected)
             try await redis.kill()
             #expect(await eventually { !a.link.isConnected })
@@ -150,6 +152,10 @@ import SwitchboardTransport
                 #expect((error as? RtmError)?.code == .channelSubscribeTimeout, "\(error)")
                 #expect((error as? RtmError)?.operation == Subscribe.operation)
             }
+            // A publish still reaches this node's subscribers; what other nodes missed is counted.
+            try await a.publish(alice, .message, to: "lobby", "local")
+            #expect(a.messages(to: carol) == ["local"])
+            #expect(await eventually { a.link.received.notRelayed == 1 })
             await stop(a)
         }
     }
