@@ -5,24 +5,33 @@ import SwitchboardCore
 /// operation it carries out meet.
 ///
 /// A frame's type is matched by comparing names in order, without hashing: every frame is read
-/// this way, so a feature lists its busiest operation first.
+/// this way, so a feature lists its busiest operation first. That one is kept apart from the
+/// list, so the common frame is matched without touching the list's storage (reaching an array
+/// shared by every event loop is a reference count changed on each, a cache line bounced between
+/// cores on every frame).
 struct WireOperationNames<Operation: OperationNameTable>: Sendable {
-    private let entries: [(name: String, operation: Operation)]
+    private let first: (name: String, operation: Operation)
+    private let rest: [(name: String, operation: Operation)]
 
-    /// The wire names of `operations`: each its reference name, or what `renamed` gives it.
+    /// The wire names of `operations` (at least one, the busiest first): each its reference
+    /// name, or what `renamed` gives it.
     init(_ operations: [Operation], renamed: [Operation: String] = [:]) {
-        entries = operations.map { (renamed[$0] ?? $0.rawValue, $0) }
+        let entries = operations.map { (name: renamed[$0] ?? $0.rawValue, operation: $0) }
+        first = entries[0]
+        rest = Array(entries.dropFirst())
     }
 
     /// The operation a frame of type `name` carries out; nil when it is none of these.
     func operation(named name: String) -> Operation? {
-        for entry in entries where entry.name == name { return entry.operation }
+        if first.name == name { return first.operation }
+        for entry in rest where entry.name == name { return entry.operation }
         return nil
     }
 
     /// The `"t"` of `operation`.
     func name(of operation: Operation) -> String {
-        for entry in entries where entry.operation == operation { return entry.name }
+        if first.operation == operation { return first.name }
+        for entry in rest where entry.operation == operation { return entry.name }
         return operation.rawValue
     }
 }
