@@ -31,6 +31,9 @@ public actor ClusterLink: OpeningModule {
     private var listening: Set<RelayTarget> = []
     /// The injected clock, from `start` on.
     private var clock: (any SwitchboardClock)?
+    /// Opening and closing one at a time: a close still waiting for Redis must not unsubscribe
+    /// after an open that came later has subscribed again.
+    private let turns = OneAtATime()
 
     /// A link for this node of the cluster `configuration` names; it connects in `open()`.
     public init(_ configuration: ClusterConfiguration) {
@@ -148,6 +151,10 @@ public actor ClusterLink: OpeningModule {
 
     /// Subscribes this node to `target`'s Redis channel, unless it is already.
     private func open(_ target: RelayTarget) async throws(RtmError) -> Done {
+        try await turns.run { () async throws(RtmError) in try await openInTurn(target) }
+    }
+
+    private func openInTurn(_ target: RelayTarget) async throws(RtmError) -> Done {
         guard !listening.contains(target) else { return Done() }
         do {
             try await redis.subscribe(RelayChannels.channel(of: target))
@@ -173,7 +180,7 @@ public actor ClusterLink: OpeningModule {
     }
 
     /// Unsubscribes this node from `target`'s Redis channel; for a user, first takes this node
-    /// off the user's online set (and waits for Redis to confirm it).
+    /// off the user's online set (and waits for Redis to confirm it). Called in a turn.
     private func close(_ target: RelayTarget) async {
         guard listening.remove(target) != nil else { return }
         if case .user(let user) = target {
@@ -211,7 +218,9 @@ public actor ClusterLink: OpeningModule {
     }
 
     private func closeIfUnheard(_ target: RelayTarget) async {
-        if listening.contains(target), !hasListener(target) { await close(target) }
+        try? await turns.run { () async throws(RtmError) in
+            if listening.contains(target), !hasListener(target) { await close(target) }
+        }
     }
 
     /// The code a listen that failed answers with: the asking operation's timeout.

@@ -93,6 +93,27 @@ import SwitchboardTransport
         }
     }
 
+    @Test func aUserWhoLogsOutAndInAgainAtOnceIsReachableEachTime() async throws {
+        try await RedisServer.with { redis in
+            let a = try await node("a", on: redis)
+            let b = try await node("b", on: redis)
+            let bob = try await b.logIn("bob")
+            for round in 0..<20 {
+                // A session ending (the node's close of the user still under way) and a new login
+                // of the same user at once; whichever the session module takes first, alice has
+                // one session afterwards, reachable from the other node.
+                let old = try await a.logIn("alice")
+                let ending = Task { _ = try? await a.harness.bus.request(Logout(caller: old)) }
+                let alice = try await a.logIn("alice")
+                await ending.value
+                try await b.publish(bob, .user, to: "alice", "r\(round)")
+                #expect(await eventually { a.messages(to: alice) == ["r\(round)"] }, "round \(round)")
+                _ = try await a.harness.bus.request(Logout(caller: alice))
+            }
+            await stop(a, b)
+        }
+    }
+
     @Test func aNodeStopsListeningOnceItsLastListenerIsGone() async throws {
         try await RedisServer.with { redis in
             let group = try EventLoopGroup(threads: 1)
