@@ -35,6 +35,10 @@ public final class InMemoryLockStore: LockStore {
         try table.withLock { table throws(LockRefusal) in try table.revoke(name, in: channel, from: owner, now: now) }
     }
 
+    public func counts(in app: AppID?) -> LockCounts {
+        table.withLock { $0.counts(in: app) }
+    }
+
     public func locks(in channel: ChannelKey) -> [LockDetail] {
         table.withLock { $0.locks(in: channel) }
     }

@@ -4,7 +4,8 @@ import SwitchboardCore
 /// for owners whose connection is lost, and a fencing token for every acquisition.
 ///
 /// It answers `SetLock`, `RemoveLock`, `AcquireLock`, `ReleaseLock`, `RevokeLock`, `GetLocks`
-/// (for members of the channel only) and Storage's `CheckLockHolder`; it keeps channel membership
+/// (for members of the channel only, and the server's API for `GetLocks` and `RevokeLock`),
+/// Storage's `CheckLockHolder` and the server's `LockStatistics`; it keeps channel membership
 /// from the bus (`ChannelMembership`: who is in which channel, who hears lock events, who leaves
 /// lines and gives locks back; a channel's locks go with its last member) and listens to the
 /// session events (`SessionSuspended` starts the ttl of the locks a session owns,
@@ -46,6 +47,9 @@ public actor Lock: Module {
             .answer(RevokeLock.self) { [self] request throws(RtmError) in try await revokeLock(request) }
             .answer(GetLocks.self) { [self] request throws(RtmError) in try await getLocks(request) }
         context.bus.handle(CheckLockHolder.self) { [self] request throws(RtmError) in try await checkHolder(request) }
+        context.bus.handle(LockStatistics.self) { [self] request throws(RtmError) in
+            try await inTurn { store, _, _ in await store.counts(in: request.app) }
+        }
     }
 
     public func run() async throws {
@@ -116,7 +120,8 @@ public actor Lock: Module {
         let operation = RevokeLock.operation
         let channel = try checkedLock(request.caller, request.lock, operation)
         try Validation.checkUserId(request.userId, limits: try running(operation).context.limits, operation: operation)
-        return try await change(operation, request.lock.name, in: channel, by: request.caller) { store, context throws(LockRefusal) in
+        return try await change(operation, request.lock.name, in: channel, by: request.caller, serverMay: true) {
+            store, context throws(LockRefusal) in
             try await store.revokeLock(request.lock.name, in: channel, from: request.userId, now: context.clock.wallNow)
         }
     }
@@ -124,7 +129,9 @@ public actor Lock: Module {
     private func getLocks(_ request: GetLocks) async throws(RtmError) -> [LockDetail] {
         let operation = GetLocks.operation
         let channel = try checkedChannel(request.caller, request.channel, operation)
-        return try await inChannelTurn(request.caller, channel, operation) { store, _, _ in await store.locks(in: channel) }
+        return try await inChannelTurn(request.caller, channel, operation, serverMay: true) { store, _, _ in
+            await store.locks(in: channel)
+        }
     }
 
     private func checkHolder(_ request: CheckLockHolder) async throws(RtmError) -> LockHold {
@@ -252,10 +259,10 @@ public actor Lock: Module {
     /// Runs a store operation of a member of the lock's channel that changes locks in its turn,
     /// publishes its effects, and answers its refusal with the reference's code.
     private func change(
-        _ operation: String, _ lockName: String, in channel: ChannelKey, by caller: Caller,
+        _ operation: String, _ lockName: String, in channel: ChannelKey, by caller: Caller, serverMay: Bool = false,
         _ body: (any LockStore, ModuleContext) async throws(LockRefusal) -> [LockEffect]
     ) async throws(RtmError) -> Done {
-        try await inChannelTurn(caller, channel, operation) { store, context, since throws(RtmError) in
+        try await inChannelTurn(caller, channel, operation, serverMay: serverMay) { store, context, since throws(RtmError) in
             do throws(LockRefusal) {
                 publish(try await body(store, context), context, since)
                 return Done()
@@ -268,14 +275,18 @@ public actor Lock: Module {
     /// Runs `body` in its turn (`inTurn`) when `caller`'s session is in `channel` then; refuses
     /// otherwise, as the reference does a call on a channel not subscribed (message) or not joined
     /// (stream). Checked in the turn, so a leave handled before it is seen, and a leave handled
-    /// after it finds the locks it made and removes them with the channel's last member.
+    /// after it finds the locks it made and removes them with the channel's last member. With
+    /// `serverMay`, the server's own call (its API: listing locks, revoking one) needs no
+    /// membership: it holds no lock and waits in no line, so it leaves nothing behind.
     private func inChannelTurn<T>(
-        _ caller: Caller, _ channel: ChannelKey, _ operation: String,
+        _ caller: Caller, _ channel: ChannelKey, _ operation: String, serverMay: Bool = false,
         _ body: (any LockStore, ModuleContext, _ since: UInt64) async throws(RtmError) -> T
     ) async throws(RtmError) -> T {
         let members = try running(operation).members
         return try await inTurn { store, context, since throws(RtmError) in
-            guard members.contains(caller.session, in: channel) else { throw Self.notMember(channel, operation) }
+            guard (serverMay && caller.isServer) || members.contains(caller.session, in: channel) else {
+                throw Self.notMember(channel, operation)
+            }
             return try await body(store, context, since)
         }
     }

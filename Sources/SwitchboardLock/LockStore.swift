@@ -42,6 +42,8 @@ public protocol LockStore: Sendable {
     func expire(now: WallClockTime) async -> [LockEffect]
     /// The last member left `channel`: its locks are removed, as by `removeLock`.
     func channelEmptied(_ channel: ChannelKey) async -> [LockEffect]
+    /// The locks of `app` (nil: every app), held and waited for.
+    func counts(in app: AppID?) async -> LockCounts
 }
 
 /// Why a lock operation was refused; the module answers each with the reference's error code.

@@ -160,6 +160,18 @@ struct LockTable: Sendable {
     /// How many locks the channels of `app` have (for tests and diagnostics).
     func count(in app: AppID) -> Int { counts[app] ?? 0 }
 
+    /// The locks of `app` (nil: every app), held and waited for: a walk over every lock, for a
+    /// scrape or an operator's question, not for a client's call.
+    func counts(in app: AppID?) -> LockCounts {
+        var counts = LockCounts()
+        for (key, entry) in entries where app == nil || key.channel.app == app {
+            counts.locks += 1
+            if entry.owner != nil { counts.held += 1 }
+            counts.waiters += entry.line.count
+        }
+        return counts
+    }
+
     /// How many sessions wait for the lock (for tests and diagnostics).
     func lineLength(of name: String, in channel: ChannelKey) -> Int {
         entries[Key(channel: channel, name: name)]?.line.count ?? 0

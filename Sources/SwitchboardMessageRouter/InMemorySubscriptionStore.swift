@@ -32,6 +32,14 @@ public final class InMemorySubscriptionStore: SubscriptionStore {
         roster.withLock { $0.leave(caller, channel) }
     }
 
+    public func unsubscribe(_ user: UserKey, from channel: ChannelKey) -> [MembershipChange] {
+        roster.withLock { roster in
+            roster.members(of: channel).filter { $0.user == user.userId }.compactMap { member in
+                roster.leave(Caller(app: user.app, userId: user.userId, session: member.session), channel)
+            }
+        }
+    }
+
     public func sessionEnded(_ caller: Caller, reason: SessionEndReason) -> [MembershipChange] {
         roster.withLock { $0.end(caller, reason: reason) }
     }

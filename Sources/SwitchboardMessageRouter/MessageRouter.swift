@@ -40,6 +40,7 @@ public actor MessageRouter: Module {
         let publishing = Publishing(context: context, routes: routes)
         bus.handle(Subscribe.self) { [self] request throws(RtmError) in try await subscribe(request) }
         bus.handle(Unsubscribe.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
+        bus.handle(UnsubscribeUser.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
         bus.handleAtOnceWhenPossible(
             Publish.self, atOnce: { request throws(RtmError) in try publishing.publish(request) },
             later: { request throws(RtmError) in try await publishing.forwardToUser(request) })
@@ -114,6 +115,29 @@ public actor MessageRouter: Module {
         // after its ok, the client gets no message of the channel.
         await routes.publishesBefore(channel)
         return Done()
+    }
+
+    /// Unsubscribes every session of a user (the server's API), as each would itself.
+    private func unsubscribe(_ request: UnsubscribeUser) async throws(RtmError) -> Int {
+        let operation = UnsubscribeUser.operation
+        let (context, _, routes) = try running(operation)
+        try Validation.checkChannelName(request.channelName, limits: context.limits, operation: operation)
+        try Validation.checkUserId(request.userId, limits: context.limits, operation: operation)
+        let channel = request.caller.channel(.message, request.channelName)
+        let left = try await turns.run { () async throws(RtmError) in
+            let changes = try await store.unsubscribe(UserKey(request.caller.app, request.userId), from: channel)
+            for change in changes {
+                routes.apply(change)
+                context.bus.publish(ChannelLeft(caller: change.member, channel: channel, reason: .left))
+            }
+            return changes.count
+        }
+        guard left > 0 else {
+            throw RtmError(
+                .channelNotSubscribed, operation: operation, reason: "\(request.userId) is not subscribed to \(request.channelName)")
+        }
+        await routes.publishesBefore(channel)
+        return left
     }
 
     /// With other nodes (a relay handles `OpenRelay`), makes sure their messages of `channel`

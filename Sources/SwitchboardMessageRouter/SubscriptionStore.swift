@@ -18,6 +18,9 @@ public protocol SubscriptionStore: Sendable {
     /// Ends `caller`'s subscription to `channel`; nil when it had none.
     func unsubscribe(_ caller: Caller, from channel: ChannelKey) async throws(RtmError) -> MembershipChange?
 
+    /// Ends the subscriptions of every session of `user` to `channel`; none when it had none.
+    func unsubscribe(_ user: UserKey, from channel: ChannelKey) async throws(RtmError) -> [MembershipChange]
+
     /// Ends every subscription of `caller`'s session, which ended for `reason`, by channel name.
     func sessionEnded(_ caller: Caller, reason: SessionEndReason) async throws(RtmError) -> [MembershipChange]
 }

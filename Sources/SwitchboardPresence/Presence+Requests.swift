@@ -13,6 +13,28 @@ extension Presence {
         }
     }
 
+    /// The server sets a member's state: as the member's own `setState` would, every member that
+    /// hears presence told, the member's own sessions too (they did not make the change).
+    func setMemberState(_ request: SetMemberPresenceState) async throws(RtmError) -> Done {
+        let operation = SetMemberPresenceState.operation
+        let (context, members) = try running(operation)
+        let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: context.limits, operation: operation)
+        try Validation.checkUserId(request.userId, limits: context.limits, operation: operation)
+        try PresenceRules.checkItems(request.items, limits: context.limits)
+        let user = UserKey(request.caller.app, request.userId)
+        return try await changeState(of: request.userId, in: channel, except: nil, operation, context) { () throws(RtmError) in
+            let sessions = members.read { $0.members(of: channel) }.filter { $0.user == request.userId }
+            guard !sessions.isEmpty else {
+                throw RtmError(
+                    .presenceUserNotExist, operation: operation,
+                    reason: "\(request.userId) is not in \(channel.type) channel \(channel.name)")
+            }
+            return sessions.contains { $0.features.isVisible }
+        } change: { () async throws(RtmError) in
+            try await store.setState(of: user, in: channel, items: request.items, limits: context.limits)
+        }
+    }
+
     func removeState(_ request: RemovePresenceState) async throws(RtmError) -> Done {
         let operation = RemovePresenceState.operation
         let (context, members) = try running(operation)
@@ -85,17 +107,28 @@ extension Presence {
         }
     }
 
-    /// Makes a state change of a member, in its turn, and shows the result to others unless
-    /// nothing changed or the member is quiet.
+    /// Makes a state change of the caller's own, in its turn, and shows the result to the others
+    /// unless nothing changed or the caller is quiet.
     private func changeState(
         of caller: Caller, in channel: ChannelKey, _ operation: String, _ context: ModuleContext,
         _ change: () async throws(RtmError) -> StateChange
     ) async throws(RtmError) -> Done {
+        let visible = { () throws(RtmError) in try self.member(caller, of: channel, operation).isVisible }
+        return try await changeState(of: caller.userId, in: channel, except: caller.session, operation, context, visible: visible, change: change)
+    }
+
+    /// Makes a state change of `userId`'s, in its turn, once `visible` found the user in the
+    /// channel, and shows the result to the members that hear presence (but `except`) unless
+    /// nothing changed or the user is quiet.
+    private func changeState(
+        of userId: UserID, in channel: ChannelKey, except: SessionID?, _ operation: String, _ context: ModuleContext,
+        visible: () throws(RtmError) -> Bool, change: () async throws(RtmError) -> StateChange
+    ) async throws(RtmError) -> Done {
         try await turns.run { () async throws(RtmError) in
-            let features = try await member(caller, of: channel, operation)
+            let shows = try visible()
             let result = try await change()
-            if result.changed && features.isVisible {
-                try await announceState(result.states, of: caller, in: channel, context)
+            if result.changed && shows {
+                try await announceState(result.states, of: userId, in: channel, except: except, context)
             }
             return Done()
         }
@@ -103,7 +136,7 @@ extension Presence {
 
     /// The features `caller`'s session is in `channel` with; `channelNotSubscribed` (message) or
     /// `channelNotJoined` (stream) when it is not in it.
-    private func member(_ caller: Caller, of channel: ChannelKey, _ operation: String) async throws(RtmError) -> ChannelFeatures {
+    private func member(_ caller: Caller, of channel: ChannelKey, _ operation: String) throws(RtmError) -> ChannelFeatures {
         guard let features = try running(operation).1.read({ $0.features(of: caller.session, in: channel) }) else {
             throw RtmError(
                 channel.type == .stream ? .channelNotJoined : .channelNotSubscribed, operation: operation,
@@ -112,17 +145,17 @@ extension Presence {
         return features
     }
 
-    /// Shows others `caller`'s whole new state, or gathers it in interval mode.
+    /// Shows the members but `except` `userId`'s whole new state, or gathers it in interval mode.
     private func announceState(
-        _ states: [String: String], of caller: Caller, in channel: ChannelKey, _ context: ModuleContext
+        _ states: [String: String], of userId: UserID, in channel: ChannelKey, except: SessionID?, _ context: ModuleContext
     ) async throws(RtmError) {
         if book.isGathering(channel) {
-            book.record(.stateChanged(caller.userId, states: states), in: channel)
+            book.record(.stateChanged(userId, states: states), in: channel)
             return
         }
         let event = PresenceDelivery(
-            type: .remoteStateChanged, channelType: channel.type, channelName: channel.name, publisher: caller.userId,
+            type: .remoteStateChanged, channelType: channel.type, channelName: channel.name, publisher: userId,
             states: states, timestamp: context.clock.wallMilliseconds)
-        try await deliver(event, in: channel, except: caller.session, context)
+        try await deliver(event, in: channel, except: except, context)
     }
 }

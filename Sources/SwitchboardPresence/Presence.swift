@@ -5,7 +5,8 @@ import SwitchboardCore
 ///
 /// It is built only from bus events: channel membership (`ChannelMembership`, kept from
 /// `ChannelJoined`/`ChannelLeft`/`SessionClosed`, whoever publishes them) and the session events. It answers `WhoNow`, `WhereNow`, `SetPresenceState`, `GetPresenceState`,
-/// `RemovePresenceState` and `GetUserPresence`, and pushes `.presence` events to the members that
+/// `RemovePresenceState` and `GetUserPresence`, and for the server `SetMemberPresenceState`,
+/// `ListChannels` and `PresenceStatistics`; it pushes `.presence` events to the members that
 /// asked for presence. It never asks another module anything. Its state lives in a
 /// `PresenceStore`; its `run()` sends the interval events on the injected clock.
 public actor Presence: Module {
@@ -49,6 +50,9 @@ public actor Presence: Module {
             .answer(GetPresenceState.self) { [self] request throws(RtmError) in try await getState(request) }
             .answer(RemovePresenceState.self) { [self] request throws(RtmError) in try await removeState(request) }
             .answer(GetUserPresence.self) { [self] request throws(RtmError) in try await userPresence(request) }
+            .answer(SetMemberPresenceState.self) { [self] request throws(RtmError) in try await setMemberState(request) }
+            .answer(ListChannels.self) { [self] request throws(RtmError) in try await listChannels(request) }
+            .answer(PresenceStatistics.self) { [self] request throws(RtmError) in try await statistics(request) }
     }
 
     public func run() async throws {

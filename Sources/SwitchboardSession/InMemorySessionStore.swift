@@ -41,4 +41,10 @@ public final class InMemorySessionStore: SessionStore {
     }
 
     public func count() -> Int { table.withLock { $0.sessions.count } }
+
+    public func removeAll(of user: UserKey) -> [SessionRecord] {
+        table.withLock { table in table.sessions(of: user).compactMap { table.remove($0) } }
+    }
+
+    public func counts(in app: AppID?) -> SessionCounts { table.withLock { $0.counts(in: app) } }
 }

@@ -2,7 +2,8 @@ import SwitchboardCore
 
 /// The session module: every logged-in session of the server, per app.
 ///
-/// It answers `Login`, `Logout`, `Heartbeat` and `RenewToken`; it listens for
+/// It answers `Login`, `Logout`, `Heartbeat` and `RenewToken`, and for the server
+/// `DisconnectUser` and `SessionStatistics`; it listens for
 /// `SessionDisconnected`; it publishes `SessionOpened`, `SessionSuspended`, `SessionResumed`,
 /// `SessionTimedOut` and `SessionClosed`. Its `run()` ticks on the injected clock to find lost
 /// heartbeats, presence timeouts and token expiries. It speaks of sessions only: the server binds
@@ -57,6 +58,10 @@ public actor Session: Module {
         bus.handle(Logout.self) { [self] request throws(RtmError) in try await logout(request) }
         bus.handle(Heartbeat.self) { [self] request throws(RtmError) in try await heartbeat(request) }
         bus.handle(RenewToken.self) { [self] request throws(RtmError) in try await renew(request) }
+        bus.handle(DisconnectUser.self) { [self] request throws(RtmError) in try await disconnectUser(request) }
+        bus.handle(SessionStatistics.self) { [self] request throws(RtmError) in
+            try await running(SessionStatistics.operation).1.counts(in: request.app)
+        }
         bus.subscribe(SessionDisconnected.self) { [self] event in await disconnected(event.session) }
     }
 
@@ -122,14 +127,20 @@ public actor Session: Module {
             end(record, reason: .logout, context)
             return Done()
         }
-        if context.bus.hasHandler(CloseRelay.self) {
-            do {
-                _ = try await context.bus.request(CloseRelay(.user(UserKey(request.caller.app, request.caller.userId))))
-            } catch {
-                context.log(.warning, "other nodes may take \(request.caller.userId) for online a while longer: \(error)")
-            }
-        }
+        await closeRelay(for: request.caller.user, context)
         return done
+    }
+
+    /// With other nodes (a relay handles `CloseRelay`), returns once this node stopped listening
+    /// for `user`'s messages, if none of its sessions is left here: from then on a message to a
+    /// user online nowhere is answered `channelReceiverOffline` on every node.
+    private func closeRelay(for user: UserKey, _ context: ModuleContext) async {
+        guard context.bus.hasHandler(CloseRelay.self) else { return }
+        do {
+            _ = try await context.bus.request(CloseRelay(.user(user)))
+        } catch {
+            context.log(.warning, "other nodes may take \(user.userId) for online a while longer: \(error)")
+        }
     }
 
     private func heartbeat(_ request: Heartbeat) async throws(RtmError) -> Done {
@@ -162,6 +173,24 @@ public actor Session: Module {
             throw RtmError(.notLogin, operation: RenewToken.operation, reason: "the session ended")
         }
         return Done()
+    }
+
+    /// Ends every session of a user at once: each client is told `kickedOutByServer` and its
+    /// connection closed, then the session ends as a logout's does.
+    private func disconnectUser(_ request: DisconnectUser) async throws(RtmError) -> Int {
+        let (context, store) = try running(DisconnectUser.operation)
+        try Validation.checkUserId(request.userId, limits: context.limits, operation: DisconnectUser.operation)
+        let user = UserKey(request.caller.app, request.userId)
+        let ended = try await turns.run { () async throws(RtmError) in
+            let ended = try await store.removeAll(of: user)
+            for record in ended {
+                context.outbox.disconnect(record.id, reason: .kickedOutByServer, detail: request.detail)
+                end(record, reason: .kickedByServer, context)
+            }
+            return ended.count
+        }
+        if ended > 0 { await closeRelay(for: user, context) }
+        return ended
     }
 
     // MARK: Events and time

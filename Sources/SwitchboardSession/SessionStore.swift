@@ -29,6 +29,10 @@ public protocol SessionStore: Sendable {
     func sweep(now: WallClockTime) async throws(RtmError) -> [SessionExpiry]
     /// How many sessions exist (live or suspended).
     func count() async throws(RtmError) -> Int
+    /// Ends every session of `user` at once; returns them, oldest first (none when it had none).
+    func removeAll(of user: UserKey) async throws(RtmError) -> [SessionRecord]
+    /// Sessions and users of `app`, or (nil) of every app.
+    func counts(in app: AppID?) async throws(RtmError) -> SessionCounts
 }
 
 /// Everything the server keeps about one session.

@@ -29,6 +29,19 @@ struct SessionTable: Sendable {
     /// The sessions of `user`, oldest first.
     func sessions(of user: UserKey) -> [SessionID] { users.sessions(of: user).sorted() }
 
+    /// Sessions and users of `app`, or (nil) of every app.
+    func counts(in app: AppID?) -> SessionCounts {
+        var counts = SessionCounts()
+        var users = Set<UserKey>()
+        for record in sessions.values where app == nil || record.caller.app == app {
+            counts.sessions += 1
+            if !record.isLive { counts.suspended += 1 }
+            users.insert(record.caller.user)
+        }
+        counts.users = users.count
+        return counts
+    }
+
     /// Refuses an app id the server does not serve and a malformed user id.
     func checkLogin(_ request: Login) throws(RtmError) {
         guard !request.appId.isEmpty, allowedAppIds?.contains(request.appId) ?? true else {

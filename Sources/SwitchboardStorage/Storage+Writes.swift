@@ -64,7 +64,15 @@ extension Storage {
         let write = MetadataWrite(
             kind: kind, operation: operation, expectedMajorRevision: data.majorRevision, items: items,
             updateTs: options.recordTs ? now : 0, author: options.recordUserId ? caller.userId : "", fence: fence)
-        let commit = try await store.write(write, to: target, limits: running.context.limits)
+        let started = running.context.clock.now
+        let commit: MetadataCommit
+        do {
+            commit = try await store.write(write, to: target, limits: running.context.limits)
+        } catch {
+            tally.wrote(kind, after: running.context.clock.now - started, refusal: error.code)
+            throw error
+        }
+        tally.wrote(kind, after: running.context.clock.now - started)
         await publish(commit, author: caller.userId)
         if bindsSession && running.members.ended.contains(caller.session) { await removeItems(of: caller.session) }
     }

@@ -5,7 +5,7 @@ import SwitchboardCore
 /// members and user-metadata subscribers about each change, each app on its own.
 ///
 /// It answers the `…ChannelMetadata` and `…UserMetadata` requests and `SubscribeUserMetadata` /
-/// `UnsubscribeUserMetadata`; asks `CheckLockHolder` for writes that name a lock, and
+/// `UnsubscribeUserMetadata`, and the server's `StorageStatistics`; asks `CheckLockHolder` for writes that name a lock, and
 /// `SealAtRest` / `OpenAtRest` when a storage key is configured; keeps channel membership from
 /// the bus (`ChannelMembership`: who hears a channel's metadata); publishes `MetadataChanged` (when someone listens). Its
 /// `run()` removes items whose lease ran out.
@@ -32,6 +32,8 @@ public actor Storage: OpeningModule {
     }
     private var state = State.idle
     var audience = StorageAudience()
+    /// Writes, conflicts and commit times, for `StorageStatistics`.
+    var tally = StorageTally()
 
     /// Creates the module over `store`.
     public init(store: any MetadataStore = InMemoryMetadataStore(), leaseSweepInterval: Duration = .seconds(1)) {
@@ -54,6 +56,7 @@ public actor Storage: OpeningModule {
         bus.handle(GetUserMetadata.self) { [self] request throws(RtmError) in try await get(request) }
         bus.handle(SubscribeUserMetadata.self) { [self] request throws(RtmError) in try await subscribe(request) }
         bus.handle(UnsubscribeUserMetadata.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
+        bus.handle(StorageStatistics.self) { [self] _ in await tally.counts }
     }
 
     /// Opens the store and checks that its values can be read with the storage key in force

@@ -16,6 +16,14 @@ import SwitchboardTestKit
             members.filter { $0.value[session] != nil }.map(\.key)
                 .sorted { ($0.type.rawValue, $0.name, $0.app) < ($1.type.rawValue, $1.name, $1.app) }
         }
+        func counts(in app: AppID?) -> [RtmChannelType: MembershipCount] {
+            var counts: [RtmChannelType: MembershipCount] = [:]
+            for (channel, members) in self.members where app == nil || channel.app == app {
+                counts[channel.type, default: MembershipCount()].channels += 1
+                counts[channel.type, default: MembershipCount()].members += members.count
+            }
+            return counts
+        }
         func listeners(of channel: ChannelKey, hearing feature: ChannelFeatures, asOf: UInt64? = nil) -> [SessionID] {
             (members[channel] ?? [:]).compactMap { session, member in
                 let features = asOf.map { member.since <= $0 ? member.features : member.previous } ?? member.features
@@ -118,6 +126,8 @@ import SwitchboardTestKit
             check(roster.version == model.version, "version")
             check(roster.channels(of: member.session) == model.channels(of: member.session), "channels of a session")
             check(roster.features(of: member.session, in: channel) == model.members[channel]?[member.session]?.features, "features")
+            check(roster.counts(in: member.app) == model.counts(in: member.app), "the counts of an app")
+            check(roster.counts(in: nil) == model.counts(in: nil), "the counts of every app")
             check(roster.isEmpty(channel) == (model.members[channel] == nil), "empty")
             check(roster.memberCount(of: channel) == (model.members[channel]?.count ?? 0), "member count")
             check(users.sessions(of: member.user).count == (online[member.user]?.count ?? 0), "a user's sessions")

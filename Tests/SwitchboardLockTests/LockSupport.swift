@@ -119,6 +119,10 @@ final class SuspendingLockStore: LockStore {
         await calls.pause("revokeLock")
         return try inner.revokeLock(name, in: channel, from: owner, now: now)
     }
+    func counts(in app: AppID?) async -> LockCounts {
+        await calls.pause("counts")
+        return inner.counts(in: app)
+    }
     func locks(in channel: ChannelKey) async -> [LockDetail] {
         await calls.pause("locks")
         return inner.locks(in: channel)

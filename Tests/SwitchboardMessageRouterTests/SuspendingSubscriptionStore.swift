@@ -19,6 +19,10 @@ final class SuspendingSubscriptionStore: SubscriptionStore {
         await calls.pause("unsubscribe")
         return base.unsubscribe(caller, from: channel)
     }
+    func unsubscribe(_ user: UserKey, from channel: ChannelKey) async throws(RtmError) -> [MembershipChange] {
+        await calls.pause("unsubscribeUser")
+        return base.unsubscribe(user, from: channel)
+    }
     func sessionEnded(_ caller: Caller, reason: SessionEndReason) async throws(RtmError) -> [MembershipChange] {
         await calls.pause("sessionEnded")
         return base.sessionEnded(caller, reason: reason)

@@ -46,4 +46,12 @@ final class SuspendingSessionStore: SessionStore {
         await calls.pause("count")
         return base.count()
     }
+    func removeAll(of user: UserKey) async throws(RtmError) -> [SessionRecord] {
+        await calls.pause("removeAll")
+        return base.removeAll(of: user)
+    }
+    func counts(in app: AppID?) async throws(RtmError) -> SessionCounts {
+        await calls.pause("counts")
+        return base.counts(in: app)
+    }
 }

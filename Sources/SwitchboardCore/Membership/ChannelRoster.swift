@@ -68,8 +68,16 @@ public struct ChannelRoster: Sendable {
         var lastChange: UInt64 = 0
     }
 
+    /// Whose channels a tally counts.
+    private struct TallyKey: Hashable {
+        let app: AppID
+        let type: RtmChannelType
+    }
+
     private var channels: [ChannelKey: Channel] = [:]
     private var bySession: [SessionID: CompactSet<ChannelKey>] = [:]
+    /// Channels and members per app and channel type, kept with every join and leave.
+    private var tallies: [TallyKey: MembershipCount] = [:]
     /// How many changes were applied so far; every change increments it.
     public private(set) var version: UInt64 = 0
 
@@ -85,6 +93,10 @@ public struct ChannelRoster: Sendable {
         let before = channels[channel]?.members[member.session]?.features
         guard before != features else { return nil }
         version += 1
+        if before == nil {
+            tallies[TallyKey(app: channel.app, type: channel.type), default: MembershipCount()].add(
+                channels: channels[channel] == nil ? 1 : 0, members: 1)
+        }
         channels[channel, default: Channel()].members[member.session] = Member(
             user: member.userId, features: features, previous: before ?? [], since: version)
         touch(channel)
@@ -99,11 +111,15 @@ public struct ChannelRoster: Sendable {
     ) -> MembershipChange? {
         guard let gone = channels[channel]?.members.removeValue(forKey: member.session) else { return nil }
         version += 1
-        if channels[channel]?.members.isEmpty == true {
+        let emptied = channels[channel]?.members.isEmpty == true
+        if emptied {
             channels[channel] = nil
         } else {
             touch(channel)
         }
+        let tally = TallyKey(app: channel.app, type: channel.type)
+        tallies[tally]?.add(channels: emptied ? -1 : 0, members: -1)
+        if tallies[tally]?.members == 0 { tallies[tally] = nil }
         bySession.remove(channel, fromSetAt: member.session)
         return MembershipChange(
             member: member, channel: channel, before: gone.features, after: nil, reason: reason, version: version)
@@ -143,6 +159,26 @@ public struct ChannelRoster: Sendable {
         (channels[channel]?.members ?? [:]).map { ($0.key, $0.value.user, $0.value.features) }.sorted { $0.session < $1.session }
     }
 
+    /// Different users among the members of `channel`.
+    public func userCount(of channel: ChannelKey) -> Int {
+        Set((channels[channel]?.members ?? [:]).map(\.value.user)).count
+    }
+
+    /// The channels of `app` with members, of `type` (nil: any), whose names match `pattern`; in
+    /// no particular order.
+    public func channels(in app: AppID, type: RtmChannelType?, matching pattern: ChannelPattern) -> [ChannelKey] {
+        channels.keys.filter { $0.app == app && (type == nil || $0.type == type) && pattern.matches($0.name) }
+    }
+
+    /// Channels with members and their members, by channel type, in `app` or (nil) every app.
+    public func counts(in app: AppID?) -> [RtmChannelType: MembershipCount] {
+        var counts: [RtmChannelType: MembershipCount] = [:]
+        for (key, tally) in tallies where app == nil || key.app == app {
+            counts[key.type, default: MembershipCount()].add(channels: tally.channels, members: tally.members)
+        }
+        return counts
+    }
+
     /// The channels `session` is in, by channel type, then name.
     public func channels(of session: SessionID) -> [ChannelKey] {
         (bySession[session] ?? []).sorted { ($0.type.rawValue, $0.name, $0.app) < ($1.type.rawValue, $1.name, $1.app) }
@@ -171,5 +207,24 @@ public struct ChannelRoster: Sendable {
             let features = member.since <= version ? member.features : member.previous
             return features.isSuperset(of: feature) ? session : nil
         }.sorted()
+    }
+}
+
+/// Channels with members, and their members (sessions), counted.
+public struct MembershipCount: Sendable, Hashable {
+    /// Channels with at least one member.
+    public var channels: Int
+    /// Memberships: a session in two channels counts twice.
+    public var members: Int
+    /// Creates counts.
+    public init(channels: Int = 0, members: Int = 0) {
+        self.channels = channels
+        self.members = members
+    }
+
+    /// Adds (or, negative, takes away) channels and members.
+    mutating func add(channels: Int, members: Int) {
+        self.channels += channels
+        self.members += members
     }
 }

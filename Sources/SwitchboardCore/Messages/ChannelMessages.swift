@@ -26,6 +26,23 @@ public struct Unsubscribe: BusRequest {
     }
 }
 
+/// Unsubscribe every session of a user of the caller's app from a message channel (the server's
+/// API). Answers how many sessions left; `channelNotSubscribed` when none was subscribed.
+public struct UnsubscribeUser: BusRequest {
+    public typealias Response = Int
+    public static let operation = OperationName.Messages.unsubscribe.rawValue
+    public var caller: Caller
+    public var channelName: String
+    /// The user whose subscriptions end.
+    public var userId: UserID
+    /// Creates the request.
+    public init(caller: Caller, channelName: String, userId: UserID) {
+        self.caller = caller
+        self.channelName = channelName
+        self.userId = userId
+    }
+}
+
 /// Publish a message on a message channel or to a user channel of the caller's app.
 public struct Publish: BusRequest {
     public typealias Response = Done

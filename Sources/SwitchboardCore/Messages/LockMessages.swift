@@ -213,3 +213,23 @@ public struct LockEventDelivery: Sendable, Hashable {
         self.timestamp = timestamp
     }
 }
+
+/// How many locks there are, held and waited for, in one app or every app together: for the
+/// server's metrics.
+public typealias LockStatistics = Statistics<LockCounts>
+
+/// Locks, counted.
+public struct LockCounts: Sendable, Hashable {
+    /// Locks that exist.
+    public var locks: Int
+    /// Of those, the locks someone holds.
+    public var held: Int
+    /// Sessions waiting in the locks' lines.
+    public var waiters: Int
+    /// Creates counts.
+    public init(locks: Int = 0, held: Int = 0, waiters: Int = 0) {
+        self.locks = locks
+        self.held = held
+        self.waiters = waiters
+    }
+}

@@ -151,6 +151,88 @@ public struct RemovePresenceState: BusRequest {
     }
 }
 
+/// Sets keys of a user's temporary state in a channel the user is in, on the server's behalf
+/// (its API): as if the user had set them, the other members hearing of it, the user's own
+/// sessions included. `presenceUserNotExist` when the user is not in the channel.
+public struct SetMemberPresenceState: BusRequest {
+    public typealias Response = Done
+    public static let operation = OperationName.Presence.setState.rawValue
+    public var caller: Caller
+    /// The channel (message or stream).
+    public var channel: ChannelAddress
+    /// The member whose state changes.
+    public var userId: UserID
+    /// The keys and values to set (a key given twice is refused).
+    public var items: [StateItem]
+    /// Creates the request.
+    public init(caller: Caller, channel: ChannelAddress, userId: UserID, items: [StateItem]) {
+        self.caller = caller
+        self.channel = channel
+        self.userId = userId
+        self.items = items
+    }
+}
+
+/// The channels of the caller's app that have members now, a page at a time, sorted by type,
+/// then name (the server's API).
+public struct ListChannels: BusRequest {
+    public typealias Response = ChannelPage
+    public static let operation = OperationName.Server.channels.rawValue
+    public var caller: Caller
+    /// `.message` or `.stream`; nil for both.
+    public var channelType: RtmChannelType?
+    /// The names listed.
+    public var pattern: ChannelPattern
+    /// The last channel of the previous page; nil for the first page.
+    public var after: ChannelAddress?
+    /// The most channels on a page.
+    public var limit: Int
+    /// Creates the query.
+    public init(
+        caller: Caller, channelType: RtmChannelType? = nil, pattern: ChannelPattern = .any, after: ChannelAddress? = nil,
+        limit: Int = 100
+    ) {
+        self.caller = caller
+        self.channelType = channelType
+        self.pattern = pattern
+        self.after = after
+        self.limit = limit
+    }
+}
+
+/// A page of channels in use.
+public struct ChannelPage: Sendable, Hashable {
+    /// The channels, sorted by type, then name.
+    public var channels: [ChannelSummary]
+    /// The last channel listed when more may follow (ask again with it as `after`); nil at the end.
+    public var next: ChannelAddress?
+    /// Creates a page.
+    public init(channels: [ChannelSummary], next: ChannelAddress?) {
+        self.channels = channels
+        self.next = next
+    }
+}
+
+/// A channel in use and how many are in it.
+public struct ChannelSummary: Sendable, Hashable {
+    /// The channel.
+    public var channel: ChannelAddress
+    /// Sessions in it (subscribed or joined, quiet ones included).
+    public var members: Int
+    /// Different users among them.
+    public var users: Int
+    /// Creates a summary.
+    public init(channel: ChannelAddress, members: Int, users: Int) {
+        self.channel = channel
+        self.members = members
+        self.users = users
+    }
+}
+
+/// Channels in use and their members by channel type, in one app or every app together: for the
+/// server's `info` and its metrics.
+public typealias PresenceStatistics = Statistics<[RtmChannelType: MembershipCount]>
+
 /// Whether users of the caller's app are online, on any device, and when they were last seen.
 public struct GetUserPresence: BusRequest {
     public typealias Response = [UserPresence]

@@ -108,6 +108,45 @@ public struct RenewToken: BusRequest {
     }
 }
 
+/// End every session of a user of the caller's app at once, with no grace: each client is told
+/// `kickedOutByServer` (the reference's reason for a session the server ended) and does not
+/// reconnect. Answers how many sessions ended (0 when the user had none).
+public struct DisconnectUser: BusRequest {
+    public typealias Response = Int
+    public static let operation = OperationName.Server.disconnect.rawValue
+    /// Who asks (the server's API).
+    public var caller: Caller
+    /// The user whose sessions end.
+    public var userId: UserID
+    /// Why, in words, for the log and the client's closing frame.
+    public var detail: String
+    /// Creates the request.
+    public init(caller: Caller, userId: UserID, detail: String = "disconnected by the server") {
+        self.caller = caller
+        self.userId = userId
+        self.detail = detail
+    }
+}
+
+/// How many sessions and users an app has, or every app together: for the server's `info`.
+public typealias SessionStatistics = Statistics<SessionCounts>
+
+/// Sessions and users, counted.
+public struct SessionCounts: Sendable, Hashable {
+    /// Sessions, connected or waiting for a resume.
+    public var sessions: Int
+    /// Of those, the sessions waiting for a resume.
+    public var suspended: Int
+    /// Users with at least one session.
+    public var users: Int
+    /// Creates counts.
+    public init(sessions: Int = 0, suspended: Int = 0, users: Int = 0) {
+        self.sessions = sessions
+        self.suspended = suspended
+        self.users = users
+    }
+}
+
 /// The connection carrying a session closed (socket closed, protocol error, slow consumer …).
 /// Published by the server, which alone knows connections, only for the session's current one.
 public struct SessionDisconnected: BusEvent, Hashable {
@@ -155,6 +194,8 @@ public enum SessionEndReason: Sendable, Hashable {
     case replacedBySameUser
     /// Its token expired.
     case tokenExpired
+    /// The server's operator ended it (`DisconnectUser`).
+    case kickedByServer
     /// The server is shutting down.
     case serverShutdown
 }
@@ -201,4 +242,50 @@ public struct TokenGrant: Sendable, Hashable {
     public var loginExpiresAt: UInt64?
     /// Creates a grant.
     public init(loginExpiresAt: UInt64?) { self.loginExpiresAt = loginExpiresAt }
+}
+
+/// Issue a token for a user of an app, as an application server does (the server's API):
+/// answered by the crypto module when the server has the app's certificate.
+public struct MintToken: BusRequest {
+    public typealias Response = MintedToken
+    public static let operation = OperationName.Crypto.mintToken.rawValue
+    /// The app, whose certificate signs the token.
+    public var appId: AppID
+    /// The user the token is for.
+    public var userId: UserID
+    /// `006` (AccessToken) or `007` (AccessToken2).
+    public var format: TokenFormat
+    /// nil for a login token; a stream channel's name for a token that joins it.
+    public var streamChannel: String?
+    /// Seconds the token (and its privilege) lasts; 0 never expires.
+    public var expireSeconds: UInt32
+    /// Creates the request.
+    public init(appId: AppID, userId: UserID, format: TokenFormat = .v007, streamChannel: String? = nil, expireSeconds: UInt32 = 3600) {
+        self.appId = appId
+        self.userId = userId
+        self.format = format
+        self.streamChannel = streamChannel
+        self.expireSeconds = expireSeconds
+    }
+}
+
+/// The token formats Agora application servers issue.
+public enum TokenFormat: String, Sendable, Hashable, CaseIterable {
+    /// AccessToken (`006…`).
+    case v006 = "006"
+    /// AccessToken2 (`007…`).
+    case v007 = "007"
+}
+
+/// A token issued.
+public struct MintedToken: Sendable, Hashable {
+    /// The token.
+    public var token: String
+    /// When it expires, Unix seconds; nil when it never does.
+    public var expiresAt: UInt64?
+    /// Creates the answer.
+    public init(token: String, expiresAt: UInt64?) {
+        self.token = token
+        self.expiresAt = expiresAt
+    }
 }

@@ -360,3 +360,32 @@ public struct StorageEvent: Sendable, Hashable {
     /// Bytes counted against the resume buffer.
     public var approximateSize: Int { data.approximateSize + target.utf8.count + 32 }
 }
+
+/// What the storage module has written since it started: for the server's metrics, read when
+/// asked, never on a write's path.
+public struct StorageStatistics: BusRequest {
+    public typealias Response = StorageCounts
+    public static let operation = OperationName.Server.storageStatistics.rawValue
+    /// Creates the query.
+    public init() {}
+}
+
+/// Metadata writes, counted since the module started.
+public struct StorageCounts: Sendable, Hashable {
+    /// Writes committed, by kind (set, update, remove), channel and user metadata together.
+    public var writes: [MetadataWriteKind: UInt64]
+    /// Writes refused because a revision they named was not the stored one
+    /// (`storageOutdatedRevision`).
+    public var revisionConflicts: UInt64
+    /// How long the store took to commit each write, refused ones included.
+    public var commitLatency: DurationHistogram.Snapshot
+    /// Creates counts.
+    public init(
+        writes: [MetadataWriteKind: UInt64] = [:], revisionConflicts: UInt64 = 0,
+        commitLatency: DurationHistogram.Snapshot = DurationHistogram.Snapshot()
+    ) {
+        self.writes = writes
+        self.revisionConflicts = revisionConflicts
+        self.commitLatency = commitLatency
+    }
+}

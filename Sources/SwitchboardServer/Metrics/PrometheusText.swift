@@ -1,3 +1,5 @@
+import SwitchboardCore
+
 /// Writes the Prometheus text exposition format 0.0.4: for each family a HELP and a TYPE line,
 /// then its samples, each `name{label="value",…} number`.
 struct PrometheusText {
@@ -33,9 +35,9 @@ struct PrometheusText {
     }
 
     /// The samples of one histogram series: cumulative buckets, the sum and the count.
-    mutating func histogram(_ name: String, _ labels: [(String, String)], _ histogram: LatencyHistogram.Snapshot) {
+    mutating func histogram(_ name: String, _ labels: [(String, String)], _ histogram: DurationHistogram.Snapshot) {
         var cumulative: UInt64 = 0
-        for (bound, count) in zip(LatencyHistogram.bounds, histogram.buckets) {
+        for (bound, count) in zip(DurationHistogram.bounds, histogram.buckets) {
             cumulative += count
             line(name + "_bucket", labels + [("le", Self.number(bound))], String(cumulative))
         }

@@ -11,7 +11,7 @@ final class ServerMetrics: Sendable {
     private struct RequestSeries {
         var succeeded: UInt64 = 0
         var failed: UInt64 = 0
-        var latency = LatencyHistogram()
+        var latency = DurationHistogram()
     }
 
     private struct Tallies {
@@ -98,7 +98,7 @@ final class ServerMetrics: Sendable {
     var refusals: [RefusalReason: UInt64] { tallies.withLock { $0.refusals } }
 
     /// Requests answered through the request loop, by operation: outcomes and latency.
-    var requests: [(operation: String, succeeded: UInt64, failed: UInt64, latency: LatencyHistogram.Snapshot)] {
+    var requests: [(operation: String, succeeded: UInt64, failed: UInt64, latency: DurationHistogram.Snapshot)] {
         tallies.withLock { tallies in
             tallies.requests.sorted { $0.key < $1.key }.map { ($0.key, $0.value.succeeded, $0.value.failed, $0.value.latency.snapshot) }
         }
