@@ -24,6 +24,9 @@ enum ServeCommand {
                                     (SWITCHBOARD_ADMIN_LISTEN, default 127.0.0.1:9101; "off" for none)
           --admin-tls               serve the admin listener over HTTPS with --tls-cert and --tls-key
                                     (SWITCHBOARD_ADMIN_TLS=1)
+          --api-key-file FILE       open the server API (POST /api/<method> on the admin listener) to the
+                                    keys in FILE, one a line; read again on SIGHUP
+                                    (SWITCHBOARD_API_KEY_FILE)
           --shutdown-drain SECONDS  on SIGTERM, report not ready for SECONDS before closing connections
                                     (SWITCHBOARD_SHUTDOWN_DRAIN, default 0)
           --cluster URL             cluster mode: share this Redis (redis://[user:password@]HOST:PORT[/DB],
@@ -97,8 +100,16 @@ enum ServeCommand {
         FileHandle.standardOutput.write(Data((server.url + "\n").utf8))
         let stop = AsyncStream<Void>.makeStream()
         let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { stop.continuation.yield() }
+        let reloads = SignalWatcher(signals: [SIGHUP]) {
+            do {
+                try server.reloadAPIKeys()
+            } catch {
+                server.configuration.log(.error, "\(error); the API keys in force stay")
+            }
+        }
         for await _ in stop.stream { break }
         signals.stop()
+        reloads.stop()
         await server.shutdown()
     }
 }
@@ -134,6 +145,10 @@ extension ServeCommand {
         if tls && configuration.tls == nil { throw UsageError("--admin-tls needs --tls-cert and --tls-key") }
         if let seconds = try count(options, "shutdown-drain", env: "SWITCHBOARD_SHUTDOWN_DRAIN") {
             configuration.shutdownDrain = .seconds(seconds)
+        }
+        if let keyFile = options.value("api-key-file", env: "SWITCHBOARD_API_KEY_FILE") {
+            guard configuration.adminListener != nil else { throw UsageError("--api-key-file needs the admin listener") }
+            configuration.serverAPI = ServerAPISettings(keys: .file(keyFile))
         }
     }
 

@@ -12,17 +12,24 @@ import SwitchboardTestKit
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("switchboard")
     }
 
-    @Test func servePrintsItsURLAndStopsGracefullyOnSIGTERM() async throws {
-        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-test-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+    /// Starts the executable with `arguments`, its output and errors each on a pipe.
+    static func launch(_ arguments: [String]) throws -> (process: Process, output: Pipe, errors: Pipe) {
         let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "off", "--data-dir", dataDirectory.path, "--log-level", "info"]
+        process.executableURL = executable
+        process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        return (process, output, errors)
+    }
+
+    @Test func servePrintsItsURLAndStopsGracefullyOnSIGTERM() async throws {
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-test-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        let (process, output, errors) = try Self.launch(
+            ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "off", "--data-dir", dataDirectory.path, "--log-level", "info"])
         defer { if process.isRunning { process.terminate() } }
 
         // Read on a thread of its own: a blocked executor thread would stall in-process servers.

@@ -44,6 +44,9 @@ public struct ServerConfiguration: Sendable {
     /// The admin listener (health, metrics); nil for none. Off for an embedded server unless
     /// set; `switchboard serve` listens on 127.0.0.1:9101 unless told otherwise.
     public var adminListener: AdminListener?
+    /// The server API under `/api/` on the admin listener, opened by API keys; nil for none (its
+    /// paths are then 404). `switchboard serve --api-key-file FILE` sets it.
+    public var serverAPI: ServerAPISettings?
     /// How long shutdown reports not ready before it stops accepting and closes connections, so a
     /// load balancer probing `/health/ready` drains the node first.
     public var shutdownDrain: Duration = .zero

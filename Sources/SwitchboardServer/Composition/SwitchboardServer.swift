@@ -45,6 +45,8 @@ public final class SwitchboardServer: Sendable {
         let group: EventLoopGroup
         let listener: WebSocketServer
         let admin: (server: HTTPServer, group: EventLoopGroup)?
+        /// The server API, when configured.
+        let api: ServerAPI?
         let modules: Task<Void, Never>
     }
 
@@ -152,16 +154,18 @@ public final class SwitchboardServer: Sendable {
             group: group, handler: hub)
         let port: Int
         let admin: (server: HTTPServer, group: EventLoopGroup)?
+        let api: ServerAPI?
         do {
             port = try listener.start()
-            admin = try startAdmin(tls: tls, clientListener: (listener, group))
+            api = try makeAPI(url: "\(configuration.tls == nil ? "ws" : "wss")://\(configuration.host):\(port)")
+            admin = try startAdmin(tls: tls, clientListener: (listener, group), api: api)
         } catch {
             listener.stop()
             group.shutdown()
             throw error
         }
         phase.withLock {
-            $0 = .running(Running(port: port, group: group, listener: listener, admin: admin, modules: modules))
+            $0 = .running(Running(port: port, group: group, listener: listener, admin: admin, api: api, modules: modules))
         }
         clientPort.listening()
         configuration.log(.info, "switchboard listening on \(url)")
@@ -171,17 +175,21 @@ public final class SwitchboardServer: Sendable {
         return port
     }
 
-    /// Starts the admin listener when the configuration asks for one, on a loop of its own.
+    /// Starts the admin listener when the configuration asks for one, on a loop of its own, with
+    /// the server API's routes when it has one.
     private func startAdmin(
-        tls: TLSContext?, clientListener: (server: WebSocketServer, group: EventLoopGroup)
+        tls: TLSContext?, clientListener: (server: WebSocketServer, group: EventLoopGroup), api: ServerAPI?
     ) throws -> (server: HTTPServer, group: EventLoopGroup)? {
         guard let settings = configuration.adminListener else { return nil }
         guard !settings.tls || tls != nil else { throw ServerError.adminTLSWithoutCertificate }
         adminRouter.addHealthAndMetrics(readiness: readiness) { [metrics, registry] in
             MetricsExposition(metrics: metrics, registry: registry, listener: clientListener).text()
         }
+        if let api { adminRouter.add("POST", ServerAPI.prefix, prefix: true) { request in await api.respond(to: request) } }
         let group = try EventLoopGroup(threads: 1)
         var http = HTTPServer.Configuration(host: settings.host, port: settings.port, tls: settings.tls ? tls : nil)
+        // A batch of calls with large messages needs more than a health probe's 64 KiB.
+        if api != nil { http.maxBodyBytes = ServerAPI.maxBodyBytes }
         http.onRefusal = { [refusals] address, reason in refusals.refused(address, "admin: " + reason) }
         let server = HTTPServer(configuration: http, group: group, responder: adminRouter)
         do {
@@ -191,6 +199,44 @@ public final class SwitchboardServer: Sendable {
             throw error
         }
         return (server, group)
+    }
+
+    /// The server API when the configuration has one (its keys load now: a key file that cannot
+    /// be read stops the start).
+    private func makeAPI(url: String) throws -> ServerAPI? {
+        guard let settings = configuration.serverAPI, configuration.adminListener != nil else { return nil }
+        let keyring: APIKeyring
+        do {
+            keyring = try APIKeyring(settings.keys)
+        } catch {
+            throw ServerError.apiKeys(error.description)
+        }
+        let nodeID = configuration.cluster.map { [("nodeId", JSONValue.string($0.nodeID))] } ?? []
+        let node: @Sendable () -> JSONValue = { [registry, host = configuration.host] in
+            .object(
+                nodeID + [
+                    ("url", .string(url)), ("host", .string(host)), ("self", true), ("connections", .int(registry.connectionCount)),
+                ])
+        }
+        let context = APIContext(
+            bus: bus, limits: configuration.limits, appIds: configuration.appIds, clock: configuration.clock,
+            startedAt: configuration.clock.now, node: node)
+        return ServerAPI(
+            keyring: keyring, context: context,
+            rate: settings.callsPerSecondPerKey.map { APIRateLimiter(callsPerSecond: $0, clock: configuration.clock) },
+            metrics: metrics, refusals: refusals, ready: { [clientPort] in await clientPort.check() == .ready })
+    }
+
+    /// Reads the server API's keys again (the key file, for `APIKeySource.file`); on failure the
+    /// keys in force stay and the error says why. Does nothing without a server API.
+    public func reloadAPIKeys() throws {
+        let api = phase.withLock { phase -> ServerAPI? in if case .running(let running) = phase { running.api } else { nil } }
+        do {
+            try api?.keyring.reload()
+        } catch {
+            throw ServerError.apiKeys(error.description)
+        }
+        if let api { configuration.log(.info, "api: \(api.keyring.count) API keys in force") }
     }
 
     /// The port it listens on, once started.
@@ -258,11 +304,21 @@ public final class SwitchboardServer: Sendable {
 }
 
 /// Why a server could not start.
-public enum ServerError: Error, Sendable, Equatable {
+public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `start()` was called on a server that was already started (or stopped).
     case alreadyStarted
     /// The admin listener was asked to serve HTTPS, but the server has no certificate.
     case adminTLSWithoutCertificate
+    /// The server API's keys could not be loaded, and why.
+    case apiKeys(String)
+
+    public var description: String {
+        switch self {
+        case .alreadyStarted: "the server was started already"
+        case .adminTLSWithoutCertificate: "the admin listener serves HTTPS only with the server's TLS certificate"
+        case .apiKeys(let reason): reason
+        }
+    }
 }
 
 extension SwitchboardServer {

@@ -18,6 +18,7 @@ struct MetricsExposition {
         writeTraffic(&out)
         writeRequests(&out)
         writeRefusals(&out)
+        writeAPICalls(&out)
         return out.text
     }
 
@@ -81,12 +82,21 @@ struct MetricsExposition {
 
     private func writeRefusals(_ out: inout PrometheusText) {
         let refusals = metrics.refusals
-        out.family("switchboard_refusals_total", .counter, help: "Connections refused or closed by policy, by reason.")
+        out.family(
+            "switchboard_refusals_total", .counter,
+            help: "Connections refused or closed by policy, and server API requests refused for their key, by reason.")
         for reason in RefusalReason.allCases {
             out.sample("switchboard_refusals_total", [("reason", reason.rawValue)], refusals[reason] ?? 0)
         }
         out.single(
             "switchboard_slow_consumer_closes_total", .counter,
             help: "Connections closed because they did not read their pushes fast enough.", refusals[.slowConsumer] ?? 0)
+    }
+
+    private func writeAPICalls(_ out: inout PrometheusText) {
+        out.family("switchboard_api_calls_total", .counter, help: "Server API calls answered, by method and HTTP status.")
+        for (call, count) in metrics.apiCalls.sorted(by: { ($0.key.method, $0.key.status) < ($1.key.method, $1.key.status) }) {
+            out.sample("switchboard_api_calls_total", [("method", call.method), ("status", String(call.status))], count)
+        }
     }
 }

@@ -8,6 +8,8 @@ enum RefusalReason: String, Sendable, CaseIterable {
     case slowConsumer = "slow_consumer"
     case loginTimeout = "login_timeout"
     case requestsWaiting = "requests_waiting"
+    case apiKeyMissing = "api_key_missing"
+    case apiKeyWrong = "api_key_wrong"
     case other
 
     /// The label of a reason as the transport or server words it.
@@ -16,6 +18,7 @@ enum RefusalReason: String, Sendable, CaseIterable {
             ("too many connections", .addressCap), ("handshake timeout", .handshakeTimeout),
             ("handshake refused", .handshakeRefused), ("too many frames", .frameRate),
             ("slow consumer", .slowConsumer), ("no login within", .loginTimeout),
+            ("api: no API key", .apiKeyMissing), ("api: wrong API key", .apiKeyWrong),
         ]
         if let match = prefixes.first(where: { reason.hasPrefix($0.0) }) {
             self = match.1

@@ -18,6 +18,13 @@ final class ServerMetrics: Sendable {
         var loginFailures: [RtmErrorCode: UInt64] = [:]
         var requests: [String: RequestSeries] = [:]
         var refusals: [RefusalReason: UInt64] = [:]
+        var apiCalls: [APICall: UInt64] = [:]
+    }
+
+    /// A server API call's series: its method (one of the API's, or "unknown") and status.
+    struct APICall: Hashable {
+        let method: String
+        let status: Int
     }
 
     /// Logins granted.
@@ -74,6 +81,11 @@ final class ServerMetrics: Sendable {
         tallies.withLock { $0.refusals[reason, default: 0] += 1 }
     }
 
+    /// A server API call was answered with `status`.
+    func apiCallAnswered(method: String, status: Int) {
+        tallies.withLock { $0.apiCalls[APICall(method: method, status: status), default: 0] += 1 }
+    }
+
     /// Extension operations are named by the client: one label for all of them keeps the number
     /// of series bounded whatever names clients send.
     private static func operationLabel(_ operation: String) -> String {
@@ -96,6 +108,9 @@ final class ServerMetrics: Sendable {
 
     /// Refusals by reason.
     var refusals: [RefusalReason: UInt64] { tallies.withLock { $0.refusals } }
+
+    /// Server API calls answered, by method and status.
+    var apiCalls: [APICall: UInt64] { tallies.withLock { $0.apiCalls } }
 
     /// Requests answered through the request loop, by operation: outcomes and latency.
     var requests: [(operation: String, succeeded: UInt64, failed: UInt64, latency: DurationHistogram.Snapshot)] {

@@ -52,14 +52,16 @@ final class HTTPServerConnection: ByteStreamDelegate {
     /// Hands the next complete request to the responder, unless one is being answered.
     private func readNext() {
         guard !answering, !closing else { return }
-        let request: HTTPRequest
+        var next: HTTPRequest
         do {
-            guard let next = try parser.nextRequest() else { return }
-            request = next
+            guard let parsed = try parser.nextRequest() else { return }
+            next = parsed
         } catch {
             refuse(error)
             return
         }
+        next.remoteAddress = remoteAddress
+        let request = next
         cancelTimer()
         answering = true
         let (responder, loop, confined) = (server.responder, stream.loop, confined)

@@ -10,6 +10,8 @@ public struct HTTPRequest: Sendable, Equatable {
     public let head: HTTPHead
     /// The body (Content-Length bytes; empty without one).
     public let body: [UInt8]
+    /// The peer's "ip:port", set by the connection that read the request (empty elsewhere).
+    public var remoteAddress = ""
 
     /// The target's path, without the query.
     public var path: Substring {
