@@ -98,3 +98,71 @@ import SwitchboardWire
         await server.shutdown()
     }
 }
+
+/// The modules' own families, read at scrape time against known activity.
+extension MetricsScrapeTests {
+    @Test func theModulesCountsMatchKnownPresenceMetadataAndLockActivity() async throws {
+        let (server, admin) = try await startWithAdmin()
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        var clients: [RawClient] = []
+        for (index, name) in ["alice", "bob", "carol"].enumerated() {
+            let client = try await RawClient.connect(to: server.url, group: group)
+            #expect(await client.login(name)?.errorCode == nil)
+            let channels: [String] = name == "carol" ? ["lobby"] : ["room", "lobby"]
+            for (offset, channel) in channels.enumerated() {
+                let id = UInt32(10 + index * 10 + offset)
+                client.send(.subscribe(id: id, channel: channel, features: [.message, .presence, .lock]))
+                #expect(await client.answer(to: id)?.errorCode == nil)
+            }
+            clients.append(client)
+        }
+        let (alice, bob) = (clients[0], clients[1])
+        alice.send(.lock(id: 40, .setLock(LockAddress(.message, "room", "L"), ttl: nil)))
+        alice.send(.lock(id: 41, .setLock(LockAddress(.message, "room", "M"), ttl: nil)))
+        alice.send(.lock(id: 42, .acquireLock(LockAddress(.message, "room", "L"), retry: false)))
+        for id in UInt32(40)...42 { #expect(await alice.answer(to: id)?.errorCode == nil) }
+        bob.send(.lock(id: 43, .acquireLock(LockAddress(.message, "room", "L"), retry: true)))
+        #expect(await bob.answer(to: 43)?.errorCode == nil)
+        let items = [MetadataItem(key: "topic", value: "hello")]
+        func write(_ id: UInt32, major: Int64) -> ClientFrame {
+            .storage(
+                id: id,
+                .writeChannel(
+                    .set, channelType: .message, channel: "room", data: Metadata(majorRevision: major, items: items),
+                    options: MetadataOptions(), lock: nil))
+        }
+        alice.send(write(50, major: -1))
+        alice.send(write(51, major: 1))
+        alice.send(write(52, major: 1))
+        alice.send(.storage(id: 53, .writeUser(.set, userId: "alice", data: Metadata(items: items), options: MetadataOptions())))
+        alice.send(.storage(id: 54, .writeUser(.remove, userId: "alice", data: Metadata(), options: MetadataOptions())))
+        #expect(await alice.answer(to: 50)?.errorCode == nil)
+        #expect(await alice.answer(to: 51)?.errorCode == nil)
+        #expect(await alice.answer(to: 52)?.errorCode == .storageOutdatedRevision)
+        #expect(await alice.answer(to: 53)?.errorCode == nil)
+        #expect(await alice.answer(to: 54)?.errorCode == nil)
+
+        let samples = try await scrape(admin)
+        #expect(samples["switchboard_presence_channels{channel_type=\"message\"}"] == 2)
+        #expect(samples["switchboard_presence_members{channel_type=\"message\"}"] == 5)
+        #expect(samples["switchboard_presence_channels{channel_type=\"stream\"}"] == 0)
+        #expect(samples["switchboard_locks{state=\"held\"}"] == 1)
+        #expect(samples["switchboard_locks{state=\"free\"}"] == 1)
+        #expect(samples["switchboard_lock_waiters"] == 1)
+        #expect(samples["switchboard_metadata_writes_total{kind=\"set\"}"] == 3)
+        #expect(samples["switchboard_metadata_writes_total{kind=\"remove\"}"] == 1)
+        #expect(samples["switchboard_metadata_writes_total{kind=\"update\"}"] == 0)
+        #expect(samples["switchboard_metadata_revision_conflicts_total"] == 1)
+        #expect(samples["switchboard_metadata_commit_duration_seconds_count"] == 5)
+        #expect(samples["switchboard_metadata_commit_duration_seconds_bucket{le=\"+Inf\"}"] == 5)
+
+        // bob leaves: one membership less, and the lock's line is empty.
+        bob.send(.unsubscribe(id: 60, channel: "room"))
+        #expect(await bob.answer(to: 60)?.errorCode == nil)
+        let after = try await scrape(admin)
+        #expect(after["switchboard_presence_members{channel_type=\"message\"}"] == 4)
+        #expect(after["switchboard_lock_waiters"] == 0)
+        await server.shutdown()
+    }
+}

@@ -36,16 +36,7 @@ public final class Readiness: Sendable {
 
     /// `check`'s answer, or not ready when it takes longer than `timeout`.
     private static func run(_ check: any ReadinessCheck, within timeout: Duration) async -> ReadinessCheckResult {
-        await withTaskGroup(of: ReadinessCheckResult?.self) { group in
-            group.addTask { await check.check() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return Task.isCancelled ? nil : .notReady("no answer within \(timeout)")
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .notReady("cancelled")
-        }
+        await Deadline.answer(within: timeout) { await check.check() } ?? .notReady("no answer within \(timeout)")
     }
 }
 

@@ -158,7 +158,7 @@ public final class SwitchboardServer: Sendable {
         do {
             port = try listener.start()
             api = try makeAPI(url: "\(configuration.tls == nil ? "ws" : "wss")://\(configuration.host):\(port)")
-            admin = try startAdmin(tls: tls, clientListener: (listener, group), api: api)
+            admin = try startAdmin(tls: tls, api: api)
         } catch {
             listener.stop()
             group.shutdown()
@@ -177,14 +177,11 @@ public final class SwitchboardServer: Sendable {
 
     /// Starts the admin listener when the configuration asks for one, on a loop of its own, with
     /// the server API's routes when it has one.
-    private func startAdmin(
-        tls: TLSContext?, clientListener: (server: WebSocketServer, group: EventLoopGroup), api: ServerAPI?
-    ) throws -> (server: HTTPServer, group: EventLoopGroup)? {
+    private func startAdmin(tls: TLSContext?, api: ServerAPI?) throws -> (server: HTTPServer, group: EventLoopGroup)? {
         guard let settings = configuration.adminListener else { return nil }
         guard !settings.tls || tls != nil else { throw ServerError.adminTLSWithoutCertificate }
-        adminRouter.addHealthAndMetrics(readiness: readiness) { [metrics, registry] in
-            MetricsExposition(metrics: metrics, registry: registry, listener: clientListener).text()
-        }
+        // Weak: the router is the server's, and a strong reference back would keep both alive.
+        adminRouter.addHealthAndMetrics(readiness: readiness) { [weak self] in await self?.metricsText() ?? "" }
         if let api { adminRouter.add("POST", ServerAPI.prefix, prefix: true) { request in await api.respond(to: request) } }
         let group = try EventLoopGroup(threads: 1)
         var http = HTTPServer.Configuration(host: settings.host, port: settings.port, tls: settings.tls ? tls : nil)
@@ -287,11 +284,13 @@ public final class SwitchboardServer: Sendable {
     }
 
     /// The server's metrics in the Prometheus text format, as `GET /metrics` serves them.
-    public func metricsText() -> String {
+    public func metricsText() async -> String {
         let listener = phase.withLock { phase -> (server: WebSocketServer, group: EventLoopGroup)? in
             if case .running(let running) = phase { (running.listener, running.group) } else { nil }
         }
-        return MetricsExposition(metrics: metrics, registry: registry, listener: listener).text()
+        return MetricsExposition(
+            metrics: metrics, registry: registry, listener: listener, modules: await ModuleStatistics.gather(from: bus)
+        ).text()
     }
 
     /// Starts, then runs until the calling task is cancelled, then shuts down (the shape of a

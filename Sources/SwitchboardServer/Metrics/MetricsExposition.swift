@@ -3,12 +3,14 @@ import SwitchboardTransport
 
 /// Writes a scrape of everything the server knows about itself in the Prometheus text format:
 /// its counters (`ServerMetrics`), the state of its connections and sessions, its sockets'
-/// traffic.
+/// traffic, and what the modules count of their own state (`ModuleStatistics`).
 struct MetricsExposition {
     let metrics: ServerMetrics
     let registry: SessionRegistry<WebSocketConnection>
     /// The client listener and its loops, while the server runs.
     let listener: (server: WebSocketServer, group: EventLoopGroup)?
+    /// The modules' counts, gathered for this scrape.
+    let modules: ModuleStatistics
 
     /// The scrape.
     func text() -> String {
@@ -19,6 +21,7 @@ struct MetricsExposition {
         writeRequests(&out)
         writeRefusals(&out)
         writeAPICalls(&out)
+        writeModules(&out)
         return out.text
     }
 
