@@ -194,10 +194,10 @@ public enum SessionEndReason: Sendable, Hashable {
     case replacedBySameUser
     /// Its token expired.
     case tokenExpired
-    /// The server's operator ended it (`DisconnectUser`).
-    case kickedByServer
     /// The server is shutting down.
     case serverShutdown
+    /// The server's operator ended it (`DisconnectUser`).
+    case kickedByServer
 }
 
 /// A session ended; everything it held is to be released.
