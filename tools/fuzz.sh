@@ -4,7 +4,7 @@
 # Targets: websocket (WebSocketParser), http (HTTPHeadReader + both handshakes), httprequest
 # (HTTPRequestParser, the admin listener's), msgpack (MessagePackReader, ClientFrame/ServerFrame
 # decoding), tokens (006/007 parsers, verifier), resp (the Redis protocol reader, read whole and in
-# chunks).
+# chunks), json (the server API's JSON reader).
 # Each binary is the harness compiled with the library sources it exercises, under
 # -sanitize=fuzzer,address. Seeds come from tools/fuzz/corpus/<target>/ (read only); what the fuzzer
 # learns goes to .build/fuzz/corpus/<target>/, crashes to .build/fuzz/crashes/. A crash fails the
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(websocket http httprequest msgpack tokens resp)
+[ ${#targets[@]} -gt 0 ] || targets=(websocket http httprequest msgpack tokens resp json)
 
 out=.build/fuzz
 # Short allocation stacks: with full ones ASan's stack store grows with every new call path and a
@@ -82,6 +82,9 @@ build() {
     resp)
         swiftc "${flags[@]}" -module-name FuzzRESP -o "$out/fuzz-$target" \
             tools/fuzz/RESPFuzz.swift $(sources Sources/SwitchboardRedis/Codec) ;;
+    json)
+        swiftc "${flags[@]}" -module-name FuzzJSON -o "$out/fuzz-$target" \
+            tools/fuzz/JSONFuzz.swift $(sources Sources/SwitchboardServer/Admin/API/JSON) Sources/SwitchboardServer/Admin/JSONText.swift ;;
     *) echo "unknown target $target" >&2; return 2 ;;
     esac
 }

@@ -109,3 +109,17 @@ extension ServerAPITests {
         await server.shutdown()
     }
 }
+
+extension ServerAPITests {
+    @Test func mintingOnAServerWithoutCertificatesIs501() async throws {
+        let server = try await TestServer.start { configuration in
+            configuration.adminListener = AdminListener(host: "127.0.0.1", port: 0)
+            configuration.serverAPI = ServerAPISettings(keys: .keys([Self.key]))
+        }
+        let admin = try #require(server.adminPort)
+        let answer = try await Self.call(admin, "mintToken", #"{"appId": "demo", "userId": "alice"}"#)
+        #expect(answer.status == "501")
+        #expect(answer.body.contains("\"code\":\(RtmErrorCode.serviceNotSupport.rawValue)"))
+        await server.shutdown()
+    }
+}
