@@ -16,6 +16,12 @@ let moduleDependencies: [String: [Target.Dependency]] = [
     "SwitchboardStorage": ["CSQLite"],
 ]
 
+/// What a module's tests need beyond the module and SwitchboardTestKit: the contract its store
+/// protocol's implementations keep, which the cluster's stores are tested against too.
+let moduleTestDependencies: [String: [Target.Dependency]] = [
+    "SwitchboardStorage": ["SwitchboardStorageContract"],
+]
+
 let package = Package(
     name: "Switchboard",
     // The floor is the SDK's: apps on iOS 15 and macOS 12 (README, "Platforms"). The server's
@@ -84,8 +90,10 @@ let package = Package(
                 .target(name: "SwitchboardTransport", condition: .when(platforms: [.linux])),
                 .target(name: "SwitchboardCryptography", condition: .when(platforms: [.linux])),
             ]),
-        // Test support: the kit a module's tests need (Core only), and the server-level helpers.
+        // Test support: the kit a module's tests need (Core only), the contract every metadata
+        // store keeps, and the server-level helpers.
         .target(name: "SwitchboardTestKit", dependencies: ["SwitchboardCore"]),
+        .target(name: "SwitchboardStorageContract", dependencies: ["SwitchboardCore", "SwitchboardStorage"]),
         .target(
             name: "SwitchboardTesting",
             dependencies: ["SwitchboardCore", "SwitchboardTestKit", "SwitchboardServer"]),
@@ -132,6 +140,9 @@ let package = Package(
     ]
         // Modules (actors) and their tests, from the one list above.
         + moduleTargets.map { .target(name: $0, dependencies: ["SwitchboardCore"] + (moduleDependencies[$0] ?? [])) }
-        + moduleTargets.map { .testTarget(name: "\($0)Tests", dependencies: [.target(name: $0), "SwitchboardTestKit"]) },
+        + moduleTargets.map {
+            .testTarget(
+                name: "\($0)Tests", dependencies: [.target(name: $0), "SwitchboardTestKit"] + (moduleTestDependencies[$0] ?? []))
+        },
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fails when a module target imports another module target (modules talk through the bus only),
 # or when a module, or a module's test target, imports more of ours than the design allows:
-# a module imports SwitchboardCore and its C shims; its tests add the module and SwitchboardTestKit.
+# a module imports SwitchboardCore and its C shims; its tests add the module and SwitchboardTestKit
+# (and its store's contract, Package.swift's `moduleTestDependencies`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The module targets: Package.swift's `moduleTargets`, the one list.

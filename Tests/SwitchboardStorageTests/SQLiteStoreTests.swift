@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SwitchboardCore
 @testable import SwitchboardStorage
+import SwitchboardStorageContract
 
 /// What only the SQLite store has: a file that outlives the process, its schema versions, and
 /// clear errors when the file cannot be used.

@@ -1,6 +1,7 @@
 import Testing
 import SwitchboardCore
 import SwitchboardStorage
+import SwitchboardStorageContract
 import SwitchboardTestKit
 
 /// The storage module on a bus with fakes: requests, events to listeners, locks, leases, limits.

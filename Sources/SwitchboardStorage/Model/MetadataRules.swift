@@ -18,20 +18,15 @@ public enum MetadataRules {
         let operation = write.operation
         if write.expectedMajorRevision != -1 {
             guard let current else {
-                throw RtmError(
-                    .storageInvalidMetadataInstance, operation: operation,
-                    reason: "majorRevision \(write.expectedMajorRevision) was given but there is no metadata")
+                throw MetadataRefusal.noMetadata(expectedMajorRevision: write.expectedMajorRevision).error(operation: operation)
             }
             guard current.majorRevision == write.expectedMajorRevision else {
-                throw RtmError(
-                    .storageOutdatedRevision, operation: operation,
-                    reason: "majorRevision is \(current.majorRevision), not \(write.expectedMajorRevision)")
+                throw MetadataRefusal.outdatedMajorRevision(stored: current.majorRevision, expected: write.expectedMajorRevision)
+                    .error(operation: operation)
             }
         }
         if write.kind == .remove && write.items.isEmpty {
-            guard current != nil else {
-                throw RtmError(.storageInvalidMetadataInstance, operation: operation, reason: "there is no metadata to remove")
-            }
+            guard current != nil else { throw MetadataRefusal.nothingToRemove.error(operation: operation) }
             return nil
         }
         var items = current?.items ?? []
@@ -40,14 +35,11 @@ public enum MetadataRules {
         for (offset, item) in write.items.enumerated() {
             let existing = index[item.key]
             if item.expectedRevision != -1 || write.kind != .set {
-                guard let existing else {
-                    throw RtmError(.storageInvalidMetadataItem, operation: operation, reason: "no item with key '\(item.key)'")
-                }
+                guard let existing else { throw MetadataRefusal.noItem(key: item.key).error(operation: operation) }
                 let stored = items[existing].revision
                 guard item.expectedRevision == -1 || stored == item.expectedRevision else {
-                    throw RtmError(
-                        .storageOutdatedRevision, operation: operation,
-                        reason: "item '\(item.key)' has revision \(stored), not \(item.expectedRevision)")
+                    throw MetadataRefusal.outdatedItemRevision(key: item.key, stored: stored, expected: item.expectedRevision)
+                        .error(operation: operation)
                 }
             }
             switch (write.kind, existing) {
@@ -73,15 +65,11 @@ public enum MetadataRules {
         if !removed.isEmpty { items = items.enumerated().filter { !removed.contains($0.offset) }.map(\.element) }
         guard !items.isEmpty else { return nil }
         guard items.count <= limits.storage.itemsPerSet else {
-            throw RtmError(
-                .storageMetadataItemExceedLimitation, operation: operation,
-                reason: "the metadata would have \(items.count) items; at most \(limits.storage.itemsPerSet)")
+            throw MetadataRefusal.tooManyItems(count: items.count, limit: limits.storage.itemsPerSet).error(operation: operation)
         }
         let set = StoredSet(majorRevision: revision, items: items)
         guard set.byteCount <= limits.storage.setMaxBytes else {
-            throw RtmError(
-                .storageMetadataLengthOverflow, operation: operation,
-                reason: "the metadata would be \(set.byteCount) bytes; at most \(limits.storage.setMaxBytes)")
+            throw MetadataRefusal.tooLarge(bytes: set.byteCount, limit: limits.storage.setMaxBytes).error(operation: operation)
         }
         return set
     }
@@ -94,9 +82,8 @@ public enum MetadataRules {
     public static func fence(_ write: MetadataWrite, committed: UInt64?) throws(RtmError) -> UInt64? {
         guard let fence = write.fence else { return nil }
         if let committed, committed > fence.token {
-            throw RtmError(
-                .storageLockNotAcquired, operation: write.operation,
-                reason: "fencing token \(fence.token) of the lock '\(fence.lockName)' is stale: a write under token \(committed) came first")
+            throw MetadataRefusal.staleFence(lockName: fence.lockName, token: fence.token, committed: committed)
+                .error(operation: write.operation)
         }
         return fence.token
     }
