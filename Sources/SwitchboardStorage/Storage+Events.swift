@@ -11,12 +11,16 @@ extension Storage {
         case .changed(let change):
             let target = MetadataTarget.channel(change.channel)
             if change.gained(.metadata) {
+                await listenToOtherNodes(for: target)
                 await sendSnapshot(of: target, to: change.member.session)
             } else if change.lost(.metadata) {
                 audience.forget(change.member.session, target)
             }
         case .sessionEnded(let event, _):
-            audience.removeAll(of: event.session)
+            let users = audience.removeAll(of: event.session)
+            if let running = try? running("sessionClosed") {
+                for user in users { announce(event.session, subscribed: false, to: user, running) }
+            }
             await removeItems(of: event.session)
         }
     }
@@ -70,7 +74,17 @@ extension Storage {
             bus.publish(
                 MetadataChanged(target: commit.target, author: author, revision: commit.revision, itemCount: commit.set?.items.count ?? 0))
         }
-        guard !listeners(of: commit.target, running).isEmpty else { return }
+        await tell(commit, running)
+    }
+
+    /// Whether anyone on this node hears about `target` now.
+    func hasListeners(_ target: MetadataTarget, _ running: Running) -> Bool {
+        !listeners(of: target, running).isEmpty
+    }
+
+    /// Tells the listeners of `commit.target` that have not had that revision or a later one.
+    func tell(_ commit: MetadataCommit, _ running: Running) async {
+        guard hasListeners(commit.target, running) else { return }
         let data: Metadata
         do {
             data = try await metadata(commit.set, of: commit.target, operation: "update")

@@ -37,6 +37,13 @@ extension Storage {
                 reason: "already subscribed to \(limits.storage.userSubscriptionsPerClient) users' metadata")
         }
         _ = audience.subscribe(session, to: user)
+        announce(session, subscribed: true, to: user, running)
+        do {
+            try await openRelay(for: .user(user), running)
+        } catch {
+            if audience.unsubscribe(session, from: user) { announce(session, subscribed: false, to: user, running) }
+            throw RtmError(.storageOperationTimeout, operation: operation, reason: error.reason)
+        }
         await sendSnapshot(of: .user(user), to: session)
         return Done()
     }
@@ -45,9 +52,11 @@ extension Storage {
         let operation = UnsubscribeUserMetadata.operation
         let running = try running(operation)
         try Validation.checkUserId(request.userId, limits: running.context.limits, operation: operation)
-        guard audience.unsubscribe(request.caller.session, from: UserKey(request.caller.app, request.userId)) else {
+        let user = UserKey(request.caller.app, request.userId)
+        guard audience.unsubscribe(request.caller.session, from: user) else {
             throw RtmError(.storageNotSubscribe, operation: operation, reason: "not subscribed to the metadata of \(request.userId)")
         }
+        announce(request.caller.session, subscribed: false, to: user, running)
         return Done()
     }
 

@@ -5,10 +5,14 @@ import SwitchboardCore
 /// members and user-metadata subscribers about each change, each app on its own.
 ///
 /// It answers the `…ChannelMetadata` and `…UserMetadata` requests and `SubscribeUserMetadata` /
-/// `UnsubscribeUserMetadata`, and the server's `StorageStatistics`; asks `CheckLockHolder` for writes that name a lock, and
+/// `UnsubscribeUserMetadata`, and the server's `StorageStatistics`; asks `CheckLockHolder` for
+/// writes that name a lock, and
 /// `SealAtRest` / `OpenAtRest` when a storage key is configured; keeps channel membership from
-/// the bus (`ChannelMembership`: who hears a channel's metadata); publishes `MetadataChanged` (when someone listens). Its
-/// `run()` removes items whose lease ran out.
+/// the bus (`ChannelMembership`: who hears a channel's metadata); publishes `MetadataChanged` and
+/// `UserMetadataSubscriptionChanged` (when someone listens). In a cluster
+/// it asks `OpenMetadataRelay` before a new listener's snapshot and answers
+/// `DeliverRelayedMetadata`, the other nodes' changes. Its `run()` removes items whose lease ran
+/// out.
 public actor Storage: OpeningModule {
     public nonisolated let name = "storage"
     /// Where the metadata lives.
@@ -57,6 +61,10 @@ public actor Storage: OpeningModule {
         bus.handle(SubscribeUserMetadata.self) { [self] request throws(RtmError) in try await subscribe(request) }
         bus.handle(UnsubscribeUserMetadata.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
         bus.handle(StorageStatistics.self) { [self] _ in await tally.counts }
+        bus.handle(DeliverRelayedMetadata.self) { [self] request in
+            await relayed(request)
+            return Done()
+        }
     }
 
     /// Opens the store and checks that its values can be read with the storage key in force

@@ -56,9 +56,12 @@ struct StorageAudience: Sendable {
         if delivered[session]?.isEmpty == true { delivered[session] = nil }
     }
 
-    /// `session` ended: it listens to nothing any more.
-    mutating func removeAll(of session: SessionID) {
-        for user in subscriptions[session] ?? [] { _ = unsubscribe(session, from: user) }
+    /// `session` ended: it listens to nothing any more. Returns the users whose metadata it
+    /// subscribed to.
+    mutating func removeAll(of session: SessionID) -> [UserKey] {
+        let users = subscriptions[session].map { Array($0) } ?? []
+        for user in users { _ = unsubscribe(session, from: user) }
         delivered[session] = nil
+        return users
     }
 }

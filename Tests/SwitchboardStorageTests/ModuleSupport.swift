@@ -26,15 +26,36 @@ final class FakeLocks: Module {
     }
 }
 
+/// A store that hands every call to an in-memory store, but for those it has its own way with.
+protocol ForwardingStore: MetadataStore {
+    /// Where the data is.
+    var base: InMemoryMetadataStore { get }
+}
+
+extension ForwardingStore {
+    var location: String { "memory, forwarded" }
+    func open() async throws(StorageStartupError) { try await base.open() }
+    func read(_ target: MetadataTarget) async throws(RtmError) -> StoredSet? { try await base.read(target) }
+    func write(_ write: MetadataWrite, to target: MetadataTarget, limits: Limits) async throws(RtmError) -> MetadataCommit {
+        try await base.write(write, to: target, limits: limits)
+    }
+    func removeExpired(now: WallClockTime) async throws(RtmError) -> [MetadataCommit] { try await base.removeExpired(now: now) }
+    func removeItems(of session: SessionID) async throws(RtmError) -> [MetadataCommit] { try await base.removeItems(of: session) }
+    func hasItems() async throws(RtmError) -> Bool { try await base.hasItems() }
+    func sealingMarker() async throws(RtmError) -> [UInt8]? { try await base.sealingMarker() }
+    func setSealingMarker(_ marker: [UInt8]) async throws(RtmError) { try await base.setSealingMarker(marker) }
+    func close() async { await base.close() }
+}
+
 /// An in-memory store whose next write, once `holdNextWrite()` is called, waits before its atomic
 /// step until `release()`: a write queued behind the database thread.
-final class GatedStore: MetadataStore {
+final class GatedStore: ForwardingStore {
     private struct Gate {
         var armed = false
         var held: CheckedContinuation<Void, Never>?
     }
 
-    private let base = InMemoryMetadataStore()
+    let base = InMemoryMetadataStore()
     private let gate = Mutex(Gate())
 
     func holdNextWrite() { gate.withLock { $0.armed = true } }
@@ -44,9 +65,6 @@ final class GatedStore: MetadataStore {
 
     func release() { gate.withLock { gate in defer { gate.held = nil }; return gate.held }?.resume() }
 
-    var location: String { "gated memory" }
-    func open() async throws(StorageStartupError) { try await base.open() }
-    func read(_ target: MetadataTarget) async throws(RtmError) -> StoredSet? { try await base.read(target) }
     func write(_ write: MetadataWrite, to target: MetadataTarget, limits: Limits) async throws(RtmError) -> MetadataCommit {
         await withCheckedContinuation { continuation in
             let wait = gate.withLock { gate in
@@ -58,12 +76,6 @@ final class GatedStore: MetadataStore {
         }
         return try await base.write(write, to: target, limits: limits)
     }
-    func removeExpired(now: WallClockTime) async throws(RtmError) -> [MetadataCommit] { try await base.removeExpired(now: now) }
-    func removeItems(of session: SessionID) async throws(RtmError) -> [MetadataCommit] { try await base.removeItems(of: session) }
-    func hasItems() async throws(RtmError) -> Bool { try await base.hasItems() }
-    func sealingMarker() async throws(RtmError) -> [UInt8]? { try await base.sealingMarker() }
-    func setSealingMarker(_ marker: [UInt8]) async throws(RtmError) { try await base.setSealingMarker(marker) }
-    func close() async { await base.close() }
 }
 
 /// A stand-in for encryption at rest: XOR with the key byte and a trailing check byte that covers

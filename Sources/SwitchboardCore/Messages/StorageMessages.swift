@@ -329,6 +329,24 @@ public struct MetadataChanged: BusEvent, Hashable {
     }
 }
 
+/// A session started or stopped hearing a user's metadata: it subscribed, unsubscribed, or
+/// ended (published only when someone subscribes to it: the cluster link, which listens for the
+/// user's metadata on other nodes while anyone here does).
+public struct UserMetadataSubscriptionChanged: BusEvent, Hashable {
+    /// The subscriber.
+    public var session: SessionID
+    /// Whose metadata.
+    public var user: UserKey
+    /// True when the session now hears it, false when it no longer does.
+    public var subscribed: Bool
+    /// Creates the event.
+    public init(session: SessionID, user: UserKey, subscribed: Bool) {
+        self.session = session
+        self.user = user
+        self.subscribed = subscribed
+    }
+}
+
 /// A storage event as its receivers get it (`RtmStorageEvent`), always with the whole set.
 public struct StorageEvent: Sendable, Hashable {
     /// `.message` or `.stream` for channel metadata; `.user` for user metadata.

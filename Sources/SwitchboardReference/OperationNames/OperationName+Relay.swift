@@ -8,5 +8,9 @@ extension OperationName {
         case closeRelay
         /// Delivering another node's message here.
         case deliverRelayedMessage
+        /// Listening for the changes other nodes make to a metadata set.
+        case openMetadataRelay
+        /// Handing another node's metadata change to the storage module here.
+        case deliverRelayedMetadata
     }
 }

@@ -136,7 +136,7 @@ public struct MetadataFence: Sendable, Hashable {
 }
 
 /// What a store did to one target: the set as it is now (nil when it is gone) and the revision
-/// the change got. Revisions come from one sequence per store, only grow and are never reused.
+/// the change got. A target's revisions only grow and are never reused.
 public struct MetadataCommit: Sendable, Hashable {
     /// Whose metadata changed.
     public var target: MetadataTarget

@@ -1,10 +1,13 @@
 import SwitchboardCore
 
 /// Where metadata lives. A store applies each write atomically with `MetadataRules` and answers
-/// only once the result is durable; it numbers changes from one sequence that only grows.
+/// only once the result is durable; it numbers the changes of each set from a sequence that only
+/// grows and is never reused, not even after the set is removed: one sequence for the whole store
+/// (the built-in ones) or one per set.
 ///
-/// `InMemoryMetadataStore` and `SQLiteMetadataStore` are the built-in ones; a shared store (for
-/// several nodes) implements the same calls.
+/// `InMemoryMetadataStore` and `SQLiteMetadataStore` are the built-in ones; a store shared by
+/// several nodes (cluster mode's Redis store) implements the same calls, and also publishes each
+/// change it commits, which other nodes hand back to it (`change(publishedAs:of:)`).
 public protocol MetadataStore: Sendable {
     /// Where the data lives, for errors and logs (a file path, or "memory").
     var location: String { get }
@@ -29,6 +32,23 @@ public protocol MetadataStore: Sendable {
     func setSealingMarker(_ marker: [UInt8]) async throws(RtmError)
     /// Finishes pending work and releases the store.
     func close() async
+    /// The change another node committed to `target`, read from what this store published with
+    /// it (a store shared by several nodes); nil when `payload` is not such a change.
+    func change(publishedAs payload: [UInt8], of target: MetadataTarget) -> MetadataCommit?
+    /// The set of `target` as it is now and the revision of its last change, for listeners that
+    /// may have missed changes.
+    func latestChange(of target: MetadataTarget) async throws(RtmError) -> MetadataCommit
+}
+
+extension MetadataStore {
+    /// A store of one node publishes nothing.
+    public func change(publishedAs payload: [UInt8], of target: MetadataTarget) -> MetadataCommit? { nil }
+
+    /// The set as `read` gives it, with its own revision (0 when there is none).
+    public func latestChange(of target: MetadataTarget) async throws(RtmError) -> MetadataCommit {
+        let set = try await read(target)
+        return MetadataCommit(target: target, set: set, revision: set?.majorRevision ?? 0)
+    }
 }
 
 /// Why stored metadata cannot be used: the server does not start.
