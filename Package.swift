@@ -71,6 +71,11 @@ let package = Package(
         .target(
             name: "SwitchboardCluster",
             dependencies: ["SwitchboardCore", "SwitchboardWire", "SwitchboardRedis", "SwitchboardTransport"]),
+        // Cluster mode's stores: the modules' store protocols kept in the cluster's Redis (each
+        // imports its module for the protocol; no module imports Redis).
+        .target(
+            name: "SwitchboardClusterStores",
+            dependencies: ["SwitchboardCore", "SwitchboardStorage", "SwitchboardRedis", "SwitchboardCluster", "SwitchboardTransport"]),
 
         // Composition, SDK, test support, executable.
         .target(
@@ -118,6 +123,12 @@ let package = Package(
             dependencies: [
                 "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit",
                 "SwitchboardWire", "SwitchboardMessageRouter", "SwitchboardSession",
+            ]),
+        .testTarget(
+            name: "SwitchboardClusterStoresTests",
+            dependencies: [
+                "SwitchboardClusterStores", "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardStorage",
+                "SwitchboardStorageContract", "SwitchboardTestKit", "SwitchboardTransport",
             ]),
         .testTarget(
             name: "SwitchboardRedisTests", dependencies: ["SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit"]),

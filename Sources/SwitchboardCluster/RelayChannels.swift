@@ -4,8 +4,8 @@ import SwitchboardRedis
 /// The Redis pub/sub channel of each relay target.
 ///
 /// Every name carries a hash tag (`{…}`) of its app and channel or user, so that a Redis Cluster
-/// can later place a target's channel and keys on one shard; the parts are escaped, so two
-/// targets never share a name.
+/// can later place a target's channel and keys on one shard; the parts are escaped (`KeyPart`),
+/// so two targets never share a name.
 enum RelayChannels {
     /// `sb:m:{app:channel}` for a message channel, `sb:u:{app:user}` for a user.
     static func channel(of target: RelayTarget) -> RedisChannel {
@@ -21,19 +21,5 @@ enum RelayChannels {
         Array("sb:ou:{\(escaped(user.app)):\(escaped(user.userId))}".utf8)
     }
 
-    /// `part` with `%`, `{`, `}` and `:` percent-escaped.
-    static func escaped(_ part: String) -> String {
-        guard part.utf8.contains(where: { $0 == 0x25 || $0 == 0x7B || $0 == 0x7D || $0 == 0x3A }) else { return part }
-        var result = ""
-        for character in part.unicodeScalars {
-            switch character {
-            case "%": result += "%25"
-            case "{": result += "%7B"
-            case "}": result += "%7D"
-            case ":": result += "%3A"
-            default: result.unicodeScalars.append(character)
-            }
-        }
-        return result
-    }
+    private static func escaped(_ part: String) -> String { KeyPart.escaped(part) }
 }
