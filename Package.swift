@@ -122,7 +122,8 @@ let package = Package(
             name: "SwitchboardClusterTests",
             dependencies: [
                 "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit",
-                "SwitchboardWire", "SwitchboardMessageRouter", "SwitchboardSession",
+                "SwitchboardWire", "SwitchboardMessageRouter", "SwitchboardSession", "SwitchboardStorage",
+                "SwitchboardClusterStores",
             ]),
         .testTarget(
             name: "SwitchboardClusterStoresTests",

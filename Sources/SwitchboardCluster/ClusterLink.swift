@@ -13,9 +13,13 @@ import SwitchboardTransport
 ///   or the user's last session here, is gone, the link unsubscribes;
 /// - `ForwardUserMessage` publishes to the user's Redis channel and answers whether a node took
 ///   it (Redis counts the nodes subscribed);
+/// - `OpenMetadataRelay` subscribes this node to a metadata set's changes, which the Redis
+///   metadata store publishes as it commits them, before the storage module reads the set for a
+///   new listener; the link unsubscribes once no member of the channel here has the metadata
+///   feature, or no session here subscribes to the user's metadata;
 /// - what other nodes publish is delivered to this node's listeners (`InboundRelay`).
 ///
-/// With one subscription per node per channel or user, each message reaches each node once.
+/// With one subscription per node per channel, user or set, each message reaches each node once.
 public actor ClusterLink: OpeningModule {
     public nonisolated let name = "cluster-link"
     /// How this node joined the cluster.
@@ -27,8 +31,10 @@ public actor ClusterLink: OpeningModule {
     private let membership = ChannelMembership()
     /// Which users have sessions on this node.
     private var users = UserSessions()
-    /// The targets whose Redis channel this node is subscribed to.
-    private var listening: Set<RelayTarget> = []
+    /// Which sessions of this node subscribe to which users' metadata.
+    private var userMetadataSubscribers: [UserKey: Set<SessionID>] = [:]
+    /// What this node is subscribed to on Redis.
+    private var listening: Set<Listened> = []
     /// The injected clock, from `start` on.
     private var clock: (any SwitchboardClock)?
     /// Opening and closing one at a time: a close still waiting for Redis must not unsubscribe
@@ -76,10 +82,16 @@ public actor ClusterLink: OpeningModule {
                     inbound.notRelayed(error)
                 }
             }
-            .answer(OpenRelay.self) { [self] request throws(RtmError) in try await open(request.target) }
+            .on(UserMetadataSubscriptionChanged.self) { [self] event in await userMetadataSubscriptionChanged(event) }
+            .answer(OpenRelay.self) { [self] request throws(RtmError) in
+                try await open(.messages(request.target), operation: OpenRelay.operation)
+            }
+            .answer(OpenMetadataRelay.self) { [self] request throws(RtmError) in
+                try await open(.metadata(request.target), operation: OpenMetadataRelay.operation)
+            }
             .answer(CloseRelay.self) { [self] request in
                 // Settled: the leaves and ends published before are applied, and closed what they emptied.
-                await closeIfUnheard(request.target)
+                await closeIfUnheard(.messages(request.target))
                 return Done()
             }
         bus.handle(ForwardUserMessage.self) { request throws(RtmError) in
@@ -123,6 +135,7 @@ public actor ClusterLink: OpeningModule {
             await Cancellation.wait()
         }
         await redis.close()
+        inbound.finish()
     }
 
     /// One beat: the probe (pipelined, its arrival noted by the subscriber) and the record.
@@ -149,85 +162,92 @@ public actor ClusterLink: OpeningModule {
 
     // MARK: Listening
 
-    /// Subscribes this node to `target`'s Redis channel, unless it is already.
-    private func open(_ target: RelayTarget) async throws(RtmError) -> Done {
-        try await turns.run { () async throws(RtmError) in try await openInTurn(target) }
+    /// Subscribes this node to the Redis channel of `listened`, unless it is already; a failure
+    /// is the timeout of the asking `operation`.
+    private func open(_ listened: Listened, operation: String) async throws(RtmError) -> Done {
+        try await turns.run { () async throws(RtmError) in try await openInTurn(listened, operation: operation) }
     }
 
-    private func openInTurn(_ target: RelayTarget) async throws(RtmError) -> Done {
-        guard !listening.contains(target) else { return Done() }
+    private func openInTurn(_ listened: Listened, operation: String) async throws(RtmError) -> Done {
+        guard !listening.contains(listened) else { return Done() }
         do {
-            try await redis.subscribe(RelayChannels.channel(of: target))
+            try await redis.subscribe(listened.channel)
         } catch {
-            throw RtmError(
-                Self.timeoutCode(of: target), operation: OpenRelay.operation,
-                reason: "the cluster's Redis cannot be reached: \(error)")
+            throw RtmError(listened.timeoutCode, operation: operation, reason: "the cluster's Redis cannot be reached: \(error)")
         }
-        listening.insert(target)
-        if case .user(let user) = target {
+        listening.insert(listened)
+        if case .messages(.user(let user)) = listened {
             do {
                 _ = try await redis.send([Self.addMember, RelayChannels.onlineKey(of: user), Array(configuration.nodeID.utf8)])
             } catch {
-                await close(target)
-                throw RtmError(
-                    Self.timeoutCode(of: target), operation: OpenRelay.operation,
-                    reason: "the cluster's Redis cannot be reached: \(error)")
+                await close(listened)
+                throw RtmError(listened.timeoutCode, operation: operation, reason: "the cluster's Redis cannot be reached: \(error)")
             }
         }
         // The listener that asked may have gone while Redis answered.
-        if !hasListener(target) { await close(target) }
+        if !hasListener(listened) { await close(listened) }
         return Done()
     }
 
-    /// Unsubscribes this node from `target`'s Redis channel; for a user, first takes this node
-    /// off the user's online set (and waits for Redis to confirm it). Called in a turn.
-    private func close(_ target: RelayTarget) async {
-        guard listening.remove(target) != nil else { return }
-        if case .user(let user) = target {
+    /// Unsubscribes this node from the Redis channel of `listened`; for a user's messages, first
+    /// takes this node off the user's online set (and waits for Redis to confirm it). Called in a
+    /// turn.
+    private func close(_ listened: Listened) async {
+        guard listening.remove(listened) != nil else { return }
+        if case .messages(.user(let user)) = listened {
             do {
                 _ = try await redis.send([Self.removeMember, RelayChannels.onlineKey(of: user), Array(configuration.nodeID.utf8)])
             } catch {
                 inbound.log(.warning, "this node stays listed for \(user) in Redis: \(error)")
             }
         }
-        await redis.unsubscribe(RelayChannels.channel(of: target))
+        await redis.unsubscribe(listened.channel)
     }
 
     private static let addMember = Array("SADD".utf8)
     private static let removeMember = Array("SREM".utf8)
 
-    private func hasListener(_ target: RelayTarget) -> Bool {
-        switch target {
-        case .channel(let channel): membership.read { !$0.isEmpty(channel) }
-        case .user(let user): users.isOnline(user)
+    private func hasListener(_ listened: Listened) -> Bool {
+        switch listened {
+        case .messages(.channel(let channel)): membership.read { !$0.isEmpty(channel) }
+        case .messages(.user(let user)): users.isOnline(user)
+        case .metadata(.channel(let channel)): membership.read { !$0.listeners(of: channel, hearing: .metadata).isEmpty }
+        case .metadata(.user(let user)): userMetadataSubscribers[user] != nil
         }
     }
 
     private func membershipChanged(_ update: MembershipUpdate) async {
         switch update {
         case .changed(let change):
-            await closeIfUnheard(.channel(change.channel))
+            await channelChanged(change.channel)
         case .sessionEnded(let event, let left):
-            for change in left { await closeIfUnheard(.channel(change.channel)) }
-            if users.close(event.caller) { await closeIfUnheard(.user(UserKey(event.caller.app, event.caller.userId))) }
+            for change in left { await channelChanged(change.channel) }
+            if users.close(event.caller) { await closeIfUnheard(.messages(.user(UserKey(event.caller.app, event.caller.userId)))) }
         }
+    }
+
+    private func channelChanged(_ channel: ChannelKey) async {
+        await closeIfUnheard(.messages(.channel(channel)))
+        await closeIfUnheard(.metadata(.channel(channel)))
+    }
+
+    private func userMetadataSubscriptionChanged(_ event: UserMetadataSubscriptionChanged) async {
+        guard !event.subscribed else {
+            userMetadataSubscribers[event.user, default: []].insert(event.session)
+            return
+        }
+        userMetadataSubscribers[event.user]?.remove(event.session)
+        if userMetadataSubscribers[event.user]?.isEmpty == true { userMetadataSubscribers[event.user] = nil }
+        await closeIfUnheard(.metadata(.user(event.user)))
     }
 
     private func sessionOpened(_ event: SessionOpened) {
         _ = users.open(event.caller)
     }
 
-    private func closeIfUnheard(_ target: RelayTarget) async {
+    private func closeIfUnheard(_ listened: Listened) async {
         try? await turns.run { () async throws(RtmError) in
-            if listening.contains(target), !hasListener(target) { await close(target) }
-        }
-    }
-
-    /// The code a listen that failed answers with: the asking operation's timeout.
-    private static func timeoutCode(of target: RelayTarget) -> RtmErrorCode {
-        switch target {
-        case .channel: .channelSubscribeTimeout
-        case .user: .loginTimeout
+            if listening.contains(listened), !hasListener(listened) { await close(listened) }
         }
     }
 }

@@ -4,13 +4,17 @@ import SwitchboardRedis
 
 /// What reaches this node from the others: each message the subscriber hands over, decoded and
 /// delivered to this node's listeners at once, on the subscriber's loop and in the order Redis
-/// sent them (so each publisher's order holds); and the subscriber link's losses and gaps.
+/// sent them (so each publisher's order holds); each metadata change, handed to the storage
+/// module in that order too (one at a time, it being an actor); and the subscriber link's losses
+/// and gaps, after which the storage module reads every set it listens to again.
 final class InboundRelay: Sendable {
     private let nodeID: String
     /// Where this node's probes are noted as they come back.
     let health: NodeHealth
     private let context = Mutex<ModuleContext?>(nil)
     private let counters = Mutex(RelayCounters())
+    /// The metadata news on their way to the storage module, in the order they came.
+    private let metadataNews = SerialJobs()
 
     init(nodeID: String) {
         self.nodeID = nodeID
@@ -56,13 +60,34 @@ final class InboundRelay: Sendable {
         case .message(let message) where message.channel == health.channel:
             health.probeCameBack(at: context.clock.now)
         case .message(let message):
-            deliver(message, context)
+            if let target = MetadataKeys.target(ofChannel: message.channel) {
+                counters.withLock { $0.metadataChanges += 1 }
+                tell(target, .change(message.payload), context)
+            } else {
+                deliver(message, context)
+            }
         case .linkLost(let error):
             counters.withLock { $0.linkLosses += 1 }
             context.log(.warning, "the link to Redis pub/sub is lost (\(error)); messages from other nodes are missed until it is back")
         case .linkRestored(let gap):
             counters.withLock { $0.gaps += gap.count }
             context.log(.warning, "the link to Redis pub/sub is back; \(gap.count) channels may have missed messages meanwhile")
+            for target in gap.compactMap(MetadataKeys.target(ofChannel:)) { tell(target, .mayHaveMissedChanges, context) }
+        }
+    }
+
+    /// Stops handing metadata news over once what is queued is handed over.
+    func finish() { metadataNews.finish() }
+
+    /// Hands `news` of `target` to the storage module behind the news before it.
+    private func tell(_ target: MetadataTarget, _ news: RelayedMetadata, _ context: ModuleContext) {
+        let bus = context.bus
+        metadataNews.enqueue {
+            do {
+                _ = try await bus.request(DeliverRelayedMetadata(target: target, news: news))
+            } catch {
+                context.log(.warning, "cannot hand a metadata change of \(target) to the storage module: \(error)")
+            }
         }
     }
 
@@ -105,4 +130,6 @@ public struct RelayCounters: Sendable, Hashable {
     public var notRelayed = 0
     var notRelayedSinceTaken = 0
     var lastRelayError: RedisError?
+    /// Metadata changes handed to this node's storage module.
+    public var metadataChanges = 0
 }

@@ -24,7 +24,7 @@ final class NodeHealth: Sendable {
 
     init(nodeID: String) {
         self.nodeID = nodeID
-        channel = RedisChannel("sb:n:{\(RelayChannels.escaped(nodeID))}")
+        channel = RedisChannel("sb:n:{\(KeyPart.escaped(nodeID))}")
     }
 
     /// The next probe's payload.

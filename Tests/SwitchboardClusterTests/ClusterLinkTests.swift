@@ -1,49 +1,19 @@
 import Testing
 import SwitchboardCluster
 import SwitchboardCore
-import SwitchboardMessageRouter
 import SwitchboardRedis
-import SwitchboardSession
 import SwitchboardTestKit
 import SwitchboardTransport
 
 /// Two nodes in one process, each its own bus with the real session module, message router and
 /// cluster link, sharing a real redis-server: what one node accepts reaches the other's sessions.
 @Suite(.timeLimit(.minutes(3))) struct ClusterLinkTests {
-    struct Node {
-        let link: ClusterLink
-        let harness: ModuleHarness
-
-        func logIn(_ user: String) async throws -> Caller {
-            try await harness.bus.request(Login(appId: "app", userId: user, token: "")).caller
-        }
-
-        func publish(_ caller: Caller, _ type: RtmChannelType, to name: String, _ text: String) async throws {
-            _ = try await harness.bus.request(Publish(caller: caller, channelType: type, channelName: name, payload: .string(text)))
-        }
-
-        func messages(to caller: Caller) -> [String] {
-            harness.outbox.messages(to: caller.session).compactMap {
-                if case .string(let text) = $0.payload { text } else { nil }
-            }
-        }
+    func node(_ name: String, on redis: RedisServer) async throws -> ClusterNode {
+        try await ClusterNode.start(name, on: redis)
     }
 
-    func node(_ name: String, on redis: RedisServer) async throws -> Node {
-        let link = ClusterLink(ClusterConfiguration(url: RedisURL(host: "127.0.0.1", port: redis.port), nodeID: name))
-        try await link.open()
-        let harness = await ModuleHarness(modules: [Session(), MessageRouter(), link])
-        return Node(link: link, harness: harness)
-    }
-
-    func stop(_ nodes: Node...) async {
-        for node in nodes { await node.harness.stop() }
-    }
-
-    /// How many nodes Redis has subscribed to `channel`.
-    func subscribers(of channel: String, asking client: RedisClient) async throws -> Int64 {
-        let reply = try await client.send(["PUBSUB", "NUMSUB", channel])
-        return reply.elements?.last?.integer ?? -1
+    func stop(_ nodes: ClusterNode...) async {
+        for node in nodes { await node.stop() }
     }
 
     @Test func channelMessagesReachEverySubscriberOnTheOtherNodeOnceInOrder() async throws {
@@ -116,23 +86,21 @@ import SwitchboardTransport
 
     @Test func aNodeStopsListeningOnceItsLastListenerIsGone() async throws {
         try await RedisServer.with { redis in
-            let group = try EventLoopGroup(threads: 1)
-            let client = try await RedisClient.connect(RedisURL(host: "127.0.0.1", port: redis.port), group: group)
             let a = try await node("a", on: redis)
-            let alice = try await a.logIn("alice")
-            let carol = try await a.logIn("carol")
-            for caller in [alice, carol] { _ = try await a.harness.bus.request(Subscribe(caller: caller, channelName: "room")) }
-            #expect(try await subscribers(of: "sb:m:{app:room}", asking: client) == 1)
-            #expect(try await subscribers(of: "sb:u:{app:alice}", asking: client) == 1)
-            _ = try await a.harness.bus.request(Unsubscribe(caller: alice, channelName: "room"))
-            #expect(try await subscribers(of: "sb:m:{app:room}", asking: client) == 1)
-            _ = try await a.harness.bus.request(Logout(caller: carol))
-            #expect(await eventuallyAsync { try await subscribers(of: "sb:m:{app:room}", asking: client) == 0 })
-            _ = try await a.harness.bus.request(Logout(caller: alice))
-            #expect(await eventuallyAsync { try await subscribers(of: "sb:u:{app:alice}", asking: client) == 0 })
+            try await redis.withClient { client in
+                let alice = try await a.logIn("alice")
+                let carol = try await a.logIn("carol")
+                for caller in [alice, carol] { _ = try await a.harness.bus.request(Subscribe(caller: caller, channelName: "room")) }
+                #expect(try await client.subscribers(of: "sb:m:{app:room}") == 1)
+                #expect(try await client.subscribers(of: "sb:u:{app:alice}") == 1)
+                _ = try await a.harness.bus.request(Unsubscribe(caller: alice, channelName: "room"))
+                #expect(try await client.subscribers(of: "sb:m:{app:room}") == 1)
+                _ = try await a.harness.bus.request(Logout(caller: carol))
+                #expect(await eventuallyAsync { try await client.subscribers(of: "sb:m:{app:room}") == 0 })
+                _ = try await a.harness.bus.request(Logout(caller: alice))
+                #expect(await eventuallyAsync { try await client.subscribers(of: "sb:u:{app:alice}") == 0 })
+            }
             await stop(a)
-            await client.close()
-            try await BlockingWork.run { group.shutdown() }
         }
     }
 

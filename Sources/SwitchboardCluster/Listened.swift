@@ -1,0 +1,35 @@
+import SwitchboardCore
+import SwitchboardRedis
+
+/// What a node listens to on Redis for its own listeners: a message channel's or a user's
+/// messages, or the changes of a metadata set.
+enum Listened: Hashable, Sendable, CustomStringConvertible {
+    /// Messages published to a message channel or a user on other nodes.
+    case messages(RelayTarget)
+    /// Changes other nodes commit to a metadata set.
+    case metadata(MetadataTarget)
+
+    /// The Redis channel it comes on.
+    var channel: RedisChannel {
+        switch self {
+        case .messages(let target): RelayChannels.channel(of: target)
+        case .metadata(let target): MetadataKeys(target).channel
+        }
+    }
+
+    /// The code a listen that failed answers with: the asking operation's timeout.
+    var timeoutCode: RtmErrorCode {
+        switch self {
+        case .messages(.channel): .channelSubscribeTimeout
+        case .messages(.user): .loginTimeout
+        case .metadata: .storageOperationTimeout
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .messages(let target): "\(target)"
+        case .metadata(let target): "metadata of \(target)"
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import SwitchboardCluster
+import SwitchboardClusterStores
+import SwitchboardCore
+import SwitchboardMessageRouter
+import SwitchboardRedis
+import SwitchboardSession
+import SwitchboardStorage
+import SwitchboardTestKit
+import SwitchboardTransport
+
+/// A node of a cluster in this process: its own bus with the real session module, message router
+/// and cluster link (and, when asked, the storage module over the Redis metadata store), on a
+/// shared redis-server.
+struct ClusterNode {
+    let link: ClusterLink
+    let harness: ModuleHarness
+
+    /// Starts node `name` on `redis`, with the storage module when `storage` is true.
+    static func start(_ name: String, on redis: RedisServer, storage: Bool = false) async throws -> ClusterNode {
+        let configuration = ClusterConfiguration(url: RedisURL(host: "127.0.0.1", port: redis.port), nodeID: name)
+        let link = ClusterLink(configuration)
+        try await link.open()
+        let metadata = storage ? Storage(store: RedisMetadataStore(configuration: configuration.redis, nodeID: name)) : nil
+        let harness = await ModuleHarness(modules: [Session(), MessageRouter()] + (metadata.map { [$0] } ?? []) + [link])
+        try await metadata?.open()
+        return ClusterNode(link: link, harness: harness)
+    }
+
+    func logIn(_ user: String) async throws -> Caller {
+        try await harness.bus.request(Login(appId: "app", userId: user, token: "")).caller
+    }
+
+    func publish(_ caller: Caller, _ type: RtmChannelType, to name: String, _ text: String) async throws {
+        _ = try await harness.bus.request(Publish(caller: caller, channelType: type, channelName: name, payload: .string(text)))
+    }
+
+    func messages(to caller: Caller) -> [String] {
+        harness.outbox.messages(to: caller.session).compactMap {
+            if case .string(let text) = $0.payload { text } else { nil }
+        }
+    }
+
+    /// The storage events `caller` got, in order.
+    func storageEvents(to caller: Caller) -> [StorageEvent] {
+        harness.outbox.pushes(to: caller.session).compactMap { if case .storage(let event) = $0 { event } else { nil } }
+    }
+
+    func stop() async { await harness.stop() }
+}
+
+extension RedisClient {
+    /// How many nodes Redis has subscribed to `channel`.
+    func subscribers(of channel: String) async throws -> Int64 {
+        let reply = try await send(["PUBSUB", "NUMSUB", channel])
+        return reply.elements?.last?.integer ?? -1
+    }
+}
+
+extension RedisServer {
+    /// Runs `body` with a client of this server of its own, closed when `body` returns.
+    func withClient(_ body: (RedisClient) async throws -> Void) async throws {
+        let group = try EventLoopGroup(threads: 1)
+        let client = try await RedisClient.connect(RedisURL(host: "127.0.0.1", port: port), group: group)
+        let outcome: Result<Void, any Error>
+        do {
+            outcome = .success(try await body(client))
+        } catch {
+            outcome = .failure(error)
+        }
+        await client.close()
+        try await BlockingWork.run { group.shutdown() }
+        try outcome.get()
+    }
+}
