@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "SwitchboardServer",
             dependencies: [
-                "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport", "SwitchboardCluster",
+                "SwitchboardCore", "SwitchboardWire", "SwitchboardTransport", "SwitchboardCluster", "SwitchboardClusterStores",
                 "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardCrypto",
                 "SwitchboardTopicRouter",
                 "SwitchboardPresence",

@@ -376,6 +376,29 @@ def run_cli(name, description, check, selftest=None, timeout=SELF_CHECK_TIMEOUT)
     return run_check(name, check, args)
 
 
+def run_cluster_cli(name, description, checks):
+    """The command line of the cluster checks: two or more --url, one per node of one cluster; runs each of
+    `checks(report, urls, app_id, token, suffix)` in turn within --timeout seconds. Returns the exit status."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--url", action="append", required=True,
+                        help="a node, e.g. ws://127.0.0.1:8080; give two or more, each of another node")
+    parser.add_argument("--app-id", default=os.environ.get("SWITCHBOARD_APP_ID", "demo"))
+    parser.add_argument("--token", default=os.environ.get("SWITCHBOARD_TOKEN", ""))
+    parser.add_argument("--timeout", type=float, default=SELF_CHECK_TIMEOUT)
+    args = parser.parse_args()
+    if len(args.url) < 2:
+        parser.error("give two or more --url, one per node")
+
+    async def check(urls, app_id, token):
+        report = Report(name)
+        suffix = secrets.token_hex(4)
+        for each in checks:
+            await each(report, urls, app_id, token, suffix)
+        return report.summary()
+
+    return run_check(name, check, args)
+
+
 def run_check(label, check, args):
     """Runs `check(url, app_id, token)` within `args.timeout`; the exit status (2: it could not run)."""
     try:

@@ -9,14 +9,12 @@ nodes with `switchboard serve --no-rate-limits`.
 Exits 0 when every check passed, 1 when one failed, 2 when it could not run.
 """
 
-import argparse
 import asyncio
 import os
-import secrets
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer import SELF_CHECK_TIMEOUT, Report, is_error, login, message_check, run_check  # noqa: E402
+from peer import is_error, login, message_check, run_cluster_cli  # noqa: E402
 
 CHANNEL_RECEIVER_OFFLINE = -11033
 MESSAGES_PER_PUBLISHER = 50
@@ -138,25 +136,9 @@ async def user_checks(report, urls, app_id, token, suffix):
         await bob.close()
 
 
-async def cluster_check(urls, app_id, token):
-    report = Report("cluster peer")
-    suffix = secrets.token_hex(4)
-    await channel_checks(report, urls, app_id, token, suffix)
-    await user_checks(report, urls, app_id, token, suffix)
-    return report.summary()
-
-
 def main():
-    parser = argparse.ArgumentParser(description="Switchboard cluster self-check (see docs/PROTOCOL.md).")
-    parser.add_argument("--url", action="append", required=True,
-                        help="a node, e.g. ws://127.0.0.1:8080; give two or more, each of another node")
-    parser.add_argument("--app-id", default=os.environ.get("SWITCHBOARD_APP_ID", "demo"))
-    parser.add_argument("--token", default=os.environ.get("SWITCHBOARD_TOKEN", ""))
-    parser.add_argument("--timeout", type=float, default=SELF_CHECK_TIMEOUT)
-    args = parser.parse_args()
-    if len(args.url) < 2:
-        parser.error("give two or more --url, one per node")
-    return run_check("cluster peer", cluster_check, args)
+    return run_cluster_cli("cluster peer", "Switchboard cluster self-check (see docs/PROTOCOL.md).",
+                           [channel_checks, user_checks])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SwitchboardTestKit
+import SwitchboardTransport
 
 /// Three `switchboard serve --cluster` processes on one real redis-server, checked by the Python
 /// peer written from docs/PROTOCOL.md: clients on different nodes see one service.
@@ -20,8 +21,8 @@ import SwitchboardTestKit
         return nodes
     }
 
-    func peer(_ nodes: [ServeProcess]) async throws -> (status: Int32, text: String) {
-        try await ProcessRunner.python("peer_cluster.py", nodes.flatMap { ["--url", $0.url] })
+    func peer(_ nodes: [ServeProcess], _ script: String = "peer_cluster.py") async throws -> (status: Int32, text: String) {
+        try await ProcessRunner.python(script, nodes.flatMap { ["--url", $0.url] })
     }
 
     @Test func clientsOnThreeNodesSeeOneService() async throws {
@@ -30,10 +31,74 @@ import SwitchboardTestKit
         try await RedisServer.with { redis in
             let nodes = try await startNodes(3, on: redis, directories: &directories)
             let output = try await peer(nodes)
+            let metadata = try await peer(nodes, "peer_cluster_storage.py")
             for node in nodes { try await node.stop() }
-            #expect(output.status == 0, "\(output.text)")
-            #expect(output.text.contains(" 0 failed"), "\(output.text)")
+            for output in [output, metadata] {
+                #expect(output.status == 0, "\(output.text)")
+                #expect(output.text.contains(" 0 failed"), "\(output.text)")
+            }
         }
+    }
+
+    @Test func answeredMetadataWritesSurviveAKilledNodeAndAKilledRedisThatSyncsEveryWrite() async throws {
+        var directories: [URL] = []
+        defer { for directory in directories { try? FileManager.default.removeItem(at: directory) } }
+        try await RedisServer.with(["--appendonly", "yes", "--appendfsync", "always"]) { redis in
+            let nodes = try await startNodes(3, on: redis, directories: &directories)
+            let group = try EventLoopGroup(threads: 1)
+            // Writers on node 1, each writing its own set again and again, until node 1 is killed.
+            let writers = 4
+            let progress = AnsweredWrites(writers)
+            let runs = (0..<writers).map { writer in
+                Task { await writeUntilCut(writer, from: 0, to: nodes[0].url, group: group, progress: progress) }
+            }
+            // Killed mid-write: once every writer has had an answer, and not before 300 ms of writing.
+            let earliest = ContinuousClock.now + .milliseconds(300)
+            #expect(await eventually { progress.everyWriterAnswered && ContinuousClock.now >= earliest })
+            try await nodes[0].kill9()
+            var answered: [Int] = []
+            for run in runs { answered.append(await run.value) }
+            try await expectWrites(answered, on: nodes[1].url, group: group, after: "node 1 was killed")
+            try await redis.kill()
+            try await redis.start()
+            try await expectWrites(answered, on: nodes[2].url, group: group, after: "Redis was killed")
+            for node in nodes[1...] { try await node.stop() }
+            group.shutdown()
+        }
+    }
+
+    /// Expects each writer's set, read on the node at `url`, to hold its last answered write (or a
+    /// later one whose answer was cut), both items alike. After a restart of Redis the node
+    /// reaches it again within its reconnection backoff: until then a login or a read fails, and
+    /// is tried again.
+    func expectWrites(_ answered: [Int], on url: String, group: EventLoopGroup, after event: String) async throws {
+        var logged: RawClient?
+        let deadline = ContinuousClock.now + Patience.standard
+        while logged == nil, ContinuousClock.now < deadline {
+            let client = try await RawClient.connect(to: url, group: group)
+            if let answer = await client.login("checker"), answer.errorCode == nil {
+                logged = client
+            } else {
+                client.connection.close()
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        guard let checker = logged else {
+            Issue.record("no login on \(url) after \(event)")
+            return
+        }
+        var id: UInt32 = 10
+        func read(_ writer: Int) async -> [String: String]? {
+            id += 1
+            return await checker.storage(id, .getUser(userId: "writer-\(writer)"))?.metadata?.values
+        }
+        while await read(0) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        for (writer, last) in answered.enumerated() {
+            let values = await read(writer) ?? [:]
+            #expect(last > 0, "writer \(writer) had no answer")
+            #expect(values["a"] == values["b"] && (Int(values["a"] ?? "") ?? -1) >= last, "after \(event), writer \(writer) answered \(last): \(values)")
+        }
+        checker.connection.close()
     }
 
     @Test func theNodesLeftCarryOnWhenOneIsKilled() async throws {

@@ -1,4 +1,3 @@
-import Synchronization
 import Foundation
 import Testing
 import SwitchboardCore
@@ -61,27 +60,7 @@ import SwitchboardWire
             // Writes answered in this cycle, per writer, so the kill waits for every writer to be under way.
             let progress = AnsweredWrites(writers)
             let runs = (0..<writers).map { writer in
-                Task { () -> Int in
-                    guard let client = try? await RawClient.connect(to: url, group: group) else { return start[writer] }
-                    _ = await client.login("writer-\(writer)")
-                    var last = start[writer]
-                    var id: UInt32 = 100
-                    while !Task.isCancelled && last < start[writer] + 10_000 {
-                        id += 1
-                        let next = last + 1
-                        client.send(.storage(id: id, .setUser("writer-\(writer)", [("a", "\(next)"), ("b", "\(next)")])))
-                        // The answer, or the end of the connection (SIGKILL) without one.
-                        let answer = await client.waitFor { client -> ServerFrame?? in
-                            if let answer = client.received.first(where: { $0.requestId == id }) { return .some(answer) }
-                            return client.closeCode != nil ? .some(nil) : nil
-                        }
-                        guard answer == .some(.some(.ok(id: id))) else { break }
-                        last = next
-                        progress.answered(writer)
-                    }
-                    client.connection.close()
-                    return last
-                }
+                Task { await writeUntilCut(writer, from: start[writer], to: url, group: group, progress: progress) }
             }
             // Killed mid-write: once every writer has had an answer (a loaded machine may take a
             // while to get there; bounded) and the cycle's time has passed.
@@ -154,15 +133,4 @@ import SwitchboardWire
         let key = try await failingServe(temporaryDataDirectory(), ["--storage-key-file", badKey.path])
         #expect(key.status == 1 && key.text.contains(badKey.path), "\(key.text)")
     }
-}
-
-/// How many writes each writer had answered, seen from the test while the writers run.
-private final class AnsweredWrites: Sendable {
-    private let counts: Mutex<[Int]>
-
-    init(_ writers: Int) { counts = Mutex(Array(repeating: 0, count: writers)) }
-
-    func answered(_ writer: Int) { counts.withLock { $0[writer] += 1 } }
-
-    var everyWriterAnswered: Bool { counts.withLock { !$0.contains(0) } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SwitchboardTestKit
 import SwitchboardCore
 import SwitchboardTransport
@@ -47,4 +48,40 @@ func temporaryDataDirectory() -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-test-\(UUID())")
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
+}
+
+/// Writer `writer` (user `writer-N`, logged in to `url`) sets its own metadata `a` and `b` to
+/// `start + 1`, `start + 2` … one write after the other, until a write gets no answer (the server
+/// was killed); returns the last value a write of which was answered.
+func writeUntilCut(_ writer: Int, from start: Int, to url: String, group: EventLoopGroup, progress: AnsweredWrites) async -> Int {
+    guard let client = try? await RawClient.connect(to: url, group: group) else { return start }
+    _ = await client.login("writer-\(writer)")
+    var last = start
+    var id: UInt32 = 100
+    while !Task.isCancelled && last < start + 10_000 {
+        id += 1
+        let next = last + 1
+        client.send(.storage(id: id, .setUser("writer-\(writer)", [("a", "\(next)"), ("b", "\(next)")])))
+        // The answer, or the end of the connection (SIGKILL) without one.
+        let answer = await client.waitFor { client -> ServerFrame?? in
+            if let answer = client.received.first(where: { $0.requestId == id }) { return .some(answer) }
+            return client.closeCode != nil ? .some(nil) : nil
+        }
+        guard answer == .some(.some(.ok(id: id))) else { break }
+        last = next
+        progress.answered(writer)
+    }
+    client.connection.close()
+    return last
+}
+
+/// How many writes each writer had answered, seen from the test while the writers run.
+final class AnsweredWrites: Sendable {
+    private let counts: Mutex<[Int]>
+
+    init(_ writers: Int) { counts = Mutex(Array(repeating: 0, count: writers)) }
+
+    func answered(_ writer: Int) { counts.withLock { $0[writer] += 1 } }
+
+    var everyWriterAnswered: Bool { counts.withLock { !$0.contains(0) } }
 }

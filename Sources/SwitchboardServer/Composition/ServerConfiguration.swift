@@ -51,7 +51,8 @@ public struct ServerConfiguration: Sendable {
     /// load balancer probing `/health/ready` drains the node first.
     public var shutdownDrain: Duration = .zero
     /// Cluster mode: the Redis this node shares with the other nodes of its cluster, and its
-    /// name; nil for one node on its own.
+    /// name; nil for one node on its own. In cluster mode metadata lives in that Redis, whatever
+    /// `metadataStorage` says.
     public var cluster: ClusterConfiguration?
 
     /// The defaults: 127.0.0.1:9100, the reference's limits, any app id.

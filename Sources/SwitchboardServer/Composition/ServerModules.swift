@@ -1,4 +1,5 @@
 import SwitchboardCluster
+import SwitchboardClusterStores
 import SwitchboardCore
 import SwitchboardLock
 import SwitchboardMessageRouter
@@ -21,7 +22,8 @@ public struct ServerModules: Sendable {
     /// `GetPresenceState`, `RemovePresenceState`, `GetUserPresence`).
     public var presence: any Module
     /// Channel and user metadata (answers the `…ChannelMetadata`, `…UserMetadata` and user-metadata
-    /// subscription requests); in SQLite under the data directory unless configured in memory.
+    /// subscription requests); in SQLite under the data directory unless configured in memory, and
+    /// in the cluster's Redis in cluster mode.
     public var storage: any Module
     /// Locks (answers `SetLock`, `RemoveLock`, `AcquireLock`, `ReleaseLock`, `RevokeLock`, `GetLocks`, `CheckLockHolder`).
     public var lock: any Module
@@ -39,9 +41,27 @@ public struct ServerModules: Sendable {
         presence = Presence()
         lock = Lock()
         cluster = configuration.cluster.map { ClusterLink($0) }
-        storage = Storage(
-            store: configuration.metadataStorage == .memory
-                ? InMemoryMetadataStore() : SQLiteMetadataStore(directory: configuration.dataDirectory))
+        storage = Storage(store: Self.metadataStore(for: configuration))
+    }
+
+    /// Where metadata lives: in the cluster's Redis (shared by every node) in cluster mode, else
+    /// as `metadataStorage` says.
+    static func metadataStore(for configuration: ServerConfiguration) -> any MetadataStore {
+        if let cluster = configuration.cluster {
+            return RedisMetadataStore(configuration: cluster.redis, nodeID: cluster.nodeID)
+        }
+        switch configuration.metadataStorage {
+        case .memory: return InMemoryMetadataStore()
+        case .sqlite: return SQLiteMetadataStore(directory: configuration.dataDirectory)
+        }
+    }
+
+    /// In cluster mode, whether this node's connections to the cluster's Redis are up: the link's
+    /// and, when the storage module keeps metadata there, its store's. Nil on one node.
+    var clusterRedisConnected: (@Sendable () -> Bool)? {
+        guard let link = cluster else { return nil }
+        let store = (storage as? Storage)?.store as? RedisMetadataStore
+        return { link.isConnected && (store?.isConnected ?? true) }
     }
 
     /// Every module, in start order.

@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import SwitchboardCluster
 import SwitchboardCore
 import SwitchboardCrypto
 import SwitchboardTransport
@@ -66,10 +65,10 @@ public final class SwitchboardServer: Sendable {
             log: configuration.log, metrics: metrics)
         refusals = RefusalLog(log: configuration.log, clock: configuration.clock, metrics: metrics)
         readiness.add(clientPort)
-        if let link = modules.cluster {
+        if let connected = modules.clusterRedisConnected {
             readiness.add(
                 ReadinessProbe("redis") {
-                    link.isConnected ? .ready : .notReady("the connections to the cluster's Redis are down")
+                    connected() ? .ready : .notReady("the connections to the cluster's Redis are down")
                 })
             let clock = configuration.clock
             readiness.add(
