@@ -30,9 +30,11 @@ enum ServeCommand {
           --shutdown-drain SECONDS  on SIGTERM, report not ready for SECONDS before closing connections
                                     (SWITCHBOARD_SHUTDOWN_DRAIN, default 0)
           --cluster URL             cluster mode: share this Redis (redis://[user:password@]HOST:PORT[/DB],
-                                    rediss:// for TLS) with the other nodes (SWITCHBOARD_CLUSTER)
-          --node-id NAME            this node's name in the cluster, unique (SWITCHBOARD_NODE_ID,
-                                    default: the host's name and a random suffix)
+                                    rediss:// for TLS) with the other nodes; metadata lives there
+                                    (SWITCHBOARD_CLUSTER)
+          --node-id NAME            this node's name in the cluster, unique and the same across its
+                                    restarts (SWITCHBOARD_NODE_ID, default: the host's name and a
+                                    random suffix)
           --log-level LEVEL         debug, info, warning, error or none (SWITCHBOARD_LOG_LEVEL, default info)
           --no-rate-limits          lift the per-client rate limits and the frame cap, for load
                                     tests only (SWITCHBOARD_NO_RATE_LIMITS=1)
