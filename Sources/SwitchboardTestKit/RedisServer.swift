@@ -21,11 +21,8 @@ public actor RedisServer {
     public static func with<T: Sendable>(
         _ arguments: [String] = [], _ body: (RedisServer) async throws -> T
     ) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-redis-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let server = RedisServer(port: try freePort(), directory: directory, extraArguments: arguments)
+        let server = try await started(arguments)
         do {
-            try await server.start()
             let result = try await body(server)
             await server.stop()
             return result
@@ -33,6 +30,26 @@ public actor RedisServer {
             await server.stop()
             throw error
         }
+    }
+
+    /// A started server on a port of its own: the kernel's pick, picked again when another test's
+    /// server took the same port between the pick and the start.
+    private static func started(_ arguments: [String]) async throws -> RedisServer {
+        for _ in 0..<5 {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-redis-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let server = RedisServer(port: try freePort(), directory: directory, extraArguments: arguments)
+            do {
+                try await server.start()
+                return server
+            } catch let error as RedisServerError where error.portTaken {
+                await server.stop()
+            } catch {
+                await server.stop()
+                throw error
+            }
+        }
+        throw RedisServerError("redis-server found every port it was given taken")
     }
 
     /// Starts redis-server and waits until it accepts connections.
@@ -54,6 +71,13 @@ public actor RedisServer {
         let port = self.port
         let accepting = await eventually { Self.accepts(port: port) }
         guard accepting else { throw RedisServerError("redis-server on port \(port) did not start") }
+        // Another test's server may have taken the port since it was picked: then this one could
+        // not listen, and the one that accepts is the other's.
+        let owner = try await BlockingWork.run { Self.processID(onPort: port) }
+        if let owner, owner != process.processIdentifier {
+            try await kill()
+            throw RedisServerError("port \(port) is another redis-server's", portTaken: true)
+        }
     }
 
     /// Kills redis-server with SIGKILL (a crash) and waits for it to exit.
@@ -123,6 +147,37 @@ public actor RedisServer {
         }
     }
 
+    /// The process id the redis-server on the loopback `port` reports (`INFO server`); nil when it
+    /// does not say (it wants a password, say).
+    private static func processID(onPort port: Int) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = loopback(port: port)
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        let request = Array("INFO server\r\n".utf8)
+        guard connected, send(fd, request, request.count, 0) == request.count else { return nil }
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while reply.count < 65_536 {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { return nil }
+            reply += buffer[..<count]
+            let text = String(decoding: reply, as: UTF8.self)
+            if text.hasPrefix("-") { return nil }
+            if let field = text.range(of: "process_id:"), let end = text[field.upperBound...].firstIndex(of: "\r") {
+                return Int32(text[field.upperBound..<end])
+            }
+        }
+        return nil
+    }
+
     private static func loopback(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -135,5 +190,10 @@ public actor RedisServer {
 /// A redis-server that would not start.
 public struct RedisServerError: Error, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    /// Another server listens on its port.
+    let portTaken: Bool
+    init(_ description: String, portTaken: Bool = false) {
+        self.description = description
+        self.portTaken = portTaken
+    }
 }
