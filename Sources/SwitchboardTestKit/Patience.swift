@@ -18,3 +18,16 @@ public func eventually(within timeout: Duration = Patience.standard, _ condition
     }
     return true
 }
+
+/// Like `eventually`, for a condition that suspends (a call to a server): asked again every few
+/// milliseconds until it holds, a throw counting as "not yet".
+public func eventuallyAsync(
+    within timeout: Duration = Patience.standard, _ condition: @Sendable () async throws -> Bool
+) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while (try? await condition()) != true {
+        guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return true
+}

@@ -148,7 +148,8 @@ import SwitchboardTransport
             try await redis.kill()
             #expect(await errorCode { _ = try await store.read(room) } != nil)
             try await redis.start()
-            #expect(await eventually { store.isConnected })
+            // Once the store has reconnected and Redis has loaded its file.
+            #expect(await eventuallyAsync { try await store.read(room) == nil })
             for (target, revision) in answered {
                 #expect(try await store.read(target)?.majorRevision == revision, "\(target)")
                 #expect(try await store.read(target)?.items.count == 5, "\(target)")

@@ -149,13 +149,3 @@ import SwitchboardTransport
         }
     }
 }
-
-/// Whether `condition` holds within the standard patience, asked again and again.
-func eventuallyAsync(_ condition: @escaping @Sendable () async throws -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + Patience.standard
-    while ContinuousClock.now < deadline {
-        if (try? await condition()) == true { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return false
-}

@@ -78,20 +78,17 @@ public final class RedisMetadataStore: MetadataStore {
     public func write(_ write: MetadataWrite, to target: MetadataTarget, limits: Limits) async throws(RtmError) -> MetadataCommit {
         let keys = MetadataKeys(target)
         let fence = write.fence.map { ["\(node):\($0.lockName)", run, String($0.token)] } ?? ["", "", ""]
-        var arguments = [
+        let head = [
             Self.kind(write.kind), String(write.expectedMajorRevision), String(write.updateTs), write.author,
             String(limits.storage.itemsPerSet), String(limits.storage.setMaxBytes),
         ] + fence + [String(write.items.count)]
-        var encoded = arguments.map { Array($0.utf8) }
+        var arguments = head.map { Array($0.utf8) }
         for item in write.items {
-            encoded += [Array(item.key.utf8), item.value]
-            arguments = [
-                String(item.size), String(item.expectedRevision), item.expiresAt.map(String.init) ?? "",
-                item.session.map { "\(node):\($0.rawValue)" } ?? "",
-            ]
-            encoded += arguments.map { Array($0.utf8) }
+            let lease = [item.expiresAt.map(String.init) ?? "", item.session.map { "\(node):\($0.rawValue)" } ?? ""]
+            arguments += [Array(item.key.utf8), item.value]
+            arguments += ([String(item.size), String(item.expectedRevision)] + lease).map { Array($0.utf8) }
         }
-        let reply = try await run(MetadataScripts.write, on: keys, encoded, operation: write.operation)
+        let reply = try await run(MetadataScripts.write, on: keys, arguments, operation: write.operation)
         if let commit = try commit(in: reply, of: target, operation: write.operation) { return commit }
         throw try refusal(in: reply, of: write, limits: limits).error(operation: write.operation)
     }
@@ -285,10 +282,16 @@ public final class RedisMetadataStore: MetadataStore {
             RtmError(
                 .storageOperationTimeout, operation: operation,
                 reason: "the cluster's Redis did not answer; a change may or may not have been made: \(error)")
+        case .reply(let kind, _) where notReadyReplies.contains(kind):
+            RtmError(.storageNotAvailable, operation: operation, reason: "the cluster's Redis is not ready: \(error)")
         case .reply, .protocolViolation:
             RtmError(.storageOperationFailed, operation: operation, reason: "the cluster's Redis failed: \(error)")
         }
     }
+
+    /// The error replies of a Redis that did not run the command and will later: loading its file
+    /// after a restart, busy with a long script, a replica that lost its primary.
+    private static let notReadyReplies: Set<String> = ["LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN"]
 
     private static func kind(_ kind: MetadataWriteKind) -> String {
         switch kind {
