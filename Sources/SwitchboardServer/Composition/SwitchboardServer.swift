@@ -70,6 +70,8 @@ public final class SwitchboardServer: Sendable {
                 ReadinessProbe("redis") {
                     connected() ? .ready : .notReady("the connections to the cluster's Redis are down")
                 })
+        }
+        if let link = modules.cluster {
             let clock = configuration.clock
             readiness.add(
                 ReadinessProbe("pubsub") {
