@@ -56,6 +56,9 @@ public actor ClusterLink: OpeningModule {
     /// How many nodes of the cluster were alive at this node's last beat (itself included).
     public nonisolated var liveNodes: Int { inbound.health.liveNodes }
 
+    /// How long the last beat's round trip to Redis took; nil before the first.
+    public nonisolated var redisRoundTrip: Duration? { inbound.health.roundTrip }
+
     /// Whether one of this node's probes came back through Redis pub/sub within the
     /// configuration's `probeWindow` before `now` (the injected clock's): messages from other
     /// nodes reach it.
@@ -148,12 +151,14 @@ public actor ClusterLink: OpeningModule {
         let now = clock.wallNow
         let expires = now + configuration.beatInterval * configuration.beatsToLive
         do {
+            let sent = ContinuousClock.now
             let reply = try await redis.run(
                 NodeHealth.beat, keys: [NodeHealth.nodesKey],
                 arguments: [
                     Array(configuration.nodeID.utf8), Array(String(expires.millisecondsSince1970).utf8),
                     Array(String(now.millisecondsSince1970).utf8),
                 ])
+            health.roundTrip = ContinuousClock.now - sent
             health.liveNodes = Int(reply.integer ?? 0)
         } catch {
             inbound.log(.warning, "this node's liveness record was not written: \(error)")

@@ -15,6 +15,7 @@ final class NodeHealth: Sendable {
         var probesSent: UInt64 = 0
         var lastProbeBack: Duration?
         var liveNodes = 0
+        var roundTrip: Duration?
     }
 
     let nodeID: String
@@ -50,6 +51,13 @@ final class NodeHealth: Sendable {
     var liveNodes: Int {
         get { state.withLock { $0.liveNodes } }
         set { state.withLock { $0.liveNodes = newValue } }
+    }
+
+    /// How long the last beat's script took, from sending it to its reply (real time: a
+    /// measure of Redis's latency, not a timeout); nil before the first.
+    var roundTrip: Duration? {
+        get { state.withLock { $0.roundTrip } }
+        set { state.withLock { $0.roundTrip = newValue } }
     }
 
     /// The beat's script: writes this node's record (ARGV[1], expiring at ARGV[2]) into KEYS[1]

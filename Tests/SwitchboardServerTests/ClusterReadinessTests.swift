@@ -29,6 +29,18 @@ import SwitchboardTestKit
             var answer = try await readiness(becomes: "200", admin: admin)
             #expect(answer.first == "200", "\(answer)")
             #expect(answer.count > 2 && answer[2].contains("\"redis\":\"ok\"") && answer[2].contains("\"pubsub\":\"ok\""), "\(answer)")
+            // The cluster's families: one live node (this one, after a beat), a measured round trip.
+            let samples = try await MetricsScrapeTests.scrape(admin)
+            #expect(samples["switchboard_cluster_live_nodes"] == 1, "\(samples.filter { $0.key.contains("cluster") })")
+            #expect((samples["switchboard_cluster_redis_round_trip_seconds"] ?? 0) > 0)
+            #expect(samples["switchboard_cluster_pubsub_gaps_total"] == 0)
+            if let promtool = MetricsScrapeTests.promtool {
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-metrics-\(UUID()).txt")
+                defer { try? FileManager.default.removeItem(at: file) }
+                _ = try await adminProbe(["save-metrics", "\(admin)", file.path])
+                let check = try await ProcessRunner.run("/bin/sh", ["-c", "\(promtool) check metrics < '\(file.path)'"])
+                #expect(check.status == 0, "\(check.text)")
+            }
 
             // Frozen: the connections stay open, nothing comes back.
             await redis.pause()

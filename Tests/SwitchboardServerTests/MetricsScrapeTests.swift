@@ -10,7 +10,7 @@ import SwitchboardWire
 /// `/metrics` read by Python's http.client against known traffic, and checked by promtool.
 @Suite(.timeLimit(.minutes(3))) struct MetricsScrapeTests {
     /// The scrape's samples, "name{labels}" → value.
-    private func scrape(_ admin: Int) async throws -> [String: Double] {
+    static func scrape(_ admin: Int) async throws -> [String: Double] {
         var samples: [String: Double] = [:]
         for line in try await adminProbe(["metrics", "\(admin)"]) where !line.isEmpty {
             guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
@@ -36,7 +36,7 @@ import SwitchboardWire
         }
         let publisher = try await RawClient.connect(to: server.url, group: group)
         #expect(await publisher.login("publisher")?.errorCode == nil)
-        let before = try await scrape(admin)
+        let before = try await Self.scrape(admin)
         #expect(before["switchboard_connections_open{state=\"logged_in\"}"] == 4)
         #expect(before["switchboard_sessions{state=\"attached\"}"] == 4)
         #expect(before["switchboard_logins_total"] == 4)
@@ -48,7 +48,7 @@ import SwitchboardWire
         for subscriber in subscribers {
             #expect(await eventually { subscriber.received.count { if case .push = $0 { true } else { false } } >= 10 })
         }
-        let after = try await scrape(admin)
+        let after = try await Self.scrape(admin)
         let deliveries = "switchboard_deliveries_total{channel_type=\"message\"}"
         let publishes = "switchboard_publishes_total{channel_type=\"message\"}"
         #expect(try #require(after[deliveries]) - (before[deliveries] ?? 0) == 30)
@@ -66,12 +66,12 @@ import SwitchboardWire
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let failures = "switchboard_login_failures_total{code=\"\(RtmErrorCode.invalidAppId.rawValue)\",error=\"invalidAppId\"}"
-        #expect(try await scrape(admin)[failures] == nil)
+        #expect(try await Self.scrape(admin)[failures] == nil)
         let stranger = try await RawClient.connect(to: server.url, group: group)
         #expect(await stranger.login("mallory", appId: "other-app")?.errorCode == .invalidAppId)
         let good = try await RawClient.connect(to: server.url, group: group)
         #expect(await good.login("alice")?.errorCode == nil)
-        let after = try await scrape(admin)
+        let after = try await Self.scrape(admin)
         #expect(after[failures] == 1)
         #expect(after["switchboard_logins_total"] == 1)
         #expect(after["switchboard_requests_total{operation=\"login\",result=\"error\"}"] == 1)
@@ -143,7 +143,7 @@ extension MetricsScrapeTests {
         #expect(await alice.answer(to: 53)?.errorCode == nil)
         #expect(await alice.answer(to: 54)?.errorCode == nil)
 
-        let samples = try await scrape(admin)
+        let samples = try await Self.scrape(admin)
         #expect(samples["switchboard_presence_channels{channel_type=\"message\"}"] == 2)
         #expect(samples["switchboard_presence_members{channel_type=\"message\"}"] == 5)
         #expect(samples["switchboard_presence_channels{channel_type=\"stream\"}"] == 0)
@@ -160,7 +160,7 @@ extension MetricsScrapeTests {
         // bob leaves: one membership less, and the lock's line is empty.
         bob.send(.unsubscribe(id: 60, channel: "room"))
         #expect(await bob.answer(to: 60)?.errorCode == nil)
-        let after = try await scrape(admin)
+        let after = try await Self.scrape(admin)
         #expect(after["switchboard_presence_members{channel_type=\"message\"}"] == 4)
         #expect(after["switchboard_lock_waiters"] == 0)
         await server.shutdown()

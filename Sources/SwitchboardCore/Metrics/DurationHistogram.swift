@@ -27,9 +27,16 @@ public struct DurationHistogram: Sendable, Hashable {
 
     /// Counts one duration.
     public mutating func observe(_ duration: Duration) {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        let seconds = duration.inSeconds
         if let index = Self.bounds.firstIndex(where: { seconds <= $0 }) { snapshot.buckets[index] += 1 }
         snapshot.count += 1
         snapshot.sum += seconds
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as Prometheus and most reports give it.
+    public var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) * 1e-18
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SwitchboardCluster
 import SwitchboardCore
 import SwitchboardCrypto
 import SwitchboardTransport
@@ -28,6 +29,8 @@ public final class SwitchboardServer: Sendable {
     private let refusals: RefusalLog
     private let metrics = ServerMetrics()
     private let clientPort = ClientPortReadiness()
+    /// In cluster mode, the link to the other nodes (for readiness and metrics).
+    private let clusterLink: ClusterLink?
     private let phase = Mutex(Phase.idle)
 
     private enum Phase {
@@ -58,6 +61,7 @@ public final class SwitchboardServer: Sendable {
         var modules = ServerModules(for: configuration)
         customize(&modules)
         self.modules = modules.all
+        clusterLink = modules.cluster
         bus = EventBus()
         registry = SessionRegistry(limits: configuration.limits, metrics: metrics)
         let dispatcher = RequestDispatcher(
@@ -290,7 +294,8 @@ public final class SwitchboardServer: Sendable {
             if case .running(let running) = phase { (running.listener, running.group) } else { nil }
         }
         return MetricsExposition(
-            metrics: metrics, registry: registry, listener: listener, modules: await ModuleStatistics.gather(from: bus)
+            metrics: metrics, registry: registry, listener: listener, modules: await ModuleStatistics.gather(from: bus),
+            cluster: clusterLink
         ).text()
     }
 

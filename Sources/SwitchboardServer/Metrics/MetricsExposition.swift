@@ -1,3 +1,4 @@
+import SwitchboardCluster
 import SwitchboardCore
 import SwitchboardTransport
 
@@ -11,6 +12,8 @@ struct MetricsExposition {
     let listener: (server: WebSocketServer, group: EventLoopGroup)?
     /// The modules' counts, gathered for this scrape.
     let modules: ModuleStatistics
+    /// In cluster mode, the link to the other nodes.
+    var cluster: ClusterLink?
 
     /// The scrape.
     func text() -> String {
@@ -22,6 +25,7 @@ struct MetricsExposition {
         writeRefusals(&out)
         writeAPICalls(&out)
         writeModules(&out)
+        if let cluster { writeCluster(cluster, &out) }
         return out.text
     }
 
