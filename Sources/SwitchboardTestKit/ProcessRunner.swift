@@ -22,7 +22,7 @@ public enum ProcessRunner {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        try process.run()
+        try ChildProcesses.start(process)
         // Read on a thread of its own: a blocked executor thread would stall in-process servers.
         let handle = pipe.fileHandleForReading
         let reader = Task { try await BlockingWork.run { handle.readDataToEndOfFile() } }

@@ -66,7 +66,7 @@ public actor RedisServer {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ChildProcesses.start(process)
         self.process = process
         let port = self.port
         let accepting = await eventually { Self.accepts(port: port) }
@@ -97,21 +97,10 @@ public actor RedisServer {
     }
 
     /// Stops redis-server with SIGSTOP (a frozen server: connections stay open, nothing answers).
+    /// (Started through `ChildProcesses`, so stopping it signals nobody in the test process.)
     public func pause() {
-        Self.quietChildStops
         if let process { Glibc.kill(process.processIdentifier, SIGSTOP) }
     }
-
-    /// Asks the kernel not to signal this process when a child stops or continues
-    /// (`SA_NOCLDSTOP`), keeping the handler the runtime installed for `SIGCHLD`. Without it a
-    /// paused redis-server interrupts system calls elsewhere in the tests, and Foundation's
-    /// `FileHandle.close` traps on `EINTR` while another test starts a process.
-    private static let quietChildStops: Void = {
-        var action = sigaction()
-        guard sigaction(SIGCHLD, nil, &action) == 0 else { return }
-        action.sa_flags |= SA_NOCLDSTOP
-        _ = sigaction(SIGCHLD, &action, nil)
-    }()
 
     /// Lets a paused redis-server run again.
     public func resume() {

@@ -17,7 +17,7 @@ import SwitchboardTestKit
             let output = Pipe()
             process.standardOutput = output
             process.standardError = Pipe()
-            try process.run()
+            try ChildProcesses.start(process)
             defer { if process.isRunning { process.terminate() } }
             let handle = output.fileHandleForReading
             let url = try await BlockingWork.run { BlockingWork.readLine(handle) }

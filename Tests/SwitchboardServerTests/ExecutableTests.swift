@@ -21,7 +21,7 @@ import SwitchboardTestKit
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try ChildProcesses.start(process)
         return (process, output, errors)
     }
 
@@ -95,7 +95,7 @@ import SwitchboardTestKit
         process.arguments = ["serve", "--listen", "nowhere"]
         process.standardOutput = Pipe()
         process.standardError = Pipe()
-        try process.run()
+        try ChildProcesses.start(process)
         process.waitUntilExit()
         #expect(process.terminationStatus == 2)
     }

@@ -18,7 +18,7 @@ struct ServeProcess {
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try ChildProcesses.start(process)
         let handle = output.fileHandleForReading
         let url = try await BlockingWork.run { BlockingWork.readLine(handle) }
         return ServeProcess(process: process, url: url, errors: errors)
