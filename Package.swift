@@ -97,7 +97,7 @@ let package = Package(
             ]),
         // Test support: the kit a module's tests need (Core only), the contract every metadata
         // store keeps, and the server-level helpers.
-        .target(name: "SwitchboardTestKit", dependencies: ["SwitchboardCore"]),
+        .target(name: "SwitchboardTestKit", dependencies: ["SwitchboardCore", "CLinux"]),
         .target(name: "SwitchboardStorageContract", dependencies: ["SwitchboardCore", "SwitchboardStorage"]),
         .target(
             name: "SwitchboardTesting",

@@ -16,17 +16,8 @@ public enum BlockingWork {
     /// Runs `program` with `arguments` to its end, stdin empty, and returns its exit status and
     /// its standard output and error together. Blocks: call it inside `run`.
     public static func runProcess(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try ChildProcesses.start(process)
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ChildProcesses.runCaptured(program, arguments, timeout: .seconds(180))
+        return (result.status, result.text)
     }
 
     /// Reads `handle` up to the first newline (or its end) and returns the line without it.

@@ -16,24 +16,8 @@ public enum ProcessRunner {
     public static func run(
         _ program: String, _ arguments: [String], timeout: Duration = .seconds(180)
     ) async throws -> (status: Int32, text: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try ChildProcesses.start(process)
         // Read on a thread of its own: a blocked executor thread would stall in-process servers.
-        let handle = pipe.fileHandleForReading
-        let reader = Task { try await BlockingWork.run { handle.readDataToEndOfFile() } }
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        let data = try await reader.value
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try await BlockingWork.run { try ChildProcesses.runCaptured(program, arguments, timeout: timeout) }
     }
 
     /// Runs `tools/<script>` of this repository with the interpreter `tools/test.sh` sets up:
