@@ -61,7 +61,7 @@ func adminProbe(_ arguments: [String]) async throws -> [String] {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let client = try await RawClient.connect(to: server.url, group: group)
-        #expect(await client.login("alice")?.errorCode == nil)
+        #expect(await client.login("alice").isSuccess)
         #expect(try await adminProbe(["request", "\(admin)", "GET", "/health/ready"]).first == "200")
 
         let stopping = Task { await server.shutdown() }
@@ -76,7 +76,7 @@ func adminProbe(_ arguments: [String]) async throws -> [String] {
         // ...while the client is still connected and answered, and the node still live.
         #expect(client.closeCode == nil)
         client.send(.subscribe(id: 2, channel: "room", features: .defaultFeatures))
-        #expect(await client.answer(to: 2)?.errorCode == nil)
+        #expect(await client.answer(to: 2).isSuccess)
         #expect(try await adminProbe(["request", "\(admin)", "GET", "/health/live"]).first == "200")
         // Once the drain is over, connections are closed.
         #expect(await eventually {

@@ -29,13 +29,13 @@ import SwitchboardWire
         var subscribers: [RawClient] = []
         for name in ["a", "b", "c"] {
             let client = try await RawClient.connect(to: server.url, group: group)
-            #expect(await client.login(name)?.errorCode == nil)
+            #expect(await client.login(name).isSuccess)
             client.send(.subscribe(id: 2, channel: "room", features: .defaultFeatures))
-            #expect(await client.answer(to: 2)?.errorCode == nil)
+            #expect(await client.answer(to: 2).isSuccess)
             subscribers.append(client)
         }
         let publisher = try await RawClient.connect(to: server.url, group: group)
-        #expect(await publisher.login("publisher")?.errorCode == nil)
+        #expect(await publisher.login("publisher").isSuccess)
         let before = try await Self.scrape(admin)
         #expect(before["switchboard_connections_open{state=\"logged_in\"}"] == 4)
         #expect(before["switchboard_sessions{state=\"attached\"}"] == 4)
@@ -43,7 +43,7 @@ import SwitchboardWire
 
         for id in UInt32(10)..<20 {
             publisher.send(.publish(id: id, channelType: .message, channel: "room", message: .string("m\(id)"), customType: ""))
-            #expect(await publisher.answer(to: id)?.errorCode == nil)
+            #expect(await publisher.answer(to: id).isSuccess)
         }
         for subscriber in subscribers {
             #expect(await eventually { subscriber.received.count { if case .push = $0 { true } else { false } } >= 10 })
@@ -70,7 +70,7 @@ import SwitchboardWire
         let stranger = try await RawClient.connect(to: server.url, group: group)
         #expect(await stranger.login("mallory", appId: "other-app")?.errorCode == .invalidAppId)
         let good = try await RawClient.connect(to: server.url, group: group)
-        #expect(await good.login("alice")?.errorCode == nil)
+        #expect(await good.login("alice").isSuccess)
         let after = try await Self.scrape(admin)
         #expect(after[failures] == 1)
         #expect(after["switchboard_logins_total"] == 1)
@@ -86,9 +86,9 @@ import SwitchboardWire
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let client = try await RawClient.connect(to: server.url, group: group)
-        #expect(await client.login("alice")?.errorCode == nil)
+        #expect(await client.login("alice").isSuccess)
         client.send(.subscribe(id: 2, channel: "room", features: .defaultFeatures))
-        #expect(await client.answer(to: 2)?.errorCode == nil)
+        #expect(await client.answer(to: 2).isSuccess)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-metrics-\(UUID()).txt")
         defer { try? FileManager.default.removeItem(at: file) }
         _ = try await adminProbe(["save-metrics", "\(admin)", file.path])
@@ -108,12 +108,12 @@ extension MetricsScrapeTests {
         var clients: [RawClient] = []
         for (index, name) in ["alice", "bob", "carol"].enumerated() {
             let client = try await RawClient.connect(to: server.url, group: group)
-            #expect(await client.login(name)?.errorCode == nil)
+            #expect(await client.login(name).isSuccess)
             let channels: [String] = name == "carol" ? ["lobby"] : ["room", "lobby"]
             for (offset, channel) in channels.enumerated() {
                 let id = UInt32(10 + index * 10 + offset)
                 client.send(.subscribe(id: id, channel: channel, features: [.message, .presence, .lock]))
-                #expect(await client.answer(to: id)?.errorCode == nil)
+                #expect(await client.answer(to: id).isSuccess)
             }
             clients.append(client)
         }
@@ -121,9 +121,9 @@ extension MetricsScrapeTests {
         alice.send(.lock(id: 40, .setLock(LockAddress(.message, "room", "L"), ttl: nil)))
         alice.send(.lock(id: 41, .setLock(LockAddress(.message, "room", "M"), ttl: nil)))
         alice.send(.lock(id: 42, .acquireLock(LockAddress(.message, "room", "L"), retry: false)))
-        for id in UInt32(40)...42 { #expect(await alice.answer(to: id)?.errorCode == nil) }
+        for id in UInt32(40)...42 { #expect(await alice.answer(to: id).isSuccess) }
         bob.send(.lock(id: 43, .acquireLock(LockAddress(.message, "room", "L"), retry: true)))
-        #expect(await bob.answer(to: 43)?.errorCode == nil)
+        #expect(await bob.answer(to: 43).isSuccess)
         let items = [MetadataItem(key: "topic", value: "hello")]
         func write(_ id: UInt32, major: Int64) -> ClientFrame {
             .storage(
@@ -137,11 +137,11 @@ extension MetricsScrapeTests {
         alice.send(write(52, major: 1))
         alice.send(.storage(id: 53, .writeUser(.set, userId: "alice", data: Metadata(items: items), options: MetadataOptions())))
         alice.send(.storage(id: 54, .writeUser(.remove, userId: "alice", data: Metadata(), options: MetadataOptions())))
-        #expect(await alice.answer(to: 50)?.errorCode == nil)
-        #expect(await alice.answer(to: 51)?.errorCode == nil)
+        #expect(await alice.answer(to: 50).isSuccess)
+        #expect(await alice.answer(to: 51).isSuccess)
         #expect(await alice.answer(to: 52)?.errorCode == .storageOutdatedRevision)
-        #expect(await alice.answer(to: 53)?.errorCode == nil)
-        #expect(await alice.answer(to: 54)?.errorCode == nil)
+        #expect(await alice.answer(to: 53).isSuccess)
+        #expect(await alice.answer(to: 54).isSuccess)
 
         let samples = try await Self.scrape(admin)
         #expect(samples["switchboard_presence_channels{channel_type=\"message\"}"] == 2)
@@ -159,7 +159,7 @@ extension MetricsScrapeTests {
 
         // bob leaves: one membership less, and the lock's line is empty.
         bob.send(.unsubscribe(id: 60, channel: "room"))
-        #expect(await bob.answer(to: 60)?.errorCode == nil)
+        #expect(await bob.answer(to: 60).isSuccess)
         let after = try await Self.scrape(admin)
         #expect(after["switchboard_presence_members{channel_type=\"message\"}"] == 4)
         #expect(after["switchboard_lock_waiters"] == 0)

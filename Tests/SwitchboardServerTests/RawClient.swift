@@ -97,13 +97,20 @@ final class RawClient: Sendable {
     }
 
     /// Logs in and returns the answer.
-    func login(_ userId: String, id: UInt32 = 1, token: String = "", appId: String = "test-app") async -> ServerFrame? {
+    /// Logs in as `userId`; `heartbeatInterval` is how long (seconds) the server waits between
+    /// signs of life before counting the client lost, plus its grace: a raw client sends none by
+    /// itself, so a test that keeps one silent for long gives it a long interval.
+    func login(
+        _ userId: String, id: UInt32 = 1, token: String = "", appId: String = "test-app", heartbeatInterval: Int = 5
+    ) async -> ServerFrame? {
         send(
             ClientFrame(
                 id: id,
                 .session(
                     .login(
-                        Login(appId: appId, userId: userId, token: token, heartbeatInterval: 5, presenceTimeout: 30)))))
+                        Login(
+                            appId: appId, userId: userId, token: token, heartbeatInterval: heartbeatInterval,
+                            presenceTimeout: 30)))))
         return await answer(to: id)
     }
 }
@@ -113,4 +120,9 @@ extension ServerFrame {
     var errorCode: RtmErrorCode? {
         if case .error(_, let error) = self { error.code } else { nil }
     }
+}
+
+extension Optional<ServerFrame> {
+    /// Whether an answer came and is not an error (no answer at all is no success).
+    var isSuccess: Bool { self.map { $0.errorCode == nil } ?? false }
 }

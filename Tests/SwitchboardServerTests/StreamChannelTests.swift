@@ -85,12 +85,12 @@ import SwitchboardWire
         let joinEvent = await alice.topicEvents(count: 2).last
         #expect(joinEvent?.type == .remoteJoinTopic)
         #expect(joinEvent?.publisher == "bob")
-        #expect(await bob.call(.leaveTopic(channel: "live", topic: "chat"))?.errorCode == nil)
+        #expect(await bob.call(.leaveTopic(channel: "live", topic: "chat")).isSuccess)
         #expect(await alice.topicEvents(count: 3).last?.type == .remoteLeaveTopic)
 
-        #expect(await bob.call(.unsubscribeTopic(channel: "live", topic: "video", users: nil))?.errorCode == nil)
+        #expect(await bob.call(.unsubscribeTopic(channel: "live", topic: "video", users: nil)).isSuccess)
         _ = await alice.call(.publishTopicMessage(channel: "live", topic: "video", message: .string("unheard"), customType: "", sendTs: 0))
-        #expect(await alice.call(.leave(channel: "live"))?.errorCode == nil)
+        #expect(await alice.call(.leave(channel: "live")).isSuccess)
         let leaveEvent = await bob.topicEvents(count: 2).last
         #expect(leaveEvent?.type == .remoteLeaveTopic)
         #expect(leaveEvent?.publisher == "alice")
