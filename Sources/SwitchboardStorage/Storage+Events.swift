@@ -74,7 +74,7 @@ extension Storage {
             bus.publish(
                 MetadataChanged(target: commit.target, author: author, revision: commit.revision, itemCount: commit.set?.items.count ?? 0))
         }
-        await tell(commit, running)
+        await tell(commit, running, inOrder: store.publishesChanges && running.context.bus.hasHandler(OpenMetadataRelay.self))
     }
 
     /// Whether anyone on this node hears about `target` now.
@@ -83,7 +83,12 @@ extension Storage {
     }
 
     /// Tells the listeners of `commit.target` that have not had that revision or a later one.
-    func tell(_ commit: MetadataCommit, _ running: Running) async {
+    ///
+    /// `inOrder` (a change committed here, with other nodes): only listeners that have the
+    /// revision before it are told now. A listener behind that still has another node's earlier
+    /// change to hear, which comes through the relay; the relay brings this node's own change
+    /// after it, so every listener hears every revision, in order.
+    func tell(_ commit: MetadataCommit, _ running: Running, inOrder: Bool = false) async {
         guard hasListeners(commit.target, running) else { return }
         let data: Metadata
         do {
@@ -93,7 +98,11 @@ extension Storage {
             return
         }
         // Chosen after the await: a listener that already got a newer set does not get this one.
-        let receivers = audience.due(listeners(of: commit.target, running), commit.target, revision: commit.revision)
+        let listening = listeners(of: commit.target, running)
+        let receivers =
+            inOrder
+            ? audience.dueNext(listening, commit.target, revision: commit.revision)
+            : audience.due(listening, commit.target, revision: commit.revision)
         guard !receivers.isEmpty else { return }
         running.context.outbox.deliver(.storage(event(.update, commit.target, data, running)), to: receivers)
     }

@@ -50,6 +50,13 @@ struct StorageAudience: Sendable {
         }
     }
 
+    /// Of `listeners` of `target`, those that got revision `revision - 1` or have had nothing of
+    /// it yet, in the order given; they are marked as having got `revision`. A listener further
+    /// behind is left for the changes in between to reach it first (they are on their way).
+    mutating func dueNext(_ listeners: [SessionID], _ target: MetadataTarget, revision: Int64) -> [SessionID] {
+        due(listeners.filter { (delivered[$0]?[target] ?? revision - 1) >= revision - 1 }, target, revision: revision)
+    }
+
     /// `session` no longer listens to `target`: a later listening starts afresh.
     mutating func forget(_ session: SessionID, _ target: MetadataTarget) {
         delivered[session]?[target] = nil

@@ -99,6 +99,33 @@ private struct Doubler: BusRequest {
         bus.close()
     }
 
+    /// A subscriber that handled an event and, because of it, asks another subscription (the
+    /// storage module asking the cluster link to listen to a channel someone just joined) gets
+    /// an answer given with that event applied, though the publish may still be handing the event
+    /// out to the subscribers after it.
+    @Test func anAnswerAskedBecauseOfAnEventComesAfterThatEventEvenMidPublish() async throws {
+        let bus = EventBus()
+        let answers = Mutex<[Bool]>([])
+        let rounds = 40
+        // The asker is the first subscriber; many others sit between it and the one it asks, so
+        // the publish is still handing the event out when the asker has reacted.
+        bus.subscribe(Tick.self) { event in
+            let seen = (try? await bus.request(Doubler(value: event.value))) == event.value * 2
+            answers.withLock { $0.append(seen) }
+        }
+        for _ in 0..<2_000 { bus.subscribe(Tick.self) { _ in } }
+        let lastSeen = Mutex(0)
+        bus.subscription()
+            .on(Tick.self) { event in lastSeen.withLock { $0 = event.value } }
+            .answer(Doubler.self) { request in lastSeen.withLock { $0 } == request.value ? request.value * 2 : -1 }
+        for value in 1...rounds {
+            bus.publish(Tick(value: value))
+            #expect(await eventually { answers.withLock { $0.count } == value })
+        }
+        #expect(answers.withLock { $0 } == Array(repeating: true, count: rounds))
+        bus.close()
+    }
+
     @Test func requestsGoToTheOneHandlerAndCanBeSwapped() async throws {
         let bus = EventBus()
         await #expect(throws: RtmError.self) { try await bus.request(Doubler(value: 2)) }

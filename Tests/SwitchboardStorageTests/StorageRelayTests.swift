@@ -74,12 +74,51 @@ extension StorageModuleTests {
         // The other node announced its changes on its own bus.
         #expect(harness.recorder.events(of: MetadataChanged.self).isEmpty)
     }
+
+    /// A change committed here while another node's earlier one is still on its way is not told
+    /// ahead of it: the relay brings both, in revision order, and each listener hears each once.
+    @Test func aChangeCommittedHereWaitsForTheOtherNodesEarlierOne() async throws {
+        let store = PublishingStore()
+        let (harness, _) = try await world(store: store, extra: [FakeRelay()])
+        await join(bob, room, on: harness)
+        let target = MetadataTarget.channel(room)
+        func deliver(_ payload: [UInt8]) async throws {
+            _ = try await harness.bus.request(DeliverRelayedMetadata(target: target, news: .change(payload)))
+        }
+        // Revision 1, here: bob has revision 0, so he hears it at once.
+        _ = try await harness.bus.request(set([("x", "here-1")], by: alice))
+        #expect(harness.outbox.storageEvents(to: bob.session).map { $0.data.values["x"] } == [nil, "here-1"])
+        try await deliver(store.publishedHere[0])
+        // Revision 2, on another node, not relayed yet; revision 3, here.
+        let theirs = store.published(try await store.base.write(.set([("x", "there-2")]), to: target, limits: Limits()))
+        _ = try await harness.bus.request(set([("x", "here-3")], by: alice))
+        #expect(harness.outbox.storageEvents(to: bob.session).count == 2, "revision 3 waits for revision 2")
+        try await deliver(theirs)
+        try await deliver(store.publishedHere[1])
+        let events = harness.outbox.storageEvents(to: bob.session)
+        #expect(events.map { $0.data.values["x"] } == [nil, "here-1", "there-2", "here-3"])
+        #expect(events.map(\.data.majorRevision) == [0, 1, 2, 3])
+    }
 }
 
-/// An in-memory store that, like a store shared by nodes, reads back the changes it published.
+/// An in-memory store that, like a store shared by nodes, reads back the changes it published
+/// (each set's revisions follow one another while the tests write one set).
 final class PublishingStore: ForwardingStore {
     let base = InMemoryMetadataStore()
     private let changes = Mutex<[[UInt8]: MetadataCommit]>([:])
+    private let ownChanges = Mutex<[[UInt8]]>([])
+
+    var publishesChanges: Bool { true }
+
+    /// What the store published for the writes made through it (this node's), in order.
+    var publishedHere: [[UInt8]] { ownChanges.withLock { $0 } }
+
+    func write(_ write: MetadataWrite, to target: MetadataTarget, limits: Limits) async throws(RtmError) -> MetadataCommit {
+        let commit = try await base.write(write, to: target, limits: limits)
+        let payload = published(commit)
+        ownChanges.withLock { $0.append(payload) }
+        return commit
+    }
 
     /// What the store publishes for `commit`.
     func published(_ commit: MetadataCommit) -> [UInt8] {

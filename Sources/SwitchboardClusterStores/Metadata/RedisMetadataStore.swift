@@ -158,6 +158,9 @@ public final class RedisMetadataStore: MetadataStore {
 
     public func close() async { await line.close() }
 
+    /// Every change is published by the script that commits it, with the set's next revision.
+    public var publishesChanges: Bool { true }
+
     public func change(publishedAs payload: [UInt8], of target: MetadataTarget) -> MetadataCommit? {
         try? StoredSetCodec.change(payload, of: target)
     }

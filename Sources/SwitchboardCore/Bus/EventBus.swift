@@ -132,6 +132,14 @@ public final class EventBus: Sendable {
         }
     }
 
+    /// Queues `event` in `mailbox` alone, after every event a publish has begun to hand out:
+    /// a publish posts to its subscribers one after another, and a subscriber that has handled
+    /// the event may act on it before the next one has it queued; what that action queues must
+    /// not overtake the event (`BusSubscription.settle`).
+    func post(_ event: any BusEvent, inPublishOrderTo mailbox: EventMailbox, completion: @escaping @Sendable () -> Void) {
+        publishOrder.withLock { _ in mailbox.post(event, completion: completion) }
+    }
+
     /// Publishes `event` and returns once every subscriber has handled it.
     ///
     /// Never call this from inside an event handler: the handler's own mailbox is busy, so

@@ -1,8 +1,11 @@
 extension BusSubscription {
-    /// Returns once this subscription has handled every event published before the call.
+    /// Returns once this subscription has handled every event published before the call,
+    /// including one whose publish is still handing it to subscribers (another subscriber may
+    /// have handled it already and asked this one something because of it).
     public func settle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            mailbox.post(Settled()) { continuation.resume() }
+            guard let bus else { return mailbox.post(Settled()) { continuation.resume() } }
+            bus.post(Settled(), inPublishOrderTo: mailbox) { continuation.resume() }
         }
     }
 

@@ -32,8 +32,12 @@ public protocol MetadataStore: Sendable {
     func setSealingMarker(_ marker: [UInt8]) async throws(RtmError)
     /// Finishes pending work and releases the store.
     func close() async
-    /// The change another node committed to `target`, read from what this store published with
-    /// it (a store shared by several nodes); nil when `payload` is not such a change.
+    /// Whether the store publishes every change it commits (a store shared by several nodes): it
+    /// numbers each set's changes one after the other (revision r follows r - 1) and publishes
+    /// each, this node's own included, in that order, for the relay to bring to every node.
+    var publishesChanges: Bool { get }
+    /// The change a node committed to `target`, read from what this store published with it;
+    /// nil when `payload` is not such a change.
     func change(publishedAs payload: [UInt8], of target: MetadataTarget) -> MetadataCommit?
     /// The set of `target` as it is now and the revision of its last change, for listeners that
     /// may have missed changes.
@@ -41,6 +45,9 @@ public protocol MetadataStore: Sendable {
 }
 
 extension MetadataStore {
+    /// A store of one node publishes nothing.
+    public var publishesChanges: Bool { false }
+
     /// A store of one node publishes nothing.
     public func change(publishedAs payload: [UInt8], of target: MetadataTarget) -> MetadataCommit? { nil }
 
