@@ -29,8 +29,9 @@ class API:
         try:
             self.connection.request(method, path, body=body, headers=all_headers)
             response = self.connection.getresponse()
-        except (http.client.HTTPException, OSError):
-            # The server closed the kept-alive connection: once more on a new one.
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # The server closed the kept-alive connection before this request: once more on a new
+            # one. (Never after a timeout: the server may be carrying the request out.)
             self.connection.close()
             self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
             self.connection.request(method, path, body=body, headers=all_headers)
