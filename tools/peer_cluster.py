@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer import is_error, login, message_check, run_cluster_cli  # noqa: E402
 
 CHANNEL_RECEIVER_OFFLINE = -11033
+SAME_UID_LOGIN = 27  # `closing`'s reason when the same user id logged in elsewhere (PROTOCOL.md §4.6)
 MESSAGES_PER_PUBLISHER = 50
 MESSAGE = 4  # the `message` bit of subscribe's features (PROTOCOL.md §3.5)
 
@@ -136,9 +137,39 @@ async def user_checks(report, urls, app_id, token, suffix):
         await bob.close()
 
 
+async def same_user_checks(report, urls, app_id, token, suffix):
+    """The same user id logging in on another node replaces the first session, as on one server."""
+    name = f"twice-{suffix}"
+    first = await login(report, urls[0], name, app_id, token)
+    second = await login(report, urls[1], name, app_id, token)
+    sender = await login(report, urls[-1], f"sender-{suffix}", app_id, token)
+    try:
+        closing = await first.wait_for_pushes(lambda push: push.get("t") == "closing", 1)
+        report.check(f"the first session, on node 1, is told {SAME_UID_LOGIN} (sameUidLogin) when the user logs in on node 2",
+                     len(closing) == 1 and closing[0].get("reason") == SAME_UID_LOGIN, repr(closing))
+        try:
+            await asyncio.wait_for(first.reader, 15)
+        except (asyncio.TimeoutError, asyncio.CancelledError):
+            pass
+        report.check("its connection is closed", first.failure is not None, repr(first.failure))
+        answer = await sender.request("publish", channelType=3, channel=name, message="to the second")
+        report.check("a message to the user is taken", answer.get("t") == "ok", repr(answer))
+        got = await second.wait_for_pushes(lambda push: push.get("message") == "to the second", 1)
+        report.check("the second session gets it", len(got) == 1, repr(got))
+        await asyncio.sleep(0.3)
+        report.check("the second session is not told to close", not any(push.get("t") == "closing" for push in second.pushes),
+                     repr(second.pushes))
+    finally:
+        for peer in (first, second, sender):
+            try:
+                await peer.close()
+            except Exception:  # noqa: BLE001 - the first one's connection is gone already
+                pass
+
+
 def main():
     return run_cluster_cli("cluster peer", "Switchboard cluster self-check (see docs/PROTOCOL.md).",
-                           [channel_checks, user_checks])
+                           [channel_checks, user_checks, same_user_checks])
 
 
 if __name__ == "__main__":

@@ -97,6 +97,7 @@ public actor ClusterLink: OpeningModule {
                 await closeIfUnheard(.messages(request.target))
                 return Done()
             }
+        bus.handle(ClaimUser.self) { [self] request throws(RtmError) in try await claim(request.caller) }
         bus.handle(ForwardUserMessage.self) { request throws(RtmError) in
             let target = RelayTarget.user(request.receiver)
             let envelope = RelayEnvelope(origin: origin, target: target, delivery: request.delivery)
@@ -119,6 +120,42 @@ public actor ClusterLink: OpeningModule {
         """
         if redis.call('SCARD', KEYS[1]) == 0 then return 0 end
         return redis.call('PUBLISH', ARGV[1], ARGV[2])
+        """)
+
+    /// Makes `caller` its user's newest login: takes the user's next generation and announces it
+    /// on the user's channel, where every node with a session of the user hears it (`UserClaims`).
+    private nonisolated func claim(_ caller: Caller) async throws(RtmError) -> Done {
+        let user = caller.user
+        inbound.claims.withLock { $0.begin(user) }
+        var failure: RedisError?
+        var generation: Int64?
+        do {
+            let reply = try await redis.run(
+                Self.claimUser, keys: [RelayChannels.generationKey(of: user)],
+                arguments: [
+                    RelayChannels.channel(of: .user(user)).name, Array(configuration.nodeID.utf8), Array(user.app.utf8),
+                    Array(user.userId.utf8),
+                ])
+            generation = reply.integer
+        } catch {
+            failure = error
+        }
+        if let replaced = inbound.claims.withLock({ $0.finish(caller, generation: generation) }) { inbound.endReplaced(replaced) }
+        guard generation != nil else {
+            throw RtmError(
+                .loginTimeout, operation: ClaimUser.operation,
+                reason: "the cluster's Redis cannot be reached: \(failure.map { "\($0)" } ?? "no generation in its answer")")
+        }
+        return Done()
+    }
+
+    /// Takes the next generation of a user (KEYS[1]) and announces it on the user's channel
+    /// (ARGV[1]) for node ARGV[2], app ARGV[3], user ARGV[4]; returns the generation.
+    private static let claimUser = RedisScript(
+        """
+        local generation = redis.call('INCR', KEYS[1])
+        redis.call('PUBLISH', ARGV[1], cmsgpack.pack({'claim', ARGV[2], ARGV[3], ARGV[4], generation}))
+        return generation
         """)
 
     /// Connects to the cluster's Redis; throws when it cannot be reached now (the server does not
@@ -226,6 +263,7 @@ public actor ClusterLink: OpeningModule {
         case .changed(let change):
             await channelChanged(change.channel)
         case .sessionEnded(let event, let left):
+            inbound.claims.withLock { $0.ended(event.session, of: event.caller.user) }
             for change in left { await channelChanged(change.channel) }
             if users.close(event.caller) { await closeIfUnheard(.messages(.user(UserKey(event.caller.app, event.caller.userId)))) }
         }

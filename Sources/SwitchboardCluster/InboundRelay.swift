@@ -15,6 +15,8 @@ final class InboundRelay: Sendable {
     private let counters = Mutex(RelayCounters())
     /// The metadata news on their way to the storage module, in the order they came.
     private let metadataNews = SerialJobs()
+    /// The newest login of each user this node knows of.
+    let claims = Mutex(UserClaims())
 
     init(nodeID: String) {
         self.nodeID = nodeID
@@ -91,7 +93,25 @@ final class InboundRelay: Sendable {
         }
     }
 
+    /// Ends `replaced`, a session of this node whose user logged in later on another node.
+    func endReplaced(_ replaced: Caller) {
+        guard let context = context.withLock({ $0 }) else { return }
+        let bus = context.bus
+        Task {
+            do {
+                _ = try await bus.request(EndReplacedSession(caller: replaced))
+            } catch {
+                context.log(.warning, "cannot end \(replaced), replaced by a login on another node: \(error)")
+            }
+        }
+    }
+
     private func deliver(_ message: RedisMessage, _ context: ModuleContext) {
+        if let claim = UserClaimAnnouncement(decoding: message.payload) {
+            guard claim.origin != nodeID else { return }
+            if let replaced = claims.withLock({ $0.heard(claim.user, generation: claim.generation) }) { endReplaced(replaced) }
+            return
+        }
         let envelope: RelayEnvelope
         do {
             envelope = try RelayEnvelope(decoding: message.payload)

@@ -21,5 +21,11 @@ enum RelayChannels {
         Array("sb:ou:{\(escaped(user.app)):\(escaped(user.userId))}".utf8)
     }
 
+    /// `sb:ug:{app:user}`: the counter of `user`'s logins across the nodes (`UserClaims`), under
+    /// the tag of the user's channel (the claim script bumps it and publishes to that channel).
+    static func generationKey(of user: UserKey) -> [UInt8] {
+        Array("sb:ug:{\(escaped(user.app)):\(escaped(user.userId))}".utf8)
+    }
+
     private static func escaped(_ part: String) -> String { KeyPart.escaped(part) }
 }

@@ -59,6 +59,7 @@ public actor Session: Module {
         bus.handle(Heartbeat.self) { [self] request throws(RtmError) in try await heartbeat(request) }
         bus.handle(RenewToken.self) { [self] request throws(RtmError) in try await renew(request) }
         bus.handle(DisconnectUser.self) { [self] request throws(RtmError) in try await disconnectUser(request) }
+        bus.handle(EndReplacedSession.self) { [self] request throws(RtmError) in try await endReplaced(request.caller) }
         bus.handle(SessionStatistics.self) { [self] request throws(RtmError) in
             try await running(SessionStatistics.operation).1.counts(in: request.app)
         }
@@ -86,10 +87,7 @@ public actor Session: Module {
                 request, secret: makeSecret(), tokenExpiresAt: grant.loginExpiresAt, now: context.clock.wallNow)
             switch outcome {
             case .opened(let record, let replaced):
-                for old in replaced {
-                    context.outbox.disconnect(old.id, reason: .sameUidLogin, detail: "the same user logged in elsewhere")
-                    end(old, reason: .replacedBySameUser, context)
-                }
+                for old in replaced { endAsReplaced(old, context) }
                 context.outbox.open(record.id)
                 context.bus.publish(SessionOpened(caller: record.caller))
                 return granted(record, resumed: false)
@@ -98,17 +96,21 @@ public actor Session: Module {
                 return granted(record, resumed: true)
             }
         }
-        try await openRelay(for: answer.caller, context, store)
+        try await openRelay(for: answer.caller, claiming: !answer.resumed, context, store)
         return answer
     }
 
     /// With other nodes (a relay handles `OpenRelay`), makes sure messages sent to the user on
-    /// any of them reach this node before the login is answered; when they cannot, the session
-    /// ends again and the login fails with the relay's timeout.
-    private func openRelay(for caller: Caller, _ context: ModuleContext, _ store: any SessionStore) async throws(RtmError) {
+    /// any of them reach this node before the login is answered, and, for a new session
+    /// (`claiming`), that the user's sessions on other nodes end as replaced (`ClaimUser`); when
+    /// either cannot be done, the session ends again and the login fails with the relay's timeout.
+    private func openRelay(
+        for caller: Caller, claiming: Bool, _ context: ModuleContext, _ store: any SessionStore
+    ) async throws(RtmError) {
         guard context.bus.hasHandler(OpenRelay.self) else { return }
         do {
-            _ = try await context.bus.request(OpenRelay(.user(UserKey(caller.app, caller.userId))))
+            _ = try await context.bus.request(OpenRelay(.user(caller.user)))
+            if claiming, context.bus.hasHandler(ClaimUser.self) { _ = try await context.bus.request(ClaimUser(caller: caller)) }
         } catch {
             try? await turns.run { () async throws(RtmError) in
                 guard let record = try await store.remove(caller.session) else { return }
@@ -191,6 +193,25 @@ public actor Session: Module {
         }
         if ended > 0 { await closeRelay(for: user, context) }
         return ended
+    }
+
+    /// Ends a session of this node that a later login of its user on another node replaced, as
+    /// one replaced here ends: its client is told `sameUidLogin`.
+    private func endReplaced(_ caller: Caller) async throws(RtmError) -> Done {
+        let (context, store) = try running(EndReplacedSession.operation)
+        let ended = try await turns.run { () async throws(RtmError) -> Bool in
+            guard let record = try await store.remove(caller.session) else { return false }
+            endAsReplaced(record, context)
+            return true
+        }
+        if ended { await closeRelay(for: caller.user, context) }
+        return Done()
+    }
+
+    /// Ends `record`, replaced by a later login of its user: its client is told `sameUidLogin`.
+    private func endAsReplaced(_ record: SessionRecord, _ context: ModuleContext) {
+        context.outbox.disconnect(record.id, reason: .sameUidLogin, detail: "the same user logged in elsewhere")
+        end(record, reason: .replacedBySameUser, context)
     }
 
     // MARK: Events and time

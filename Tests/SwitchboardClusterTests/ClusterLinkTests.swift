@@ -84,6 +84,40 @@ import SwitchboardTransport
         }
     }
 
+    /// The same user id logging in on another node replaces the session here, as on one node:
+    /// its client is told `sameUidLogin`; of two logins racing on two nodes, exactly one stays.
+    @Test func aLoginOnAnotherNodeReplacesTheUsersSessionAndOfTwoRacingLoginsOneStays() async throws {
+        try await RedisServer.with { redis in
+            let a = try await ClusterNode.start("a", on: redis)
+            let b = try await ClusterNode.start("b", on: redis)
+            let first = try await a.logIn("alice")
+            let second = try await b.logIn("alice")
+            #expect(await eventually { a.harness.outbox.calls.contains(.disconnect(first.session, .sameUidLogin)) })
+            #expect(!b.harness.outbox.calls.contains { if case .disconnect = $0 { true } else { false } })
+            // The replaced session is gone: messages to alice reach the new one only.
+            let bob = try await a.logIn("bob")
+            try await a.publish(bob, .user, to: "alice", "hello")
+            #expect(await eventually { b.messages(to: second) == ["hello"] })
+            #expect(a.messages(to: first).isEmpty)
+
+            // Racing logins: whatever order Redis takes them in, one session of the pair stays.
+            for round in 0..<10 {
+                let user = "racer-\(round)"
+                async let onA = a.logIn(user)
+                async let onB = b.logIn(user)
+                let (fromA, fromB) = try await (onA, onB)
+                func replaced(_ node: ClusterNode, _ caller: Caller) -> Bool {
+                    node.harness.outbox.calls.contains(.disconnect(caller.session, .sameUidLogin))
+                }
+                #expect(await eventually { replaced(a, fromA) != replaced(b, fromB) }, "round \(round)")
+                try await Task.sleep(for: .milliseconds(50))
+                #expect(replaced(a, fromA) != replaced(b, fromB), "round \(round): both or neither replaced")
+            }
+            await a.stop()
+            await b.stop()
+        }
+    }
+
     @Test func aNodeStopsListeningOnceItsLastListenerIsGone() async throws {
         try await RedisServer.with { redis in
             let a = try await node("a", on: redis)

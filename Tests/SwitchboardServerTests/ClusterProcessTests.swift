@@ -25,8 +25,11 @@ import SwitchboardTransport
         try await ProcessRunner.python(script, nodes.flatMap { ["--url", $0.url] })
     }
 
+    /// Channel and user messages across three nodes, and the same user id logging in on a second
+    /// node replacing its first session, from PROTOCOL.md alone.
     @Test func clientsOnThreeNodesSeeOneService() async throws {
-        try await checkThreeNodes(with: "peer_cluster.py")
+        let output = try await checkThreeNodes(with: "peer_cluster.py")
+        #expect(output.contains("ok   the first session, on node 1, is told 27 (sameUidLogin)"), "\(output)")
     }
 
     /// Metadata across three nodes, from PROTOCOL.md §13 alone.
@@ -35,16 +38,18 @@ import SwitchboardTransport
         try await checkThreeNodes(with: "peer_cluster_storage.py")
     }
 
-    /// Runs the Python check `script` against three nodes of one cluster.
-    private func checkThreeNodes(with script: String) async throws {
+    /// Runs the Python check `script` against three nodes of one cluster; returns its report.
+    @discardableResult
+    private func checkThreeNodes(with script: String) async throws -> String {
         var directories: [URL] = []
         defer { for directory in directories { try? FileManager.default.removeItem(at: directory) } }
-        try await RedisServer.with { redis in
+        return try await RedisServer.with { redis in
             let nodes = try await startNodes(3, on: redis, directories: &directories)
             let output = try await peer(nodes, script)
             for node in nodes { try await node.stop() }
             #expect(output.status == 0, "\(output.text)")
             #expect(output.text.contains(" 0 failed"), "\(output.text)")
+            return output.text
         }
     }
 

@@ -50,6 +50,37 @@ public struct CloseRelay: BusRequest, Hashable {
     }
 }
 
+/// Makes `caller`'s new session its user's newest login on every node: sessions of the same user
+/// that logged in before it on other nodes end as replaced, as an older session on this node
+/// does (their clients are told `sameUidLogin`). Sent by the session module for a new session,
+/// after `OpenRelay` for the user, before the login is answered.
+///
+/// Throws `loginTimeout` when the relay cannot reach the other nodes now.
+public struct ClaimUser: BusRequest, Hashable {
+    public typealias Response = Done
+    public static let operation = OperationName.Relay.claimUser.rawValue
+    /// The new session.
+    public var caller: Caller
+    /// Creates the request.
+    public init(caller: Caller) {
+        self.caller = caller
+    }
+}
+
+/// A session of this node that a newer login of its user on another node replaced (`ClaimUser`
+/// there): the session module ends it as it ends a session replaced here, if it still exists.
+/// Sent by the relay.
+public struct EndReplacedSession: BusRequest, Hashable {
+    public typealias Response = Done
+    public static let operation = OperationName.Relay.endReplacedSession.rawValue
+    /// The replaced session.
+    public var caller: Caller
+    /// Creates the request.
+    public init(caller: Caller) {
+        self.caller = caller
+    }
+}
+
 /// Forwards a user-channel message to the nodes holding the receiver's sessions; answers whether
 /// any node took it (false: the user is online nowhere else). Sent by the message router when
 /// the receiver has no session on this node.

@@ -12,5 +12,9 @@ extension OperationName {
         case openMetadataRelay
         /// Handing another node's metadata change to the storage module here.
         case deliverRelayedMetadata
+        /// Making a login its user's newest across the nodes.
+        case claimUser
+        /// Ending a session here that a newer login of its user on another node replaced.
+        case endReplacedSession
     }
 }
