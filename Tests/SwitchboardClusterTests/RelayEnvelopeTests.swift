@@ -44,6 +44,33 @@ import SwitchboardWire
         #expect(decoded < 2_000)
     }
 
+    /// A claim announcement as the claim script writes it (Redis's `cmsgpack` packs a Lua array
+    /// of strings and an integer the same way).
+    func announcement(_ origin: String, _ app: String, _ user: String, _ generation: Int64) -> [UInt8] {
+        var writer = MessagePackWriter()
+        writer.writeArrayHeader(5)
+        for text in ["claim", origin, app, user] { writer.writeString(text) }
+        writer.writeInteger(generation)
+        return writer.bytes
+    }
+
+    @Test func claimAnnouncementsAreReadAndNeverTakenForMessagesOrTheOtherWayRound() throws {
+        let bytes = announcement("n:1", "a{p}", "bob 👋", 42)
+        let claim = try #require(UserClaimAnnouncement(decoding: bytes))
+        #expect(claim.origin == "n:1" && claim.user == UserKey("a{p}", "bob 👋") && claim.generation == 42)
+        #expect(throws: WireError.self) { try RelayEnvelope(decoding: bytes) }
+        let envelope = RelayEnvelope(origin: "n", target: .user(UserKey("app", "bob")), delivery: deliveries[0]).encoded()
+        #expect(UserClaimAnnouncement(decoding: envelope) == nil)
+        for cut in 0..<bytes.count { #expect(UserClaimAnnouncement(decoding: Array(bytes[..<cut])) == nil) }
+        #expect(UserClaimAnnouncement(decoding: bytes + [0]) == nil)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            var mutated = bytes
+            mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            _ = UserClaimAnnouncement(decoding: mutated)
+        }
+    }
+
     @Test func eachTargetHasAChannelOfItsOwnUnderOneHashTag() {
         let targets: [RelayTarget] = [
             .channel(ChannelKey(app: "a:b", .message, "c")), .channel(ChannelKey(app: "a", .message, "b:c")),
