@@ -68,7 +68,10 @@ public actor ClusterLink: OpeningModule {
 
     public func start(_ context: ModuleContext) async {
         clock = context.clock
-        inbound.attach(context)
+        inbound.attach(context) { [weak self] in
+            guard let self else { return }
+            Task { await self.listUsersAgain() }
+        }
         let bus = context.bus
         let redis = self.redis
         let origin = configuration.nodeID
@@ -151,9 +154,17 @@ public actor ClusterLink: OpeningModule {
 
     /// Takes the next generation of a user (KEYS[1]) and announces it on the user's channel
     /// (ARGV[1]) for node ARGV[2], app ARGV[3], user ARGV[4]; returns the generation.
+    ///
+    /// A generation is Redis's clock in microseconds, or one more than the user's last when that
+    /// is not smaller: it grows across a restart of Redis that kept nothing (the last one is kept
+    /// a day, only to order logins within one microsecond).
     private static let claimUser = RedisScript(
         """
-        local generation = redis.call('INCR', KEYS[1])
+        local now = redis.call('TIME')
+        local generation = tonumber(now[1]) * 1000000 + tonumber(now[2])
+        local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+        if generation <= last then generation = last + 1 end
+        redis.call('SET', KEYS[1], string.format('%d', generation), 'PX', 86400000)
         redis.call('PUBLISH', ARGV[1], cmsgpack.pack({'claim', ARGV[2], ARGV[3], ARGV[4], generation}))
         return generation
         """)
@@ -244,6 +255,30 @@ public actor ClusterLink: OpeningModule {
             }
         }
         await redis.unsubscribe(listened.channel)
+    }
+
+    /// After the subscriber's link came back (Redis may have restarted with nothing kept): lists
+    /// this node again in the online set of every user it has sessions of, retrying while the
+    /// command connection is still coming back (up to 30 s, in real time, as the connections'
+    /// own reconnecting is paced).
+    private func listUsersAgain() async {
+        for attempt in 1...150 {
+            do {
+                try await turns.run { () async throws(RtmError) in
+                    for case .messages(.user(let user)) in listening {
+                        do {
+                            _ = try await redis.send([Self.addMember, RelayChannels.onlineKey(of: user), Array(configuration.nodeID.utf8)])
+                        } catch {
+                            throw RtmError(.loginTimeout, operation: OpenRelay.operation, reason: "\(error)")
+                        }
+                    }
+                }
+                return
+            } catch {
+                if attempt == 150 { inbound.log(.warning, "this node's users are not listed online in Redis again: \(error)") }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
     }
 
     private static let addMember = Array("SADD".utf8)

@@ -12,6 +12,8 @@ final class InboundRelay: Sendable {
     /// Where this node's probes are noted as they come back.
     let health: NodeHealth
     private let context = Mutex<ModuleContext?>(nil)
+    /// Told each time the subscriber's link is back.
+    private let restored = Mutex<(@Sendable () -> Void)?>(nil)
     private let counters = Mutex(RelayCounters())
     /// The metadata news on their way to the storage module, in the order they came.
     private let metadataNews = SerialJobs()
@@ -24,9 +26,11 @@ final class InboundRelay: Sendable {
     }
 
     /// Starts delivering to the modules of `context`; before, messages are dropped (nothing is
-    /// subscribed before the link starts).
-    func attach(_ context: ModuleContext) {
+    /// subscribed before the link starts). `linkRestored` is called each time the subscriber's
+    /// link comes back.
+    func attach(_ context: ModuleContext, linkRestored: @escaping @Sendable () -> Void) {
         self.context.withLock { $0 = context }
+        restored.withLock { $0 = linkRestored }
     }
 
     /// Logs `message` at `level` once attached.
@@ -75,6 +79,7 @@ final class InboundRelay: Sendable {
             counters.withLock { $0.gaps += gap.count }
             context.log(.warning, "the link to Redis pub/sub is back; \(gap.count) channels may have missed messages meanwhile")
             for target in gap.compactMap(MetadataKeys.target(ofChannel:)) { tell(target, .mayHaveMissedChanges, context) }
+            restored.withLock { $0 }?()
         }
     }
 

@@ -159,6 +159,31 @@ import SwitchboardTransport
         }
     }
 
+    /// Redis restarted with nothing kept (no persistence): once the links are back, each node
+    /// lists its users online again, so a user on another node is still reachable, and a new login
+    /// still replaces an older session of its user (login numbers keep growing).
+    @Test func afterRedisRestartsEmptyUsersAreReachableAndLoginsStillReplace() async throws {
+        try await RedisServer.with { redis in
+            let a = try await node("a", on: redis)
+            let b = try await node("b", on: redis)
+            let alice = try await a.logIn("alice")
+            let bob = try await b.logIn("bob")
+            for _ in 0..<3 { _ = try await b.logIn("carol") }
+            let carol = try await b.logIn("carol")
+            try await redis.kill()
+            try await redis.start()
+            #expect(await eventually { a.link.isConnected && b.link.isConnected })
+            #expect(await eventually { b.link.received.gaps > 0 })
+            #expect(await eventuallyAsync {
+                try await a.publish(alice, .user, to: "bob", "after the restart")
+                return b.messages(to: bob).contains("after the restart")
+            })
+            _ = try await a.logIn("carol")
+            #expect(await eventually { b.harness.outbox.calls.contains(.disconnect(carol.session, .sameUidLogin)) })
+            await stop(a, b)
+        }
+    }
+
     @Test func withRedisGoneASubscribeFailsWithItsTimeoutAndTheLinkSaysSo() async throws {
         try await RedisServer.with { redis in
             let a = try await node("a", on: redis)
