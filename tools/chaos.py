@@ -1,0 +1,398 @@
+#!/usr/bin/env python3
+"""Faults under load for cluster mode, and a checker of what must hold through them.
+
+    tools/chaos.sh [minutes]        (builds switchboard, then runs this)
+    python3 tools/chaos.py --switchboard PATH [--minutes M] [--seed S]
+
+Starts redis-server (appendonly, fsync on every write) and three `switchboard serve --cluster`
+nodes on free loopback ports, then, for the given minutes, keeps a load going while it injects one
+fault at a time at random: kill -9 of a node (started again 2-4 s later, same port and node id),
+SIGSTOP of a node for 3-8 s (then SIGCONT), kill -9 of redis-server (started again 1-2 s later).
+The clients are Python peers written from docs/PROTOCOL.md (tools/peer.py):
+  - two subscribers of one message channel per node; one that loses its connection logs in again
+    on another live node (the same user id) and subscribes again, and notes the time it was away;
+  - one publisher per node, numbering its messages; it notes which were answered ok;
+  - two metadata writers that each read a counter and write it plus one under the read revision
+    (compare-and-set), and note which writes were answered ok.
+Afterwards it checks, printing one line per invariant:
+  1. per publishing session, each session of a subscriber got its messages in order and none twice
+     (a subscriber's sessions overlap while a paused node still holds its first; a publish a paused
+     node still holds is carried out when it wakes, after what the publisher's next session sent);
+  2. every acknowledged publish reached every subscriber that was subscribed, on a live node, from
+     a second before it to a second after it; the misses are split into those during a Redis or node
+     fault (pub/sub is at most once and the cluster does not tell clients of a gap yet) and the
+     others, which must be none;
+  3. the counter's final value is at least the number of acknowledged increments and at most that
+     plus the writes whose answer never came; the revisions each writer read only grow;
+  4. a subscriber's first session, left on a node that was paused, is closed once that node wakes
+     (`closing` 27, sameUidLogin) or with its node.
+Exits 0 when every invariant held, 1 when one did not, 2 when it could not run.
+"""
+
+import argparse
+import asyncio
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer import connect  # noqa: E402
+
+APP = "chaos-app"
+CHANNEL = "chaos"
+COUNTER_CHANNEL = "chaos-counter"
+MESSAGE, METADATA = 4, 2  # subscribe features (PROTOCOL.md §3.5)
+SAME_UID_LOGIN = 27
+MARGIN = 1.0  # seconds around a publish a subscriber must have been subscribed for its miss to count
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Cluster:
+    """redis-server and three nodes, each started again on its own port after a fault."""
+
+    def __init__(self, switchboard, work):
+        self.switchboard = switchboard
+        self.work = work
+        self.redis_port = free_port()
+        self.ports = [free_port() for _ in range(3)]
+        self.redis = None
+        self.nodes = [None, None, None]
+        self.paused = set()
+        self.faults = []  # (start, end, kind, index)
+
+    def start_redis(self):
+        self.redis = subprocess.Popen(
+            ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
+             "--appendfsync", "always", "--dir", self.work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def start_node(self, index):
+        data = os.path.join(self.work, f"n{index}")
+        os.makedirs(data, exist_ok=True)
+        log = open(os.path.join(self.work, f"n{index}.log"), "a")
+        self.nodes[index] = subprocess.Popen(
+            [self.switchboard, "serve", "--listen", f"127.0.0.1:{self.ports[index]}", "--admin-listen", "off",
+             "--data-dir", data, "--cluster", f"redis://127.0.0.1:{self.redis_port}", "--node-id", f"n{index}",
+             "--no-rate-limits", "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=log)
+
+    def url(self, index):
+        return f"ws://127.0.0.1:{self.ports[index]}"
+
+    def live(self):
+        return [i for i, node in enumerate(self.nodes) if node is not None and node.poll() is None and i not in self.paused]
+
+    async def wait_accepting(self, port, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.close()
+                return
+            except OSError:
+                await asyncio.sleep(0.2)
+        raise RuntimeError(f"nothing accepts on port {port}")
+
+    async def start(self):
+        self.start_redis()
+        await self.wait_accepting(self.redis_port)
+        for index in range(3):
+            self.start_node(index)
+        for port in self.ports:
+            await self.wait_accepting(port)
+
+    async def fault(self, rng):
+        kind = rng.choice(["kill-node", "pause-node", "kill-redis"])
+        index = rng.randrange(3)
+        start = time.monotonic()
+        if kind == "kill-node":
+            self.nodes[index].kill()
+            self.nodes[index].wait()
+            await asyncio.sleep(rng.uniform(2, 4))
+            self.start_node(index)
+            await self.wait_accepting(self.ports[index])
+        elif kind == "pause-node":
+            self.paused.add(index)
+            self.nodes[index].send_signal(signal.SIGSTOP)
+            await asyncio.sleep(rng.uniform(3, 8))
+            self.nodes[index].send_signal(signal.SIGCONT)
+            self.paused.discard(index)
+        else:
+            self.redis.kill()
+            self.redis.wait()
+            await asyncio.sleep(rng.uniform(1, 2))
+            self.start_redis()
+            await self.wait_accepting(self.redis_port)
+        self.faults.append((start, time.monotonic() + 3.0, kind, index))  # 3 s for links to come back
+        print(f"  fault: {kind}{'' if kind == 'kill-redis' else f' n{index}'} ({time.monotonic() - start:.1f} s)", flush=True)
+
+    def stop(self):
+        for process in self.nodes + [self.redis]:
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGCONT)
+                process.kill()
+                process.wait()
+
+
+class Client:
+    """A peer that logs in as `user` on a live node and logs in again elsewhere when it loses it."""
+
+    def __init__(self, cluster, user, home, rng):
+        self.cluster, self.user, self.home, self.rng = cluster, user, home, rng
+        self.peer = None
+        self.stale = False  # the node stopped answering (paused): log in elsewhere, as the SDK does
+        self.old_peers = []  # (peer, node index, was that node paused when this one left it)
+        self.node = None
+
+    async def call(self, t, **fields):
+        """A request that gives up after 3 s (the node is taken for gone) instead of 15."""
+        try:
+            return await asyncio.wait_for(self.peer.request(t, **fields), 3)
+        except asyncio.TimeoutError:
+            self.stale = True
+            raise
+
+    async def ensure(self, after_login):
+        while self.peer is None or self.peer.failure is not None or self.stale:
+            if self.peer is not None:
+                self.old_peers.append((self.peer, self.node, self.node in self.cluster.paused))
+            self.peer, self.stale = None, False
+            live = self.cluster.live()
+            if not live:
+                await asyncio.sleep(0.2)
+                continue
+            index = self.home if self.home in live and self.node is None else self.rng.choice(live)
+            try:
+                peer = await connect(self.cluster.url(index), self.user)
+                answer = await peer.request("login", appId=APP, userId=self.user, token="", heartbeatInterval=5,
+                                            presenceTimeout=30)
+                if answer.get("t") != "loginOk":
+                    await peer.close()
+                    raise ConnectionError(repr(answer))
+                peer.start_heartbeats(answer["heartbeatInterval"])
+                self.peer, self.node = peer, index
+                await after_login(peer)
+            except Exception:  # noqa: BLE001 - a node going away mid-login: try another
+                self.peer = None
+                await asyncio.sleep(0.3)
+
+
+class Subscriber(Client):
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.windows = []  # [start, end] of being subscribed
+        self.seen = 0
+
+    async def run(self, stop):
+        async def subscribe(peer):
+            answer = await peer.request("subscribe", channel=CHANNEL, features=MESSAGE)
+            if answer.get("t") != "ok":
+                raise ConnectionError(repr(answer))
+            self.windows.append([time.monotonic(), None])
+        while not stop.is_set():
+            await self.ensure(subscribe)
+            while self.peer.failure is None and not stop.is_set():
+                try:
+                    await self.call("heartbeat")
+                except Exception:  # noqa: BLE001 - gone or not answering
+                    break
+                await asyncio.sleep(0.5)
+            if self.windows and self.windows[-1][1] is None:
+                # Subscribed until the last answer before the silence, at the latest.
+                self.windows[-1][1] = time.monotonic() - (3.0 if self.stale else 0.0)
+
+    def received(self):
+        """For each of this user's sessions, the (publisher, seq) of every chaos message, in arrival order."""
+        peers = [old for old, _, _ in self.old_peers] + ([self.peer] if self.peer else [])
+        return [[tuple(push["message"].split(":")) for push in peer.pushes
+                 if push.get("t") == "message" and push.get("channel") == CHANNEL] for peer in peers]
+
+
+class Publisher(Client):
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.acked = {}  # seq -> ack time
+        self.seq = 0
+
+    async def run(self, stop):
+        async def nothing(peer):
+            return None
+        while not stop.is_set():
+            await self.ensure(nothing)
+            self.seq += 1
+            sent = time.monotonic()
+            try:
+                # The session is named too: order holds per publishing session (a request a paused
+                # node still holds is carried out when it wakes, after what the next session sent).
+                answer = await self.call("publish", channelType=1, channel=CHANNEL,
+                                         message=f"{self.user}:{self.seq}:{len(self.old_peers)}")
+                if answer.get("t") == "ok":
+                    self.acked[self.seq] = sent
+            except Exception:  # noqa: BLE001 - unknown outcome
+                pass
+            await asyncio.sleep(0.02)
+
+
+class CounterWriter(Client):
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.acked = 0
+        self.unknown = 0
+        self.revisions = []
+
+    async def run(self, stop):
+        async def nothing(peer):
+            return None
+        while not stop.is_set():
+            await self.ensure(nothing)
+            try:
+                read = await self.call("getChannelMetadata", channelType=1, channel=COUNTER_CHANNEL)
+                if read.get("t") == "error" or read.get("majorRevision", 0) <= 0:
+                    await asyncio.sleep(0.1)
+                    continue
+                revision = read.get("majorRevision", 0)
+                self.revisions.append(revision)
+                items = {item["key"]: item.get("value") for item in read.get("items", [])}
+                value = int(items.get("n", "0"))
+            except Exception:  # noqa: BLE001 - reconnect
+                continue
+            try:
+                answer = await self.call("setChannelMetadata", channelType=1, channel=COUNTER_CHANNEL,
+                                                 items=[{"key": "n", "value": str(value + 1)}], majorRevision=revision)
+                if answer.get("t") == "ok":
+                    self.acked += 1
+            except Exception:  # noqa: BLE001 - unknown outcome
+                self.unknown += 1
+            await asyncio.sleep(0.05)
+
+
+def fault_at(cluster, moment):
+    """The kind of the fault going on around `moment`, or None."""
+    return next((kind for start, end, kind, _ in cluster.faults if start - MARGIN <= moment <= end + MARGIN), None)
+
+
+def check(cluster, subscribers, publishers, writers, final_counter):
+    failures = 0
+
+    def report(ok, line):
+        nonlocal failures
+        failures += 0 if ok else 1
+        print(f"{'ok  ' if ok else 'FAIL'} {line}", flush=True)
+
+    disorder = 0
+    for subscriber in subscribers:
+        for session in subscriber.received():
+            last = {}
+            for publisher, seq, publishing_session in session:
+                key, seq = (publisher, publishing_session), int(seq)
+                if seq <= last.get(key, 0):
+                    disorder += 1
+                last[key] = seq
+    report(disorder == 0,
+           f"1. per publishing session, each subscribing session got its messages in order and once: {disorder} out of order or repeated")
+
+    missed_in_fault, missed_outside, expected = {}, 0, 0
+    for subscriber in subscribers:
+        got = {(publisher, int(seq)) for session in subscriber.received() for publisher, seq, _ in session}
+        for publisher in publishers:
+            for seq, moment in publisher.acked.items():
+                covered = any(start <= moment - MARGIN and (end is None or moment + MARGIN <= end)
+                              for start, end in subscriber.windows)
+                if not covered:
+                    continue
+                expected += 1
+                if (publisher.user, seq) not in got:
+                    kind = fault_at(cluster, moment)
+                    if kind:
+                        missed_in_fault[kind] = missed_in_fault.get(kind, 0) + 1
+                    else:
+                        missed_outside += 1
+    during = ", ".join(f"{count} during {kind}" for kind, count in sorted(missed_in_fault.items())) or "none during faults"
+    report(missed_outside == 0,
+           f"2. acknowledged publishes to subscribers that stayed: {expected} due, {missed_outside} missed outside faults; "
+           f"{during} (pub/sub is at most once; not yet reported to clients)")
+
+    acked = sum(writer.acked for writer in writers)
+    unknown = sum(writer.unknown for writer in writers)
+    grows = all(a <= b for writer in writers for a, b in zip(writer.revisions, writer.revisions[1:]))
+    report(final_counter is not None and acked <= final_counter <= acked + unknown and grows,
+           f"3. counter {final_counter}: {acked} increments acknowledged, {unknown} unknown; revisions read only grow: {grows}")
+
+    left = [(peer, index) for client in subscribers + publishers + writers for peer, index, paused in client.old_peers if paused]
+    lingering = [index for peer, index in left if not peer.reader.done()]
+    report(not lingering, f"4. first sessions left on a paused node: {len(left)}, still open after it woke: {len(lingering)}")
+    return failures
+
+
+async def main_async(args):
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory(prefix="switchboard-chaos-") as work:
+        cluster = Cluster(args.switchboard, work)
+        try:
+            await cluster.start()
+            print(f"cluster up: nodes on {cluster.ports}, redis on {cluster.redis_port}; seed {args.seed}", flush=True)
+            stop = asyncio.Event()
+            subscribers = [Subscriber(cluster, f"sub-{n}-{k}", n, rng) for n in range(3) for k in range(2)]
+            publishers = [Publisher(cluster, f"pub-{n}", n, rng) for n in range(3)]
+            writers = [CounterWriter(cluster, f"writer-{n}", n, rng) for n in range(2)]
+            tasks = [asyncio.create_task(client.run(stop)) for client in subscribers]
+            await asyncio.sleep(2)
+            # The counter starts at 0, so that every increment is a compare-and-set on a set that exists.
+            setup = await connect(cluster.url(0), "setup")
+            await setup.request("login", appId=APP, userId="setup", token="", heartbeatInterval=5, presenceTimeout=30)
+            answer = await setup.request("setChannelMetadata", channelType=1, channel=COUNTER_CHANNEL,
+                                         items=[{"key": "n", "value": "0"}], majorRevision=-1)
+            await setup.close()
+            if answer.get("t") != "ok":
+                raise RuntimeError(f"cannot set the counter up: {answer!r}")
+            tasks += [asyncio.create_task(client.run(stop)) for client in publishers + writers]
+            deadline = time.monotonic() + args.minutes * 60
+            while time.monotonic() < deadline:
+                await asyncio.sleep(rng.uniform(4, 10))
+                await cluster.fault(rng)
+            await asyncio.sleep(8)  # quiet: links back, paused nodes' kicks delivered
+            stop.set()
+            await asyncio.wait(tasks, timeout=30)
+            await asyncio.sleep(2)
+            final = None
+            reader = writers[0].peer
+            if reader is not None and reader.failure is None:
+                read = await reader.request("getChannelMetadata", channelType=1, channel=COUNTER_CHANNEL)
+                items = {item["key"]: item.get("value") for item in read.get("items", [])}
+                final = int(items.get("n", "0"))
+            print(f"faults: {len(cluster.faults)}; messages acknowledged: {sum(len(p.acked) for p in publishers)}", flush=True)
+            failures = check(cluster, subscribers, publishers, writers, final)
+            for client in subscribers + publishers + writers:
+                for peer in [old for old, _, _ in client.old_peers] + ([client.peer] if client.peer else []):
+                    try:
+                        await peer.close()
+                    except Exception:  # noqa: BLE001
+                        pass
+            return 1 if failures else 0
+        finally:
+            cluster.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Switchboard cluster faults under load, and a checker.")
+    parser.add_argument("--switchboard", required=True, help="the switchboard executable")
+    parser.add_argument("--minutes", type=float, default=3.0)
+    parser.add_argument("--seed", type=int, default=int(time.time()))
+    args = parser.parse_args()
+    try:
+        return asyncio.run(main_async(args))
+    except RuntimeError as error:
+        print(f"could not run: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
