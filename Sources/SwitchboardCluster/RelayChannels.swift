@@ -21,8 +21,8 @@ enum RelayChannels {
         Array("sb:ou:{\(escaped(user.app)):\(escaped(user.userId))}".utf8)
     }
 
-    /// `sb:ug:{app:user}`: the counter of `user`'s logins across the nodes (`UserClaims`), under
-    /// the tag of the user's channel (the claim script bumps it and publishes to that channel).
+    /// `sb:ug:{app:user}`: the generation of `user`'s last login across the nodes (`UserClaims`),
+    /// under the tag of the user's channel (the claim script sets it and publishes to that channel).
     static func generationKey(of user: UserKey) -> [UInt8] {
         Array("sb:ug:{\(escaped(user.app)):\(escaped(user.userId))}".utf8)
     }

@@ -4,8 +4,8 @@ import SwitchboardWire
 /// Which login of each user is the newest across the nodes, as far as this node knows: the claims
 /// of this node's sessions (`ClaimUser`) and those other nodes announce on the user's channel.
 ///
-/// Every login claims a generation of its user from one Redis counter, so of two logins the later
-/// claim has the larger number wherever it is heard. A node ends its session of a user when it
+/// Every login claims a generation of its user from Redis (its clock, and at least one more than
+/// the user's last), so of two logins the later claim has the larger number wherever it is heard. A node ends its session of a user when it
 /// hears another node's larger claim. A claim heard while one of this node's own is still on its
 /// way to Redis (the answer and the announcement travel on two connections, in either order) is
 /// weighed once the own claim's number is known. A pure value; the link keeps it under a lock.
