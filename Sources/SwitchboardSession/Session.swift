@@ -3,7 +3,7 @@ import SwitchboardCore
 /// The session module: every logged-in session of the server, per app.
 ///
 /// It answers `Login`, `Logout`, `Heartbeat` and `RenewToken`, and for the server
-/// `DisconnectUser` and `SessionStatistics`; it listens for
+/// `DisconnectUser`, `ListUserSessions` and `SessionStatistics`; it listens for
 /// `SessionDisconnected`; it publishes `SessionOpened`, `SessionSuspended`, `SessionResumed`,
 /// `SessionTimedOut` and `SessionClosed`. Its `run()` ticks on the injected clock to find lost
 /// heartbeats, presence timeouts and token expiries. It speaks of sessions only: the server binds
@@ -60,6 +60,7 @@ public actor Session: Module {
         bus.handle(RenewToken.self) { [self] request throws(RtmError) in try await renew(request) }
         bus.handle(DisconnectUser.self) { [self] request throws(RtmError) in try await disconnectUser(request) }
         bus.handle(EndReplacedSession.self) { [self] request throws(RtmError) in try await endReplaced(request.caller) }
+        bus.handle(ListUserSessions.self) { [self] request throws(RtmError) in try await listSessions(request) }
         bus.handle(SessionStatistics.self) { [self] request throws(RtmError) in
             try await running(SessionStatistics.operation).1.counts(in: request.app)
         }
@@ -212,6 +213,20 @@ public actor Session: Module {
     private func endAsReplaced(_ record: SessionRecord, _ context: ModuleContext) {
         context.outbox.disconnect(record.id, reason: .sameUidLogin, detail: "the same user logged in elsewhere")
         end(record, reason: .replacedBySameUser, context)
+    }
+
+    /// A user's sessions, oldest first, read in the module's turn like every other operation.
+    private func listSessions(_ request: ListUserSessions) async throws(RtmError) -> [UserSessionSummary] {
+        let (context, store) = try running(ListUserSessions.operation)
+        try Validation.checkUserId(request.userId, limits: context.limits, operation: ListUserSessions.operation)
+        let user = UserKey(request.caller.app, request.userId)
+        let records = try await turns.run { () async throws(RtmError) in try await store.sessions(of: user) }
+        return records.map { record in
+            UserSessionSummary(
+                session: record.id, lastSeen: record.lastSeen, suspendedAt: record.suspendedAt,
+                heartbeatInterval: record.heartbeatInterval, presenceTimeout: record.presenceTimeout,
+                tokenExpiresAt: record.tokenExpiresAt)
+        }
     }
 
     // MARK: Events and time

@@ -33,6 +33,8 @@ public protocol SessionStore: Sendable {
     func removeAll(of user: UserKey) async throws(RtmError) -> [SessionRecord]
     /// Sessions and users of `app`, or (nil) of every app.
     func counts(in app: AppID?) async throws(RtmError) -> SessionCounts
+    /// The sessions of `user`, oldest first; changes nothing.
+    func sessions(of user: UserKey) async throws(RtmError) -> [SessionRecord]
 }
 
 /// Everything the server keeps about one session.

@@ -42,6 +42,33 @@ extension SessionModuleTests {
     }
 }
 
+extension SessionModuleTests {
+    @Test(arguments: [false, true]) func listingAUsersSessionsTellsWhetherEachIsConnectedAndChangesNothing(suspendingStore: Bool) async throws {
+        let (harness, _) = await world(suspendingStore: suspendingStore)
+        let alice = try await harness.bus.request(Login(appId: "app", userId: "alice", token: "", heartbeatInterval: 7, presenceTimeout: 60))
+        _ = try await harness.bus.request(Login(appId: "other", userId: "alice", token: ""))
+        let server = Caller.server(app: "app", userId: "server")
+
+        let live = try await harness.bus.request(ListUserSessions(caller: server, userId: "alice"))
+        #expect(live.map(\.session) == [alice.session])
+        #expect(live.first?.suspendedAt == nil)
+        #expect(live.first?.heartbeatInterval == alice.heartbeatInterval)
+        #expect(live.first?.presenceTimeout == alice.presenceTimeout)
+
+        harness.bus.publish(SessionDisconnected(session: alice.session))
+        await harness.recorder.waitFor(SessionSuspended.self)
+        let suspended = try await harness.bus.request(ListUserSessions(caller: server, userId: "alice"))
+        #expect(suspended.map(\.session) == [alice.session])
+        #expect(suspended.first?.suspendedAt != nil)
+        // Listing ended nothing: the session still resumes.
+        _ = try await harness.bus.request(Heartbeat(caller: alice.caller))
+
+        #expect(try await harness.bus.request(ListUserSessions(caller: server, userId: "bob")).isEmpty)
+        await #expect(throws: RtmError.self) { _ = try await harness.bus.request(ListUserSessions(caller: server, userId: "")) }
+        await harness.stop()
+    }
+}
+
 extension SessionRelayTests {
     @Test(arguments: [false, true]) func disconnectingAUserIsAnsweredOnceTheRelayStoppedListeningForIt(suspendingStore: Bool) async throws {
         let relay = FakeRelay()

@@ -54,4 +54,8 @@ final class SuspendingSessionStore: SessionStore {
         await calls.pause("counts")
         return base.counts(in: app)
     }
+    func sessions(of user: UserKey) async throws(RtmError) -> [SessionRecord] {
+        await calls.pause("sessions")
+        return base.sessions(of: user)
+    }
 }

@@ -128,6 +128,50 @@ public struct DisconnectUser: BusRequest {
     }
 }
 
+/// The sessions a user of the caller's app has now, oldest first (none when it has none): for
+/// the server's API and admin page. Changes nothing.
+public struct ListUserSessions: BusRequest {
+    public typealias Response = [UserSessionSummary]
+    public static let operation = OperationName.Server.sessions.rawValue
+    /// Who asks (the server's API).
+    public var caller: Caller
+    /// The user whose sessions are listed.
+    public var userId: UserID
+    /// Creates the request.
+    public init(caller: Caller, userId: UserID) {
+        self.caller = caller
+        self.userId = userId
+    }
+}
+
+/// One session of a user, as `ListUserSessions` tells it.
+public struct UserSessionSummary: Sendable, Hashable {
+    /// The session's id.
+    public var session: SessionID
+    /// When its last sign of life came.
+    public var lastSeen: WallClockTime
+    /// When it lost its connection; nil while it has one.
+    public var suspendedAt: WallClockTime?
+    /// Seconds between its heartbeats.
+    public var heartbeatInterval: Int
+    /// Seconds it waits for a resume once its connection is lost.
+    public var presenceTimeout: Int
+    /// Unix seconds when its login privilege expires; nil when it never does.
+    public var tokenExpiresAt: UInt64?
+    /// Creates a summary.
+    public init(
+        session: SessionID, lastSeen: WallClockTime, suspendedAt: WallClockTime?, heartbeatInterval: Int, presenceTimeout: Int,
+        tokenExpiresAt: UInt64?
+    ) {
+        self.session = session
+        self.lastSeen = lastSeen
+        self.suspendedAt = suspendedAt
+        self.heartbeatInterval = heartbeatInterval
+        self.presenceTimeout = presenceTimeout
+        self.tokenExpiresAt = tokenExpiresAt
+    }
+}
+
 /// How many sessions and users an app has, or every app together: for the server's `info`.
 public typealias SessionStatistics = Statistics<SessionCounts>
 

@@ -5,6 +5,8 @@ extension OperationName {
     public enum Server: String, OperationNameTable {
         /// Ending every session of a user (the API's `disconnect`).
         case disconnect
+        /// Listing a user's sessions (the API's `sessions`).
+        case sessions
         /// Listing the channels in use (the API's `channels`).
         case channels
         /// A module's counts of its state (sessions, channels and members, locks).
