@@ -54,6 +54,8 @@ def samples(app):
         ("getState", {**room, "userId": "openapi-user"}, 404),
         ("setState", {**room, "userId": "openapi-user", "states": {"k": "v"}}, 404),
         ("disconnect", {"appId": app, "userId": "openapi-user"}, 200),
+        ("sessions", {"appId": app, "userId": "openapi-user"}, 200),
+        ("counters", {}, 200),
         ("unsubscribe", {**room, "userId": "openapi-user"}, 404),
         ("channels", {"appId": app, "pattern": "openapi-*", "limit": 10}, 200),
         ("info", {"appId": app}, 200),

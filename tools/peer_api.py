@@ -156,9 +156,31 @@ async def check_messages(c, alice, bob, carol):
     for who, peer, channel in (("alice", alice, c.room), ("bob", bob, c.room), ("carol", carol, c.lobby)):
         pushes = await peer.wait_for_pushes(lambda p, ch=channel: messages(ch)(p) and p.get("message") == "everyone", 1)
         c.check(f"{who} got the broadcast", len(pushes) == 1, repr(pushes))
+    await check_counters(c, alice, bob, carol)
+
     status, answer = c.call("broadcast", channels=[c.room, ""], message="never")
     c.check("a broadcast naming a bad channel sends nothing: 400", failed(status, answer, 400, INVALID_CHANNEL_NAME),
             f"{status} {answer}")
+
+
+async def check_counters(c, alice, bob, carol):
+    """`counters`: the node's totals move by what one publish to two subscribers did."""
+    status, before = c.api.call("counters", {})
+    c.check("counters: 200 with the node, three clients of the app logged in", status == 200
+            and before.get("node", {}).get("url") == c.url and before["connections"]["loggedIn"] == 3
+            and {"appId": c.app, "connections": 3} in before.get("apps", []), f"{status} {before}")
+    c.call("publish", channel=c.room, message="counted")
+    for peer in (alice, bob):
+        await peer.wait_for_pushes(lambda p: messages(c.room)(p) and p.get("message") == "counted", 1)
+    status, after = c.api.call("counters", {})
+    c.check("counters: the server's publish to the room made two deliveries", status == 200
+            and after["deliveries"]["message"] - before["deliveries"]["message"] == 2, f"{before} {after}")
+    answer = await carol.request("publish", channelType=1, channel=c.lobby, message="from carol")
+    status, last = c.api.call("counters", {})
+    c.check("counters: a client's publish counts one more message-channel publish", answer.get("t") == "ok" and status == 200
+            and last["publishes"]["message"] - after["publishes"]["message"] == 1, f"{answer} {after} {last}")
+    status, answer = c.api.call("counters", {"appId": c.app})
+    c.check(f"counters names no app: 400 with {INVALID_PARAMETER}", failed(status, answer, 400, INVALID_PARAMETER), f"{status} {answer}")
 
 
 async def check_presence(c, alice, bob):
@@ -274,6 +296,11 @@ async def check_users(c, alice, bob, carol):
     status, answer = c.call("unsubscribe", channel=c.room, userId=bob_id)
     c.check(f"unsubscribing again: 404 with {NOT_SUBSCRIBED}", failed(status, answer, 404, NOT_SUBSCRIBED), f"{status} {answer}")
 
+    status, answer = c.call("sessions", userId=c.user("carol"))
+    sessions = answer.get("sessions", []) if status == 200 else []
+    c.check("sessions: carol has one, connected, from 127.0.0.1", len(sessions) == 1 and sessions[0].get("connected") is True
+            and sessions[0].get("address", "").startswith("127.0.0.1:") and sessions[0].get("heartbeatInterval") == 5,
+            f"{status} {answer}")
     status, answer = c.call("disconnect", userId=c.user("carol"), reason="maintenance")
     c.check("disconnect carol: one session", status == 200 and answer == {"sessions": 1}, f"{status} {answer}")
     closing = await carol.wait_for_pushes(lambda p: p.get("t") == "closing", 1)
@@ -284,6 +311,8 @@ async def check_users(c, alice, bob, carol):
     except (asyncio.TimeoutError, asyncio.CancelledError):
         pass
     c.check("carol's connection closed", carol.failure is not None, repr(carol.failure))
+    status, answer = c.call("sessions", userId=c.user("carol"))
+    c.check("sessions: carol has none left", status == 200 and answer == {"sessions": []}, f"{status} {answer}")
     status, answer = c.call("disconnect", userId=c.user("nobody"))
     c.check("disconnecting a user with no session: 0", status == 200 and answer == {"sessions": 0}, f"{status} {answer}")
 

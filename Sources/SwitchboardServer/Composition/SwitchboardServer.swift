@@ -222,7 +222,8 @@ public final class SwitchboardServer: Sendable {
         }
         let context = APIContext(
             bus: bus, limits: configuration.limits, appIds: configuration.appIds, clock: configuration.clock,
-            startedAt: configuration.clock.now, node: node)
+            startedAt: configuration.clock.now, node: node, counters: { [registry] in registry.nodeCounters },
+            address: { [registry] session in registry.address(of: session) })
         return ServerAPI(
             keyring: keyring, context: context,
             rate: settings.callsPerSecondPerKey.map { APIRateLimiter(callsPerSecond: $0, clock: configuration.clock) },

@@ -12,6 +12,10 @@ struct APIContext: Sendable {
     let startedAt: Duration
     /// This node as `info` lists it.
     let node: @Sendable () -> JSONValue
+    /// This node's running totals and gauges, as `counters` answers them.
+    let counters: @Sendable () -> NodeCounters
+    /// The peer address of the connection that carries a session on this node, if one does.
+    let address: @Sendable (SessionID) -> String?
 
     /// The user id the server's calls show as theirs unless a call names one (`from`).
     static let serverUserId: UserID = "server"
@@ -67,5 +71,5 @@ struct APIMethod: Sendable {
     }
 
     /// Every method but `batch`, by group.
-    static let all: [APIMethod] = messaging + presence + users + channels + metadata + locks + tokens
+    static let all: [APIMethod] = messaging + presence + users + channels + node + metadata + locks + tokens
 }

@@ -135,8 +135,14 @@ final class ServerAPI: Sendable {
         return (status, body)
     }
 
+    /// An answer: never kept by a cache (it is live state, fetched with a key), never sniffed.
     private static func answer(_ status: Int, _ body: JSONValue, headers: [HTTPHeaderField] = []) -> HTTPResponse {
         HTTPResponse(
-            status: status, headers: [HTTPHeaderField("Content-Type", "application/json")] + headers, body: Array(body.text.utf8))
+            status: status,
+            headers: [
+                HTTPHeaderField("Content-Type", "application/json"), HTTPHeaderField("Cache-Control", "no-store"),
+                HTTPHeaderField("X-Content-Type-Options", "nosniff"),
+            ] + headers,
+            body: Array(body.text.utf8))
     }
 }
