@@ -87,6 +87,11 @@ let package = Package(
                 "SwitchboardPresence",
                 "SwitchboardStorage",
                 "SwitchboardLock",
+            ],
+            // The admin page, compiled into the binary as bytes (`PackageResources`): no files to ship.
+            resources: [
+                .embedInCode("Admin/Page/admin.html"), .embedInCode("Admin/Page/admin.css"), .embedInCode("Admin/Page/admin.js"),
+                .embedInCode("Admin/Page/favicon.svg"),
             ]),
         .target(
             name: "SwitchboardClient",

@@ -21,7 +21,8 @@ public final class SwitchboardServer: Sendable {
     /// What decides `/health/ready`: the server's client port ("listener") and any check added
     /// (a cluster component adds "redis" and "pubsub").
     public let readiness = Readiness()
-    /// The admin listener's routes: health and metrics; an embedder may add its own.
+    /// The admin listener's routes: health, metrics, the server API and the admin page; an
+    /// embedder may add its own.
     public let adminRouter = AdminRouter()
 
     private let registry: SessionRegistry<WebSocketConnection>
@@ -188,6 +189,7 @@ public final class SwitchboardServer: Sendable {
         // Weak: the router is the server's, and a strong reference back would keep both alive.
         adminRouter.addHealthAndMetrics(readiness: readiness) { [weak self] in await self?.metricsText() ?? "" }
         if let api { adminRouter.add("POST", ServerAPI.prefix, prefix: true) { request in await api.respond(to: request) } }
+        adminRouter.addAdminPage()
         let group = try EventLoopGroup(threads: 1)
         var http = HTTPServer.Configuration(host: settings.host, port: settings.port, tls: settings.tls ? tls : nil)
         // A batch of calls with large messages needs more than a health probe's 64 KiB.
