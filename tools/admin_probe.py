@@ -10,11 +10,20 @@
   admin_probe.py keepalive PORT N       N GETs of /health/live on one connection; prints
                                         "reused N" when every one came back on the same socket
   admin_probe.py save-metrics PORT FILE writes the /metrics body to FILE (for promtool)
+  admin_probe.py tls PORT CAFILE PATH   GET PATH over HTTPS, the certificate checked against CAFILE
+                                        for 127.0.0.1; prints the status and the body, then whether
+                                        a plain-HTTP request to the same port got an answer
+  admin_probe.py hostile PORT KEY       misbehaving clients, each on its own socket, while 50 others
+                                        dribble unfinished heads (slowloris): prints "NAME STATUS"
+                                        per case, STATUS the answer's status or "closed"
 Exits 1 with a message on stderr when something is not as the format requires.
 """
 import http.client
 import re
+import socket
+import ssl
 import sys
+import time
 
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$')
 
@@ -58,6 +67,68 @@ def parse_metrics(text):
     return sorted(samples)
 
 
+def raw_status(port, data, wait=5.0):
+    """Sends `data` on a new socket; the answer's status line and Allow header, or "closed"."""
+    with socket.create_connection(("127.0.0.1", port), timeout=wait) as sock:
+        try:
+            sock.sendall(data)
+        except OSError:
+            pass  # the server may close before reading everything: its answer still counts
+        received = b""
+        try:
+            while b"\r\n\r\n" not in received:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+        except OSError:
+            pass
+    head = received.split(b"\r\n\r\n", 1)[0].decode("latin-1")
+    if not head.startswith("HTTP/1.1 "):
+        return "closed"
+    allow = [line.split(":", 1)[1].strip() for line in head.split("\r\n") if line.lower().startswith("allow:")]
+    return head.split(" ")[1] + (f" allow={allow[0]}" if allow else "")
+
+
+def hostile(port, key):
+    slow = []
+    for _ in range(50):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        sock.sendall(b"GET /health/live HTTP/1.1\r\nHost: a\r\n")
+        slow.append(sock)
+    started = time.monotonic()
+    response, _ = fetch(port, "/health/live")
+    print(f"prompt-beside-slowloris {response.status} {'fast' if time.monotonic() - started < 2 else 'slow'}")
+    auth = f"Authorization: apikey {key}\r\n".encode()
+    cases = [
+        ("huge-head", b"GET /health/live HTTP/1.1\r\nHost: a\r\nX-Pad: " + b"a" * 20000 + b"\r\n\r\n"),
+        ("huge-body", b"POST /api/info HTTP/1.1\r\nHost: a\r\n" + auth + b"Content-Length: 2000000\r\n\r\n"),
+        ("chunked-body", b"POST /api/info HTTP/1.1\r\nHost: a\r\n" + auth + b"Transfer-Encoding: chunked\r\n\r\n"),
+        ("bad-json", b"POST /api/info HTTP/1.1\r\nHost: a\r\n" + auth + b"Content-Length: 9\r\n\r\n{\"appId\":"),
+        ("get-api", b"GET /api/info HTTP/1.1\r\nHost: a\r\n\r\n"),
+        ("delete-page", b"DELETE / HTTP/1.1\r\nHost: a\r\n\r\n"),
+        ("not-http", b"\x16\x03\x01\x02\x00 / HTTP/1.1\r\nHost: a\r\n\r\n"),
+        ("bad-request-line", b"HELLO\r\n\r\n"),
+    ]
+    for name, data in cases:
+        print(f"{name} {raw_status(port, data)}")
+    for sock in slow:
+        sock.close()
+    response, _ = fetch(port, "/health/live")
+    print(f"afterwards {response.status}")
+
+
+def over_tls(port, cafile, path):
+    context = ssl.create_default_context(cafile=cafile)
+    conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=15, context=context)
+    conn.request("GET", path)
+    response = conn.getresponse()
+    print(response.status)
+    print(response.read().decode("utf-8"))
+    plain = raw_status(port, b"GET " + path.encode() + b" HTTP/1.1\r\nHost: a\r\n\r\n")
+    print(f"plain {plain}")
+
+
 def main():
     command, port = sys.argv[1], int(sys.argv[2])
     if command == "request":
@@ -85,6 +156,10 @@ def main():
                 sys.exit(f"status {response.status}: {body}")
             sockets.add(id(conn.sock))
         print(f"reused {count}" if len(sockets) == 1 else f"sockets {len(sockets)}")
+    elif command == "tls":
+        over_tls(port, sys.argv[3], sys.argv[4])
+    elif command == "hostile":
+        hostile(port, sys.argv[3])
     else:
         sys.exit(__doc__)
 

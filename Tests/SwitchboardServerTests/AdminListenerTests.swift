@@ -92,3 +92,46 @@ func adminProbe(_ arguments: [String]) async throws -> [String] {
         await server.shutdown()
     }
 }
+
+extension AdminListenerTests {
+    @Test func withAdminTLSTheListenerServesHTTPSWithTheServersCertificateAndNoPlainHTTP() async throws {
+        try await TestCertificates.with { certificates in
+            let (server, admin) = try await startWithAdmin { configuration in
+                configuration.tls = ServerTLS(certificatePath: certificates.certificateFile, keyPath: certificates.keyFile)
+                configuration.adminListener?.tls = true
+            }
+            let result = try await ProcessRunner.python(
+                "admin_probe.py", ["tls", "\(admin)", certificates.caFile, "/health/ready"], timeout: .seconds(30))
+            await server.shutdown()
+            #expect(result.status == 0, "\(result.text)")
+            let lines = result.text.split(separator: "\n").map(String.init)
+            #expect(lines.prefix(3) == ["200", "{\"status\":\"ready\",\"checks\":{\"listener\":\"ok\"}}", "plain closed"], "\(result.text)")
+        }
+    }
+
+    @Test func adminTLSWithoutACertificateStopsTheStart() async throws {
+        await #expect(throws: ServerError.adminTLSWithoutCertificate) {
+            _ = try await startWithAdmin { $0.adminListener?.tls = true }
+        }
+    }
+
+    /// The hostile-input cases of the HTTP server, on the admin port as the server sets it up (the
+    /// API's 1 MiB bodies, its routes), with 50 slowloris sockets open all along.
+    @Test func hostileClientsOnTheAdminPortGetTheirStatusWhileOthersAreServed() async throws {
+        let (server, admin) = try await ServerAPITests.start()
+        let lines = try await adminProbe(["hostile", "\(admin)", ServerAPITests.key])
+        await server.shutdown()
+        #expect(lines.prefix(10) == [
+            "prompt-beside-slowloris 200 fast",
+            "huge-head 431",
+            "huge-body 413",
+            "chunked-body 501",
+            "bad-json 400",
+            "get-api 405 allow=POST",
+            "delete-page 405 allow=GET, HEAD",
+            "not-http 400",
+            "bad-request-line 400",
+            "afterwards 200",
+        ])
+    }
+}
