@@ -2,11 +2,12 @@
 """Drives the admin page (GET / on the admin listener) in a real browser: Debian's chromium,
 headless, through chromedriver, with PyPI's selenium.
 
-  admin_page_check.py check --admin-port PORT --api-key KEY --channel CHANNEL --user USER
+  admin_page_check.py check --admin-port PORT --api-key KEY --channel CHANNEL --user USER [--lock LOCK]
       Checks the page's security headers and the API's (no caching, no sniffing, a CSP without
       inline script); loads the page, gives the key; within two seconds of the key the counters
       show a connection and CHANNEL (picked from the busiest channels) lists USER among its members;
-      then kicks USER with the member's button (two clicks). Prints one line per check; exits 0
+      then publishes the test message, revokes LOCK (with --lock) and kicks USER with their buttons
+      (a revoke and a kick take two clicks). Prints one line per check; exits 0
       when all held, 1 otherwise, 2 when the browser could not run.
   admin_page_check.py screenshot --url WS_URL --admin-port PORT --api-key KEY --app-id APP --out FILE
       Connects a few protocol clients (tools/peer.py) with presence states, metadata, a lock and
@@ -154,6 +155,15 @@ def check(args):
         report.check("the key is kept for the tab only (sessionStorage), not in the URL",
                      driver.execute_script("return sessionStorage.getItem('switchboard.apiKey')") == args.api_key
                      and args.api_key not in driver.current_url)
+        driver.find_element(By.CSS_SELECTOR, "#publish-form button").click()
+        published = wait_for(lambda: f"published to {args.channel}" in driver.find_element(By.ID, "notice").text, 5)
+        report.check("the publish button published the test message", bool(published), driver.find_element(By.ID, "notice").text)
+        if args.lock:
+            revoked = click_twice(driver, f"#locks button[data-action='revoke'][data-lock='{args.lock}']")
+            report.check(f"the revoke button was clicked twice for {args.lock}", revoked)
+            freed = wait_for(lambda: any(row.get_attribute("data-lock") == args.lock and "free" in row.text
+                                         for row in driver.find_elements(By.CSS_SELECTOR, "#locks tbody tr")), 5)
+            report.check(f"{args.lock} is shown free", bool(freed), driver.find_element(By.ID, "locks").text)
         kicked = click_twice(driver, f"#members button[data-action='kick'][data-user='{args.user}']")
         report.check(f"the kick button was clicked twice for {args.user}", kicked)
         ended = wait_for(lambda: "1 session ended" in driver.find_element(By.ID, "notice").text, 5)
@@ -205,7 +215,7 @@ async def populate(args, ready, stop):
     await peers["alice"].request("acquireLock", channelType=1, channel="lobby", lockName="stage")
     await peers["bob"].request("setLock", channelType=1, channel="lobby", lockName="scoreboard", ttl=60)
     api_call(args.admin_port, args.api_key, "setChannelMetadata", {
-        "appId": args.app_id, "channel": "lobby", "from": "alice",
+        "appId": args.app_id, "channel": "lobby", "from": "alice", "recordUserId": True,
         "items": [{"key": "topic", "value": "Friday standup"}, {"key": "maxSeats", "value": "8"},
                   {"key": "theme", "value": "dark"}]})
     ready.set()
@@ -241,8 +251,9 @@ def screenshot(args):
         driver.find_element(By.CSS_SELECTOR, "#user-form button").click()
         wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#user-sessions tbody tr td.mono"), 5)
         time.sleep(2.5)  # a few refreshes, so the rates are steady
-        height = driver.execute_script("return document.body.scrollHeight")
-        driver.set_window_size(1440, height + 20)
+        chrome = driver.execute_script("return window.outerHeight - window.innerHeight")
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(1440, height + chrome)
         time.sleep(0.5)
         driver.save_screenshot(args.out)
     finally:
@@ -260,6 +271,7 @@ def main():
     parser.add_argument("--api-key", required=True)
     parser.add_argument("--channel", default="room")
     parser.add_argument("--user", default="alice")
+    parser.add_argument("--lock", help="check: a lock of the channel USER holds, revoked with its button")
     parser.add_argument("--url")
     parser.add_argument("--app-id", default="demo")
     parser.add_argument("--out", default="docs/admin-page.png")

@@ -154,6 +154,10 @@ async function refreshHealth() {
     badge.textContent = response.ok ? "ready" : "not ready: " + failing.map(([k, v]) => k + " " + v).join(", ");
     badge.className = "badge " + (response.ok ? "ok" : "bad");
     state.health = response.ok ? "ready" : "not ready";
+    renderOnce("checks", report.checks, () => {
+      $("checks").replaceChildren(...Object.entries(report.checks || {}).flatMap(([name, value]) =>
+        [el("dt", {}, name), el("dd", {}, el("span", { class: "badge " + (value === "ok" ? "ok" : "bad") }, value))]));
+    });
   } catch (_) {
     badge.textContent = "unreachable";
     badge.className = "badge bad";
