@@ -86,6 +86,17 @@ func adminProbe(_ arguments: [String]) async throws -> [String] {
         await stopping.value
     }
 
+    @Test func theAdminPageIsServedFromTheBinaryEvenWithoutTheAPI() async throws {
+        let (server, admin) = try await startWithAdmin()
+        let page = try await adminProbe(["request", "\(admin)", "GET", "/"])
+        #expect(page.first == "200")
+        #expect(page.contains("<title>Switchboard admin</title>"))
+        let script = try await adminProbe(["request", "\(admin)", "GET", "/admin.js"])
+        #expect(script.first == "200")
+        #expect(script.contains { $0.contains("the server API is off") })
+        await server.shutdown()
+    }
+
     @Test func anEmbeddedServerHasNoAdminListenerUnlessAsked() async throws {
         let server = try await TestServer.start()
         #expect(server.adminPort == nil)
