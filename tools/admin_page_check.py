@@ -2,10 +2,11 @@
 """Drives the admin page (GET / on the admin listener) in a real browser: Debian's chromium,
 headless, through chromedriver, with PyPI's selenium.
 
-  admin_page_check.py check --admin-port PORT --api-key KEY --channel CHANNEL --user USER [--lock LOCK]
+  admin_page_check.py check --admin-port PORT --api-key KEY --app-id APP --channel CHANNEL --user USER [--lock LOCK]
       Checks the page's security headers and the API's (no caching, no sniffing, a CSP without
-      inline script); loads the page, gives the key; within two seconds of the key the counters
-      show a connection and CHANNEL (picked from the busiest channels) lists USER among its members;
+      inline script); loads the page on a link to APP's CHANNEL, gives the key; within two seconds
+      of the key the counters show a connection and CHANNEL lists USER among its members (and it is
+      among the busiest channels);
       then publishes the test message, revokes LOCK (with --lock) and kicks USER with their buttons
       (a revoke and a kick take two clicks). Prints one line per check; exits 0
       when all held, 1 otherwise, 2 when the browser could not run.
@@ -24,6 +25,7 @@ import os
 import sys
 import threading
 import time
+from urllib.parse import urlencode
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pydeps import require  # noqa: E402
@@ -100,8 +102,8 @@ def check_headers(report, port, key):
                  f"{response.status} {response.getheaders()}")
 
 
-def give_key(driver, port, key):
-    driver.get(f"http://127.0.0.1:{port}/")
+def give_key(driver, port, key, view=""):
+    driver.get(f"http://127.0.0.1:{port}/" + view)
     field = wait_for(lambda: driver.find_element(By.ID, "api-key").is_displayed() and driver.find_element(By.ID, "api-key"), 10)
     field.send_keys(key)
     driver.find_element(By.CSS_SELECTOR, "#login-form button").click()
@@ -142,16 +144,20 @@ def check(args):
     check_headers(report, args.admin_port, args.api_key)
     driver = browser()
     try:
-        given = give_key(driver, args.admin_port, args.api_key)
+        # A link to the channel's view: what the page shows within two seconds of the key is
+        # one round of its calls, not the clicks it takes to get there.
+        view = "#" + urlencode({"app": args.app_id, "channel": f"message:{args.channel}"})
+        given = give_key(driver, args.admin_port, args.api_key, view)
         connected = wait_for(lambda: driver.find_element(By.ID, "count-connections").text not in ("", "–", "0"), SHOWN_WITHIN)
-        opened = open_channel(driver, args.channel, SHOWN_WITHIN - (time.monotonic() - given))
         listed = wait_for(lambda: args.user in members(driver), max(0.0, SHOWN_WITHIN - (time.monotonic() - given)))
         shown_after = time.monotonic() - given
         report.check("the counters show the connected client", bool(connected), driver.find_element(By.ID, "count-connections").text)
-        report.check(f"{args.channel} is among the busiest channels", bool(opened))
         report.check(f"{args.channel}'s members list {args.user} within {SHOWN_WITHIN:g} s of the key",
                      bool(listed) and shown_after <= SHOWN_WITHIN, f"after {shown_after:.2f} s: {members(driver)}")
         print(f"shown after {shown_after:.2f} s", flush=True)
+        listed_channel = wait_for(lambda: args.channel in [row.get_attribute("data-channel") for row in
+                                                           driver.find_elements(By.CSS_SELECTOR, "#channels tbody tr")], 5)
+        report.check(f"{args.channel} is among the busiest channels", bool(listed_channel))
         report.check("the key is kept for the tab only (sessionStorage), not in the URL",
                      driver.execute_script("return sessionStorage.getItem('switchboard.apiKey')") == args.api_key
                      and args.api_key not in driver.current_url)
@@ -273,7 +279,7 @@ def main():
     parser.add_argument("--user", default="alice")
     parser.add_argument("--lock", help="check: a lock of the channel USER holds, revoked with its button")
     parser.add_argument("--url")
-    parser.add_argument("--app-id", default="demo")
+    parser.add_argument("--app-id", default="test-app")
     parser.add_argument("--out", default="docs/admin-page.png")
     args = parser.parse_args()
     try:

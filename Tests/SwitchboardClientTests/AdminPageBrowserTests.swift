@@ -40,7 +40,10 @@ import SwitchboardTesting
 
         let output = try await ProcessRunner.python(
             "admin_page_check.py",
-            ["check", "--admin-port", "\(admin)", "--api-key", Self.key, "--channel", "room", "--user", "alice", "--lock", "stage"],
+            [
+                "check", "--admin-port", "\(admin)", "--api-key", Self.key, "--app-id", "test-app", "--channel", "room", "--user", "alice",
+                "--lock", "stage",
+            ],
             timeout: .seconds(60))
         #expect(output.status == 0, "\(output.text)")
         #expect(output.text.contains("admin page: 0 failed"), "\(output.text)")

@@ -257,8 +257,7 @@ function showApp(answer) {
   });
 }
 
-function selectApp(appId) {
-  if (state.app === appId) return;
+function applyApp(appId) {
   state.app = appId;
   state.channel = null;
   state.user = null;
@@ -266,7 +265,34 @@ function selectApp(appId) {
   $("user").hidden = true;
   $("channels-app").textContent = "in " + appId;
   state.rendered.clear();
+}
+
+function selectApp(appId) {
+  if (state.app === appId) return;
+  applyApp(appId);
+  saveView();
   refresh();
+}
+
+/** What is open goes in the address (#app=…&channel=type:name&user=…; never the key), so a
+ * reload or a link opens it again. */
+function saveView() {
+  const params = new URLSearchParams();
+  if (state.app) params.set("app", state.app);
+  if (state.channel) params.set("channel", state.channel.type + ":" + state.channel.name);
+  if (state.user) params.set("user", state.user);
+  history.replaceState(null, "", "#" + params.toString());
+}
+
+function restoreView() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const app = params.get("app");
+  if (!app) return;
+  applyApp(app);
+  const channel = params.get("channel") || "";
+  const colon = channel.indexOf(":");
+  if (colon > 0) applyChannel(channel.slice(0, colon), channel.slice(colon + 1));
+  if (params.get("user")) applyUser(params.get("user"));
 }
 
 // MARK: Channels
@@ -286,13 +312,18 @@ function showChannels(answer) {
   });
 }
 
-function selectChannel(type, name) {
+function applyChannel(type, name) {
   state.channel = { type, name };
   $("channel").hidden = false;
   $("channel-name").textContent = name;
   $("channel-type").textContent = type;
   $("publish-form").hidden = type !== "message";
   state.rendered.delete("channels");
+}
+
+function selectChannel(type, name) {
+  applyChannel(type, name);
+  saveView();
   refresh();
 }
 
@@ -345,11 +376,16 @@ function emptyRow(text, columns) {
 
 // MARK: Users
 
-function selectUser(userId) {
+function applyUser(userId) {
   state.user = userId;
   $("user-id").value = userId;
   $("user").hidden = false;
   $("user-name").textContent = userId;
+}
+
+function selectUser(userId) {
+  applyUser(userId);
+  saveView();
   refresh();
 }
 
@@ -442,6 +478,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("app-form").addEventListener("submit", (event) => { event.preventDefault(); selectApp($("app-id").value.trim()); });
   $("user-form").addEventListener("submit", (event) => { event.preventDefault(); selectUser($("user-id").value.trim()); });
   $("publish-form").addEventListener("submit", publish);
+  restoreView();
   if (sessionStorage.getItem(KEY)) openConsole();
   else askForKey();
 });
