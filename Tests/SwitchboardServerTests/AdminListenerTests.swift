@@ -133,7 +133,7 @@ extension AdminListenerTests {
         let lines = try await adminProbe(["hostile", "\(admin)", ServerAPITests.key])
         await server.shutdown()
         #expect(lines.prefix(10) == [
-            "prompt-beside-slowloris 200 fast",
+            "prompt-beside-slowloris 200 with 50 slow heads open",
             "huge-head 431",
             "huge-body 413",
             "chunked-body 501",

@@ -19,6 +19,7 @@ const state = {
   refreshing: false,  // a refresh is under way
   again: false,       // another was asked for meanwhile
   health: null,
+  rounds: 0,          // refreshes completed since the key was given
 };
 
 const $ = (id) => document.getElementById(id);
@@ -117,6 +118,7 @@ function openConsole() {
   $("console").hidden = false;
   $("forget-key").hidden = false;
   state.rendered.clear();
+  state.rounds = 0;
   refresh();
 }
 
@@ -131,6 +133,9 @@ async function refresh() {
   try {
     await Promise.all([refreshHealth(), refreshAPI()]);
     setStatus("updated " + new Date().toLocaleTimeString());
+    // How many rounds the page has shown since the key: what it shows is at most this many
+    // seconds of its schedule old (a test reads it).
+    document.body.dataset.refreshes = String(++state.rounds);
   } catch (error) {
     if (error.status !== 401) setStatus(error.message, true);
   } finally {
