@@ -3,8 +3,9 @@ import SwitchboardCore
 /// The session module: every logged-in session of the server, per app.
 ///
 /// It answers `Login`, `Logout`, `Heartbeat` and `RenewToken`, and for the server
-/// `DisconnectUser`, `ListUserSessions` and `SessionStatistics`; it listens for
-/// `SessionDisconnected`; it publishes `SessionOpened`, `SessionSuspended`, `SessionResumed`,
+/// `DisconnectUser`, `ListUserSessions` and `SessionStatistics`, and for the cluster relay
+/// `EndReplacedSession`; it asks the relay, when there is one, `OpenRelay`, `ClaimUser` and
+/// `CloseRelay` for its users; it listens for `SessionDisconnected`; it publishes `SessionOpened`, `SessionSuspended`, `SessionResumed`,
 /// `SessionTimedOut` and `SessionClosed`. Its `run()` ticks on the injected clock to find lost
 /// heartbeats, presence timeouts and token expiries. It speaks of sessions only: the server binds
 /// them to connections. The sessions live in a `SessionStore`, called one operation at a time
