@@ -5,7 +5,7 @@ import SwitchboardCore
 /// The newest login of a user across nodes, as one node weighs it: the later claim (the larger
 /// generation) wins wherever it is heard, whichever of a claim's answer and another node's
 /// announcement arrives first.
-@Suite struct UserClaimsTests {
+@Suite(.timeLimit(.minutes(1))) struct UserClaimsTests {
     let alice = UserKey("app", "alice")
     func session(_ number: UInt64) -> Caller { Caller(app: "app", userId: "alice", session: SessionID(number)) }
 
