@@ -10,8 +10,8 @@ import SwitchboardCore
 /// Every connection has one, so it holds only what its calls used: the limits are shared by all
 /// copies, and a budget's window is made at its first call (never for an unlimited budget).
 struct CallRateLimiter: Sendable {
-    /// Which budget a call draws on.
-    enum Budget: Int, CaseIterable { case publish, other, storage, lockAcquire }
+    /// Which budget a call draws on (the operation says: `ClientOperation.rateBudget`).
+    typealias Budget = RateBudget
 
     /// Calls per second of each budget, by its raw value (nil: unlimited).
     private final class PerSecond: Sendable {
@@ -24,33 +24,20 @@ struct CallRateLimiter: Sendable {
     private var windows: [(budget: Budget, window: SlidingWindow)] = []
 
     init(limits: Limits) {
-        perSecond = PerSecond(Budget.allCases.map { budget in
-            switch budget {
-            case .publish: limits.messages.publishesPerSecondPerClient
-            case .other: limits.sessions.otherCallsPerSecondPerClient
-            case .storage: limits.storage.callsPerSecondPerClient
-            case .lockAcquire: limits.locks.acquiresPerSecondPerClient
-            }
-        })
+        perSecond = PerSecond(Budget.allCases.map { $0.callsPerSecond(under: limits) })
     }
 
-    /// Takes one call from `budget` at `now`; throws `operationRateExceedLimitation` when the
-    /// budget has already been spent within the last second.
+    /// Takes one call from `budget` (and from each other budget it draws on) at `now`; throws
+    /// `operationRateExceedLimitation` when one of them has already been spent within the last
+    /// second, and then takes from none.
     mutating func take(_ budget: Budget, now: Duration, operation: String) throws(RtmError) {
-        switch budget {
-        case .publish: try take(budget, now: now, operation: operation, "messages")
-        case .other: try take(budget, now: now, operation: operation, "calls")
-        case .storage: try take(budget, now: now, operation: operation, "storage calls")
-        case .lockAcquire:
-            // Taken on a copy, kept only when the other calls' budget allows the call too.
-            var copy = self
-            try copy.take(.lockAcquire, now: now, operation: operation, "lock acquires")
-            try copy.take(.other, now: now, operation: operation, "calls")
-            self = copy
-        }
+        guard budget.drawn.count > 1 else { return try take(one: budget, now: now, operation: operation) }
+        var copy = self
+        for drawn in budget.drawn { try copy.take(one: drawn, now: now, operation: operation) }
+        self = copy
     }
 
-    private mutating func take(_ budget: Budget, now: Duration, operation: String, _ what: String) throws(RtmError) {
+    private mutating func take(one budget: Budget, now: Duration, operation: String) throws(RtmError) {
         guard let limit = perSecond.limits[budget.rawValue] else { return }
         let index: Int
         if let found = windows.firstIndex(where: { $0.budget == budget }) {
@@ -60,7 +47,16 @@ struct CallRateLimiter: Sendable {
             index = windows.count - 1
         }
         guard windows[index].window.take(now) else {
-            throw RtmError(.operationRateExceedLimitation, operation: operation, reason: "more than \(limit) \(what) per second")
+            throw RtmError(.operationRateExceedLimitation, operation: operation, reason: "more than \(limit) \(Self.what(budget)) per second")
+        }
+    }
+
+    private static func what(_ budget: Budget) -> String {
+        switch budget {
+        case .publish: "messages"
+        case .other: "calls"
+        case .storage: "storage calls"
+        case .lockAcquire: "lock acquires"
         }
     }
 }

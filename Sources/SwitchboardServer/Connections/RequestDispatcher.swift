@@ -117,7 +117,7 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
     private func takeBudget<Binding: FeatureBinding>(
         _ binding: Binding.Type, _ operation: Binding.Operation, _ link: ClientLink<Connection>, now: Duration? = nil
     ) throws(RtmError) {
-        if let budget = Binding.budget(for: operation) {
+        if let budget = operation.rateBudget {
             try link.takeRateBudget(budget, now: now ?? clock.coarseNow, operation: operation.name)
         }
     }
@@ -165,8 +165,6 @@ enum AtOnceOutcome: Equatable {
 protocol FeatureBinding {
     /// The feature's operations, as `SwitchboardWire` decodes them.
     associatedtype Operation: NamedOperation
-    /// The rate budget an operation draws on; nil when it is free.
-    static func budget(for operation: Operation) -> CallRateLimiter.Budget?
     /// Carries out `operation` for `caller` through bus requests and returns its answer.
     static func answer(_ operation: Operation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer
     /// Carries out `operation` without suspending when its module answers it so

@@ -3,13 +3,6 @@ import SwitchboardWire
 
 /// The message-channel feature: subscribe, unsubscribe, publish, as message-router requests.
 enum ChannelBinding: FeatureBinding {
-    static func budget(for operation: ChannelOperation) -> CallRateLimiter.Budget? {
-        switch operation {
-        case .subscribe, .unsubscribe: .other
-        case .publish: .publish
-        }
-    }
-
     static func answer(_ operation: ChannelOperation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer {
         switch operation {
         case .subscribe(let channel, let features):

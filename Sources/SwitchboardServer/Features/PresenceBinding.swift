@@ -3,8 +3,6 @@ import SwitchboardWire
 
 /// The presence feature: whoNow, whereNow, states and user-level presence, as presence requests.
 enum PresenceBinding: FeatureBinding {
-    static func budget(for operation: PresenceOperation) -> CallRateLimiter.Budget? { .other }
-
     static func answer(_ operation: PresenceOperation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer {
         switch operation {
         case .whoNow(let channel, let includeUserId, let includeState, let page):

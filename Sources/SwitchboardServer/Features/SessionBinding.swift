@@ -4,13 +4,6 @@ import SwitchboardWire
 /// The session feature's operations after login: logout, heartbeat, token renewal. Login itself
 /// establishes who the caller is, so the dispatcher carries it out (`logIn`).
 enum SessionBinding: FeatureBinding {
-    static func budget(for operation: SessionOperation) -> CallRateLimiter.Budget? {
-        switch operation {
-        case .login, .logout, .heartbeat: nil
-        case .renewToken: .other
-        }
-    }
-
     static func answer(_ operation: SessionOperation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer {
         switch operation {
         case .login:

@@ -4,8 +4,6 @@ import SwitchboardWire
 /// The storage feature: channel and user metadata and user-metadata subscriptions, as storage
 /// requests, every one on the storage rate budget.
 enum StorageBinding: FeatureBinding {
-    static func budget(for operation: StorageOperation) -> CallRateLimiter.Budget? { .storage }
-
     static func answer(_ operation: StorageOperation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer {
         switch operation {
         case .writeChannel(let kind, let channelType, let channel, let data, let options, let lock):

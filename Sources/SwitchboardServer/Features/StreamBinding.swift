@@ -6,13 +6,6 @@ import SwitchboardWire
 enum StreamBinding: FeatureBinding {
     /// Topic messages are bounded per topic by the topic router (200/s), not by the client's
     /// 60 publishes/s for message channels, which would cap a topic below its own limit.
-    static func budget(for operation: StreamOperation) -> CallRateLimiter.Budget? {
-        switch operation {
-        case .publishTopicMessage: nil
-        default: .other
-        }
-    }
-
     static func answer(_ operation: StreamOperation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer {
         switch operation {
         case .join(let channel, let token, let features):

@@ -194,3 +194,13 @@ extension ServerFrame {
         if case .push(.message(let delivery)) = self { delivery } else { nil }
     }
 }
+
+extension ChannelOperation {
+    /// The per-client call budget the operation draws on; nil when it draws on none.
+    public var rateBudget: RateBudget? {
+        switch self {
+        case .subscribe, .unsubscribe: .other
+        case .publish: .publish
+        }
+    }
+}

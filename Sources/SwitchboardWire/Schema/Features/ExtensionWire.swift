@@ -88,3 +88,10 @@ extension ExtensionPush: PushFamily {
         return ExtensionPush(name: String(head.type.dropFirst(ExtensionOperation.prefix.count)), body: body)
     }
 }
+
+extension ExtensionOperation {
+    /// The per-client call budget the operation draws on; nil when it draws on none.
+    public var rateBudget: RateBudget? {
+        .other
+    }
+}

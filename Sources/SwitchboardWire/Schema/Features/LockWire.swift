@@ -275,3 +275,13 @@ extension ServerFrame {
         if case .answer(_, .lock(let answer)) = self { answer } else { nil }
     }
 }
+
+extension LockOperation {
+    /// The per-client call budget the operation draws on; nil when it draws on none.
+    public var rateBudget: RateBudget? {
+        switch self {
+        case .acquireLock: .lockAcquire
+        case .setLock, .removeLock, .releaseLock, .revokeLock, .getLocks: .other
+        }
+    }
+}

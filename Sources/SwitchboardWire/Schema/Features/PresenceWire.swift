@@ -393,3 +393,10 @@ extension MessagePackReader {
         }
     }
 }
+
+extension PresenceOperation {
+    /// The per-client call budget the operation draws on; nil when it draws on none.
+    public var rateBudget: RateBudget? {
+        .other
+    }
+}

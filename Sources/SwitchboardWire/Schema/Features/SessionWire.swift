@@ -258,3 +258,13 @@ extension ServerFrame {
         if case .answer(_, .session(.login(let accepted))) = self { accepted } else { nil }
     }
 }
+
+extension SessionOperation {
+    /// The per-client call budget the operation draws on; nil when it draws on none.
+    public var rateBudget: RateBudget? {
+        switch self {
+        case .login, .logout, .heartbeat: nil
+        case .renewToken: .other
+        }
+    }
+}

@@ -277,3 +277,10 @@ extension ServerFrame {
         }
     }
 }
+
+extension StorageOperation {
+    /// The per-client call budget the operation draws on; nil when it draws on none.
+    public var rateBudget: RateBudget? {
+        .storage
+    }
+}

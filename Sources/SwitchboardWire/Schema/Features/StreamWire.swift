@@ -287,3 +287,13 @@ extension ServerFrame {
         if case .push(.topic(let event)) = self { event } else { nil }
     }
 }
+
+extension StreamOperation {
+    /// The per-client call budget the operation draws on; nil when it draws on none.
+    public var rateBudget: RateBudget? {
+        switch self {
+        case .publishTopicMessage: nil
+        default: .other
+        }
+    }
+}

@@ -48,6 +48,19 @@ public enum ClientOperation: Sendable, Hashable {
         }
     }
 
+    /// The per-client call budget the operation draws on; nil when it draws on none.
+    public var rateBudget: RateBudget? {
+        switch self {
+        case .session(let operation): operation.rateBudget
+        case .channel(let operation): operation.rateBudget
+        case .storage(let operation): operation.rateBudget
+        case .extension(let operation): operation.rateBudget
+        case .stream(let operation): operation.rateBudget
+        case .presence(let operation): operation.rateBudget
+        case .lock(let operation): operation.rateBudget
+        }
+    }
+
     /// Decodes the operation named by `head.type`; nil when no feature knows that name.
     static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         // Publishing first: it is nearly every frame a busy server reads.
@@ -81,6 +94,9 @@ public enum ClientOperation: Sendable, Hashable {
 public protocol NamedOperation: Sendable, Hashable {
     /// The `"t"` value, which errors report as the operation.
     var name: String { get }
+    /// The per-client call budget the operation draws on (the server refuses past it, the SDK
+    /// paces its own calls within it); nil when it draws on none.
+    var rateBudget: RateBudget? { get }
 }
 
 /// A family of client operations as one feature defines them.
