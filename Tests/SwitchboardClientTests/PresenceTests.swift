@@ -130,9 +130,9 @@ private final class PresenceDelegate: RtmClientDelegate, Sendable {
         expectOK(await bobPresence.setState(channelName: "room", channelType: .message, items: ["hidden": "1"]))
         #expect(await bobLog.waitForPresence(.snapshot))
         #expect(bobLog.presence(.snapshot).first?.snapshot.map(\.userId) == ["alice"])
-        let (who, _) = await try #require(alice.getPresence()).whoNow(channelName: "room", channelType: .message, options: nil)
+        let (who, _) = try await #require(alice.getPresence()).whoNow(channelName: "room", channelType: .message, options: nil)
         #expect(who?.userStateList.map(\.userId) == ["alice"])
-        let (whereBob, _) = await try #require(alice.getPresence()).getUserChannels(userId: "bob")
+        let (whereBob, _) = try await #require(alice.getPresence()).getUserChannels(userId: "bob")
         #expect(whereBob?.totalChannel == 0)
         let (mine, _) = await bobPresence.getState(channelName: "room", channelType: .message, userId: "bob")
         #expect(mine?.state.states == ["hidden": "1"], "a quiet member reads its own state")
@@ -176,6 +176,48 @@ private final class PresenceDelegate: RtmClientDelegate, Sendable {
             channelName: "room", channelType: .message, items: [String(repeating: "k", count: 33): "v"]))
         expectError(.presenceStateValueSizeOverflow, await presence.setState(
             channelName: "room", channelType: .message, items: ["v": String(repeating: "x", count: 8 * 1024 + 1)]))
+        alice.destroy()
+        bob.destroy()
+        await server.shutdown()
+    }
+
+    @Test func statesInAStreamChannelReachTheServerAndOnesSetBeforeJoiningAreSentOnJoin() async throws {
+        // Seed 000: presence applies to message channels and stream channels alike.
+        let server = try await TestServer.start()
+        let (alice, aliceLog) = try makeClient("alice", server: server)
+        let (bob, _) = try makeClient("bob", server: server)
+        expectOK(await alice.login(""))
+        expectOK(await bob.login(""))
+        let aliceLive = try alice.createStreamChannel("live")
+        expectOK(await aliceLive.join(RtmJoinChannelOption()))
+        let presence = try #require(bob.getPresence())
+        // Before bob joins, his state is kept, and sent once he has.
+        expectOK(await presence.setState(channelName: "live", channelType: .stream, items: ["seat": "7", "team": "red"]))
+        expectOK(await presence.removeState(channelName: "live", channelType: .stream, keys: ["team"]))
+        let bobLive = try bob.createStreamChannel("live")
+        expectOK(await bobLive.join(RtmJoinChannelOption()))
+        let (kept, keptError) = await presence.getState(channelName: "live", channelType: .stream, userId: "bob")
+        #expect(keptError == nil && kept?.state.states == ["seat": "7"], "sent before the join was answered")
+        #expect(await aliceLog.waitForPresence(.remoteStateChanged))
+        #expect(aliceLog.presence(.remoteStateChanged).first?.states == ["seat": "7"])
+        #expect(aliceLog.presence(.remoteStateChanged).first?.channelType == .stream)
+        // In the joined channel, a change goes to the server at once.
+        expectOK(await presence.setState(channelName: "live", channelType: .stream, items: ["mood": "calm"]))
+        #expect(await aliceLog.waitForPresence(.remoteStateChanged, count: 2))
+        #expect(aliceLog.presence(.remoteStateChanged).last?.states == ["seat": "7", "mood": "calm"])
+        expectOK(await presence.removeState(channelName: "live", channelType: .stream, keys: ["seat"]))
+        #expect(await aliceLog.waitForPresence(.remoteStateChanged, count: 3))
+        #expect(aliceLog.presence(.remoteStateChanged).last?.states == ["mood": "calm"])
+        let (seen, _) = try await #require(alice.getPresence()).getState(channelName: "live", channelType: .stream, userId: "bob")
+        #expect(seen?.state.states == ["mood": "calm"])
+        // The server checks them: an oversized key is refused with the reference's code.
+        expectError(.presenceStateKeySizeOverflow, await presence.setState(
+            channelName: "live", channelType: .stream, items: [String(repeating: "k", count: 33): "v"]))
+        // Leaving forgets them: joining again sends nothing old.
+        expectOK(await bobLive.leave())
+        expectOK(await bobLive.join(RtmJoinChannelOption()))
+        let (after, _) = await presence.getState(channelName: "live", channelType: .stream, userId: "bob")
+        #expect(after?.state.states.isEmpty == true)
         alice.destroy()
         bob.destroy()
         await server.shutdown()
@@ -252,7 +294,7 @@ private final class PresenceDelegate: RtmClientDelegate, Sendable {
             expectOK(await member.subscribe(channelName: "room", option: options))
             crowd.append(member)
         }
-        _ = await try #require(alice.getPresence()).whoNow(channelName: "room", channelType: .message, options: nil)
+        _ = try await #require(alice.getPresence()).whoNow(channelName: "room", channelType: .message, options: nil)
         clock.advance(by: .seconds(5))
         #expect(await aliceLog.waitForPresence(.interval))
         let interval = try #require(aliceLog.presence(.interval).first)
@@ -275,7 +317,7 @@ private final class PresenceDelegate: RtmClientDelegate, Sendable {
         expectOK(await try #require(bob.getPresence()).setState(channelName: "vault", channelType: .message, items: ["code": "1234 ✓"]))
         #expect(await aliceLog.waitForPresence(.remoteStateChanged))
         #expect(aliceLog.presence(.remoteStateChanged).first?.states == ["code": "1234 ✓"])
-        let (state, _) = await try #require(alice.getPresence()).getState(channelName: "vault", channelType: .message, userId: "bob")
+        let (state, _) = try await #require(alice.getPresence()).getState(channelName: "vault", channelType: .message, userId: "bob")
         #expect(state?.state.states == ["code": "1234 ✓"])
 
         // The server holds base64 of a sealed string (kind 0x01), which opens under the key.

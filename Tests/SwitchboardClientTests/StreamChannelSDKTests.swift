@@ -148,6 +148,48 @@ func subscribeWithBlock(_ channel: RtmStreamChannel, _ topic: String, users: [St
         await server.shutdown()
     }
 
+    @Test func aSecondJoinBeforeTheFirstsAnswerCancelsTheFirst() async throws {
+        // Seed 000, -11034: a join called again before its result cancels the earlier call, and
+        // the SDK carries out the later one.
+        let gate = HoldingGate()
+        let server = try await TestServer.start(modules: { $0.extensions.append(gate) })
+        let (alice, aliceLog) = try makeClient("alice", server: server)
+        let (bob, bobLog) = try makeClient("bob", server: server)
+        expectOK(await alice.login(""))
+        expectOK(await bob.login(""))
+        let aliceLive = try alice.createStreamChannel("live")
+        expectOK(await aliceLive.join(joinOption(features: [.presence])))
+        let live = try bob.createStreamChannel("live")
+        let first = OneShotBox<RtmErrorInfo?>(), second = OneShotBox<RtmErrorInfo?>(), third = OneShotBox<RtmErrorInfo?>()
+        // Both joins leave before either is answered: they wait behind a held call.
+        bob.callExtension("hold", body: "", completion: nil)
+        live.join(joinOption(token: "first", features: [])) { _, error in first.set(error) }
+        live.join(joinOption(token: "second", features: [.presence])) { _, error in second.set(error) }
+        #expect(await first.value()??.errorCode == .channelJoinCanceled, "canceled at once, before any answer")
+        #expect(await eventually { gate.held == 1 })
+        gate.open()
+        #expect(await second.value() == .some(nil))
+        // The later join's features hold: bob joined with presence, so alice saw him come.
+        #expect(await aliceLog.wait { $0.presence.contains { $0.type == .remoteJoinChannel && $0.publisher == "bob" } })
+        let (members, _) = try await #require(alice.getPresence()).whoNow(channelName: "live", channelType: .stream, options: nil)
+        #expect(members?.userStateList.map(\.userId).sorted() == ["alice", "bob"])
+        let streamStates = bobLog.streamLinkStates
+        #expect(streamStates.map(\.currentState) == [.connecting, .connected], "one join reported, the one that holds")
+        // The same twice: the earlier call is canceled, the later one finds the channel joined.
+        expectOK(await live.leave())
+        bob.callExtension("hold", body: "", completion: nil)
+        let fourth = OneShotBox<RtmErrorInfo?>()
+        live.join(joinOption(features: [.presence])) { _, error in third.set(error) }
+        live.join(joinOption(features: [.presence])) { _, error in fourth.set(error) }
+        #expect(await third.value()??.errorCode == .channelJoinCanceled)
+        #expect(await fourth.value() == .some(nil))
+        expectOK(await live.leave())
+        expectError(.channelNotJoined, await live.leave())
+        alice.destroy()
+        bob.destroy()
+        await server.shutdown()
+    }
+
     @Test func aCutStreamConnectionResumesAndMissesNoTopicMessage() async throws {
         let server = try await TestServer.start()
         let (alice, _) = try makeClient("alice", server: server)

@@ -37,7 +37,7 @@ extension RtmClientKit {
 
     /// Sets states: sent at once in a channel the client is in, kept until it joins otherwise.
     func setStateCall(_ channel: ChannelAddress, items: [String: String]) -> RtmCall<RtmCommonResponse> {
-        let (sealer, states, subscriptions) = (sealer, presenceStates, subscriptions)
+        let (sealer, states, subscriptions, streams) = (sealer, presenceStates, subscriptions, streamChannels)
         let plain = items.sorted { $0.key < $1.key }.map { StateItem(key: $0.key, value: $0.value) }
         return RtmCall(kit: self) { engine, resolve in
             let sealed: [StateItem]
@@ -46,7 +46,7 @@ extension RtmClientKit {
             } catch {
                 return resolve(.failure(RtmErrorInfo(error.errorCode, operation: SetPresenceState.operation, reason: error.reason)))
             }
-            guard Self.isJoined(channel, subscriptions) else {
+            guard Self.isJoined(channel, subscriptions, streams) else {
                 do throws(RtmError) {
                     try Validation.checkStateItems(sealed, limits: Limits(), operation: SetPresenceState.operation)
                     try states.keepUntilJoined(sealed, for: channel, limits: Limits())
@@ -64,9 +64,9 @@ extension RtmClientKit {
 
     /// Removes states: on the server in a channel the client is in, from the kept ones otherwise.
     func removeStateCall(_ channel: ChannelAddress, keys: [String]) -> RtmCall<RtmCommonResponse> {
-        let (states, subscriptions) = (presenceStates, subscriptions)
+        let (states, subscriptions, streams) = (presenceStates, subscriptions, streamChannels)
         return RtmCall(kit: self) { engine, resolve in
-            guard Self.isJoined(channel, subscriptions) else {
+            guard Self.isJoined(channel, subscriptions, streams) else {
                 do throws(RtmError) {
                     for key in keys { try Validation.checkStateKey(key, limits: Limits(), operation: RemovePresenceState.operation) }
                 } catch {
@@ -82,10 +82,14 @@ extension RtmClientKit {
         }
     }
 
-    /// Whether the client is in `channel`, as far as this SDK knows: a subscribed message channel.
-    /// (Stream channels count once the SDK joins them; until then their states are kept.)
-    private static func isJoined(_ channel: ChannelAddress, _ subscriptions: ChannelSubscriptions) -> Bool {
-        channel.type == .message && subscriptions.channels.contains(channel.name)
+    /// Whether the client is in `channel`, as far as this SDK knows: a subscribed message channel
+    /// or a joined stream channel. Until then its states are kept.
+    private static func isJoined(_ channel: ChannelAddress, _ subscriptions: ChannelSubscriptions, _ streams: StreamChannels) -> Bool {
+        switch channel.type {
+        case .message: subscriptions.channels.contains(channel.name)
+        case .stream: streams.isJoined(channel.name)
+        default: false
+        }
     }
 
     /// A presence request whose answer `read` turns into the response (nil: an answer of another shape).

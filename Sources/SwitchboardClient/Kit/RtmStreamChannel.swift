@@ -141,25 +141,52 @@ public final class RtmStreamChannel: NSObject, Sendable {
 
     // MARK: Calls
 
+    /// Joins the channel. A join made while an earlier one of this channel waits for its answer
+    /// cancels that one (it gets `channelJoinCanceled`, -11034, as the reference's second `login`
+    /// cancels the first): this one waits for the earlier's answer, then joins with its own token
+    /// and features, leaving first only when the earlier join got in with others. States set for
+    /// the channel before the join go to the server before the join is answered.
     private func joinCall(_ option: RtmJoinChannelOption) -> RtmCall<RtmCommonResponse> {
         let (name, token, features) = (channelName, option.token ?? "", option.features)
-        let (channels, link) = (kit.streamChannels, StreamLinkReporter(dispatcher: kit.dispatcher, channel: name))
+        let (channels, states, link) = (kit.streamChannels, kit.presenceStates, StreamLinkReporter(dispatcher: kit.dispatcher, channel: name))
         return RtmCall(kit: kit) { [self] engine, resolve in
             do throws(RtmErrorInfo) {
                 try checkAlive(.join)
             } catch {
                 return resolve(.failure(error))
             }
-            link.report(.idle, .connecting, .join, .join)
+            let attempt = channels.beginJoin(name) {
+                resolve(.failure(RtmErrorInfo(.channelJoinCanceled, operation: OperationName.Stream.join, reason: "a newer join of \(name) replaced it")))
+            }
+            if attempt.earlier == nil { link.report(.idle, .connecting, .join, .join) }
+            if let earlier = attempt.earlier, let joined = await earlier.value {
+                guard joined.token != token || joined.features != features else {
+                    // The canceled join got in with this join's own options: nothing more to send.
+                    attempt.answered.fulfil(joined)
+                    guard channels.endJoin(name, attempt.ticket) else { return }
+                    await states.sendPending(ChannelAddress(.stream, name), on: engine)
+                    link.report(.connecting, .connected, .join, .joinSuccess)
+                    return resolve(.success(RtmCommonResponse(channelName: name)))
+                }
+                let left = OneShot<Result<Answer, RtmErrorInfo>>()
+                await engine.call(.stream(.leave(channel: name))) { left.fulfil($0) }
+                if case .success = await left.value { channels.left(name) }
+            }
             await engine.call(.stream(.join(channel: name, token: token, features: features))) { outcome in
-                switch outcome {
-                case .success:
-                    channels.joined(name, token: token, features: features)
+                let current = channels.endJoin(name, attempt.ticket)
+                guard case .success = outcome else {
+                    attempt.answered.fulfil(nil)
+                    guard current else { return }
+                    link.report(.connecting, .failed, .join, .joinFailed)
+                    return resolve(outcome.map { _ in RtmCommonResponse(channelName: name) })
+                }
+                channels.joined(name, token: token, features: features)
+                attempt.answered.fulfil(StreamChannels.JoinedWith(token: token, features: features))
+                guard current else { return }
+                Task {
+                    await states.sendPending(ChannelAddress(.stream, name), on: engine)
                     link.report(.connecting, .connected, .join, .joinSuccess)
                     resolve(.success(RtmCommonResponse(channelName: name)))
-                case .failure(let error):
-                    link.report(.connecting, .failed, .join, .joinFailed)
-                    resolve(.failure(error))
                 }
             }
         }
@@ -167,12 +194,13 @@ public final class RtmStreamChannel: NSObject, Sendable {
 
     private func leaveCall(checked: Bool = true) -> RtmCall<RtmCommonResponse> {
         let name = channelName
-        let (channels, link) = (kit.streamChannels, StreamLinkReporter(dispatcher: kit.dispatcher, channel: name))
+        let (channels, states, link) = (kit.streamChannels, kit.presenceStates, StreamLinkReporter(dispatcher: kit.dispatcher, channel: name))
         return channelCall({ [self] () throws(RtmErrorInfo) in
             if checked { try checkAlive(.leave) }
             return .stream(.leave(channel: name))
         }) {
             channels.left(name)
+            states.forget(ChannelAddress(.stream, name))
             link.report(.connected, .idle, .leave, .leave)
         }
     }

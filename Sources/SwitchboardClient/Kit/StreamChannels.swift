@@ -14,9 +14,26 @@ final class StreamChannels: RestorableState {
         var subscriptions: [String: Set<String>] = [:]
     }
 
+    /// The token and features a join got in with.
+    struct JoinedWith: Sendable {
+        var token: String
+        var features: RtmJoinChannelFeature
+    }
+
+    /// A join waiting for its answer: its number, what cancels its call, and where the answer
+    /// goes (what it joined with; nil when it failed) for a newer join of the channel to wait on.
+    struct JoinAttempt: Sendable {
+        let ticket: Int
+        let earlier: OneShot<JoinedWith?>?
+        let answered = OneShot<JoinedWith?>()
+    }
+
     private struct State {
         var instances: Set<String> = []
         var joined: [String: Membership] = [:]
+        /// The latest join of each channel still waiting for its answer, with what cancels its call.
+        var joining: [String: (attempt: JoinAttempt, cancel: @Sendable () -> Void)] = [:]
+        var tickets = 0
     }
 
     private let state = Locked(State())
@@ -28,6 +45,29 @@ final class StreamChannels: RestorableState {
 
     /// Frees `name` (its instance was destroyed).
     func release(_ name: String) { state.withLock { _ = $0.instances.remove(name) } }
+
+    /// Starts a join of `name`; a join of it still waiting is canceled (`cancel` of that one
+    /// runs) and handed back as `earlier`, so the new one can wait for the server's answer to it.
+    func beginJoin(_ name: String, cancel: @escaping @Sendable () -> Void) -> JoinAttempt {
+        let (attempt, canceled) = state.withLock { state in
+            state.tickets += 1
+            let earlier = state.joining[name]
+            let attempt = JoinAttempt(ticket: state.tickets, earlier: earlier?.attempt.answered)
+            state.joining[name] = (attempt, cancel)
+            return (attempt, earlier?.cancel)
+        }
+        canceled?()
+        return attempt
+    }
+
+    /// Ends join `ticket` of `name`; false when a newer join canceled it.
+    func endJoin(_ name: String, _ ticket: Int) -> Bool {
+        state.withLock { state in
+            guard state.joining[name]?.attempt.ticket == ticket else { return false }
+            state.joining[name] = nil
+            return true
+        }
+    }
 
     /// Records a successful join.
     func joined(_ name: String, token: String, features: RtmJoinChannelFeature) {
