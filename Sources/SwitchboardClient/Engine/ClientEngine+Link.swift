@@ -138,12 +138,13 @@ extension ClientEngine {
     private func restoreSession() {
         let states = states
         let current = generation
+        restorePacer = CallPacer()
         Task { [weak self] in
             guard let self else { return }
             var unrestored: [(String, RtmServiceType)] = []
             for state in states {
-                let lost = await state.restore { operation in await self.sendWhileRestoring(operation) }
-                unrestored += lost.map { ($0, state.serviceType) }
+                let lost = await state.restore { operation in await self.sendWhileRestoring(operation, generation: current) }
+                unrestored += lost.map { ($0, state.serviceType) }.filter { lost in !unrestored.contains { $0 == lost } }
             }
             await self.restored(unrestored, generation: current)
         }

@@ -17,14 +17,38 @@ extension ClientEngine {
         return true
     }
 
-    /// Sends a request while the session is being restored and waits for its answer.
-    func sendWhileRestoring(_ operation: ClientOperation) async -> Result<Answer, RtmErrorInfo> {
-        let answer = OneShot<Result<Answer, RtmErrorInfo>>()
-        if !send(operation, .call({ answer.fulfil($0) })) {
-            return .failure(RtmErrorInfo(.notConnected, operation: operation.name, reason: "the connection is closed"))
+    /// Sends a request while the session is being restored and waits for its answer. Requests
+    /// leave paced within the server's call budgets (`CallPacer`); one the server still refuses as
+    /// too frequent (a server configured with smaller budgets) is sent again after a pause, up to
+    /// `restoreAttempts` times in all.
+    func sendWhileRestoring(_ operation: ClientOperation, generation restoring: Int) async -> Result<Answer, RtmErrorInfo> {
+        var attempt = 1
+        while true {
+            let at = restorePacer.book(operation.rateBudget, now: clock.now)
+            if at > clock.now { try? await clock.sleep(until: at) }
+            guard restoring == generation else {
+                return .failure(RtmErrorInfo(.notConnected, operation: operation.name, reason: "the connection closed"))
+            }
+            let answer = OneShot<Result<Answer, RtmErrorInfo>>()
+            if !send(operation, .call({ answer.fulfil($0) })) {
+                return .failure(RtmErrorInfo(.notConnected, operation: operation.name, reason: "the connection is closed"))
+            }
+            let outcome = await answer.value
+            guard case .failure(let error) = outcome else { return outcome }
+            guard error.errorCode == .operationRateExceedLimitation, attempt < Self.restoreAttempts else {
+                // What did not come back is said here (a user-metadata subscription has no channel
+                // to list among the link event's unrestored channels).
+                log?.write(.warn, "restoring: \(operation.name) failed: \(error.errorCode) \(error.reason)")
+                return outcome
+            }
+            log?.write(.warn, "restoring: \(operation.name) refused as too frequent (\(error.reason)); sending it again")
+            try? await clock.sleep(for: CallPacer.window)
+            attempt += 1
         }
-        return await answer.value
     }
+
+    /// How many times a restore sends a request the server refuses as too frequent.
+    static var restoreAttempts: Int { 5 }
 
     func resolve(_ waiter: Waiter, _ result: Result<Answer, RtmErrorInfo>) {
         switch waiter {

@@ -81,6 +81,8 @@ actor ClientEngine {
     /// The lock acquires that wait for a grant.
     let lockWaits = LockWaits()
     var timers = Timers()
+    /// Paces the requests of a restore within the server's call budgets.
+    var restorePacer = CallPacer()
     var loginResolver: (@Sendable (RtmErrorInfo?) -> Void)?
     var states: [any RestorableState] = []
     /// The service of each channel the last restore could not rebuild.
