@@ -190,6 +190,37 @@ func subscribeWithBlock(_ channel: RtmStreamChannel, _ topic: String, users: [St
         await server.shutdown()
     }
 
+    @Test func failedAndLogoutReachBothServicesNamingTheirChannels() async throws {
+        // Seed 004: a link-state event names the service whose state changed and the channels
+        // it affects; a logout ends both services, and so does a failure.
+        let server = try await TestServer.start()
+        let (bob, bobLog) = try makeClient("bob", server: server)
+        expectOK(await bob.login(""))
+        expectOK(await bob.subscribe(channelName: "room", option: nil))
+        let live = try bob.createStreamChannel("live")
+        expectOK(await live.join(joinOption()))
+        expectOK(await bob.logout())
+        #expect(await bobLog.wait { $0.linkStates.filter { $0.currentState == .idle }.count == 2 })
+        let loggedOut = bobLog.linkStates.filter { $0.currentState == .idle && $0.operation == .logout }
+        #expect(loggedOut.map(\.serviceType) == [.message, .stream])
+        #expect(loggedOut.map(\.affectedChannels) == [["room"], ["live"]])
+
+        expectOK(await bob.login(""))
+        expectOK(await bob.subscribe(channelName: "room", option: nil))
+        let again = try bob.createStreamChannel("stage")
+        expectOK(await again.join(joinOption()))
+        let (twin, _) = try makeClient("bob", server: server)
+        expectOK(await twin.login(""))
+        #expect(await bobLog.wait { $0.linkStates.filter { $0.currentState == .failed }.count == 2 })
+        let failed = bobLog.linkStates.filter { $0.currentState == .failed }
+        #expect(failed.map(\.serviceType) == [.message, .stream])
+        #expect(failed.map(\.affectedChannels) == [["room"], ["stage"]])
+        #expect(failed.allSatisfy { $0.reasonCode == .sameUidLogin && $0.previousState == .connected })
+        twin.destroy()
+        bob.destroy()
+        await server.shutdown()
+    }
+
     @Test func aCutStreamConnectionResumesAndMissesNoTopicMessage() async throws {
         let server = try await TestServer.start()
         let (alice, _) = try makeClient("alice", server: server)

@@ -268,15 +268,15 @@ struct LinkMachine: Sendable {
         case .connecting, .disconnected, .suspended, .failed:
             var commands: [Command] = loginPending ? [.finishLogin(Self.canceled)] : []
             loginPending = false
-            commands += [.closeConnection, .forgetSession]
-            return commands + leave()
+            commands += [.closeConnection]
+            return commands + leave() + [.forgetSession]
         }
     }
 
     private mutating func logoutFinished() -> [Command] {
         guard loggingOut else { return [] }
         loggingOut = false
-        return [.closeConnection, .forgetSession] + leave()
+        return [.closeConnection] + leave() + [.forgetSession]
     }
 
     private mutating func destroyed() -> [Command] {
@@ -288,24 +288,27 @@ struct LinkMachine: Sendable {
         return commands
     }
 
+    /// Back to idle. The report lists the channels left (forgetting them comes after it).
     private mutating func leave() -> [Command] {
         deadline = nil
         disconnectedAt = nil
         restoring = false
-        return move(to: .idle, .logout, .logout)
+        return move(to: .idle, .logout, .logout, affectsChannels: true)
     }
 
     private mutating func fail(
         _ operation: RtmLinkOperation, _ reason: RtmLinkStateChangeReason, loginError: RtmErrorInfo?
     ) -> [Command] {
-        var commands: [Command] = [.closeConnection, .forgetSession]
+        var commands: [Command] = [.closeConnection]
         if loginPending {
             commands.append(.finishLogin(loginError ?? RtmErrorInfo(.loginRejected, operation: OperationName.Session.login, reason: "\(reason)")))
             loginPending = false
         }
         deadline = nil
         restoring = false
+        // The report lists the channels lost, so they are forgotten only after it.
         return commands + move(to: .failed, operation, reason, affectsChannels: disconnectedAt != nil || everConnected)
+            + [.forgetSession]
     }
 
     private mutating func move(
