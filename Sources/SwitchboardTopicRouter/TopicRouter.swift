@@ -234,6 +234,7 @@ public actor TopicRouter: Module {
         let (context, _) = try running(operation)
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
         try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
+        try TopicValidation.checkUserList(request.users, limits: context.limits, operation: operation)
         return try await turns.run { () async throws(RtmError) in
             try await store.subscribe(
                 request.caller.session, to: request.users, in: request.topic, of: channel, limits: context.limits,
@@ -246,6 +247,7 @@ public actor TopicRouter: Module {
         let (context, _) = try running(operation)
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
         try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
+        try TopicValidation.checkUserList(request.users, limits: context.limits, operation: operation)
         return try await turns.run { () async throws(RtmError) in
             try await store.unsubscribe(request.caller.session, from: request.users, in: request.topic, of: channel, operation: operation)
             return Done()

@@ -18,4 +18,18 @@ enum TopicValidation {
                 reason: "meta is \(size) bytes; at most \(limits.streams.topicMetaMaxBytes)")
         }
     }
+
+    /// A user list given to `subscribeTopic` or `unsubscribeTopic` (nil: every publisher) names
+    /// at least one valid user id; an empty list, or one in which no entry is a user id, is
+    /// `channelInvalidUserList` (-11011). Some invalid entries among valid ones are the call's
+    /// `failedUsers` instead.
+    static func checkUserList(_ users: [UserID]?, limits: Limits, operation: String) throws(RtmError) {
+        guard let users else { return }
+        guard !users.isEmpty else {
+            throw RtmError(.channelInvalidUserList, operation: operation, reason: "the user list is empty; give none for every publisher")
+        }
+        guard users.contains(where: { (try? Validation.checkUserId($0, limits: limits, operation: operation)) != nil }) else {
+            throw RtmError(.channelInvalidUserList, operation: operation, reason: "no entry of the user list is a valid user id")
+        }
+    }
 }

@@ -59,6 +59,8 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
     public var errorCode: RtmErrorCode {
         switch kind {
         case .invalidChannelType: .invalidChannelType
+        // A message that is neither a string nor binary data.
+        case .typeMismatch where key == FrameKey.message.rawValue: .channelInvalidMessage
         default: .invalidParameter
         }
     }

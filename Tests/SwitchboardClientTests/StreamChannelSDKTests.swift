@@ -71,6 +71,12 @@ func subscribeWithBlock(_ channel: RtmStreamChannel, _ topic: String, users: [St
         let subscribed = await subscribeWithBlock(bobLive, "video", users: ["alice", ""])
         #expect(subscribed.0?.succeedUsers == ["alice"])
         #expect(subscribed.0?.failedUsers == [""])
+        // A list that names nobody is refused whole (seed 000, -11011).
+        #expect(await subscribeWithBlock(bobLive, "video", users: []).1?.errorCode == .channelInvalidUserList)
+        #expect(await subscribeWithBlock(bobLive, "video", users: ["", " \u{7}"]).1?.errorCode == .channelInvalidUserList)
+        let nobody = RtmTopicOption()
+        nobody.users = []
+        expectError(.channelInvalidUserList, await bobLive.unsubscribeTopic("video", option: nobody))
         let options = RtmTopicMessageOptions()
         options.customType = "frame"
         for index in 0..<10 {

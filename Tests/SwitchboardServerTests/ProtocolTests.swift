@@ -60,6 +60,11 @@ import SwitchboardWire
         attacker.connection.sendBinary([0x84, 0xA1, 0x74, 0xA7] + Array("publish".utf8) + [0xA2, 0x69, 0x64, 0x05,
             0xAB] + Array("channelType".utf8) + [0x09, 0xA7] + Array("channel".utf8) + [0xA1, 0x78])
         #expect(await attacker.answer(to: 5)?.errorCode == .invalidChannelType)
+        // A message that is neither a string nor binary data is channelInvalidMessage (-11009).
+        attacker.connection.sendBinary([0x85, 0xA1, 0x74, 0xA7] + Array("publish".utf8) + [0xA2, 0x69, 0x64, 0x06,
+            0xAB] + Array("channelType".utf8) + [0x01, 0xA7] + Array("channel".utf8) + [0xA1, 0x78, 0xA7]
+            + Array("message".utf8) + [0x07])
+        #expect(await attacker.answer(to: 6)?.errorCode == .channelInvalidMessage)
         attacker.connection.sendText("not msgpack")
         #expect(await attacker.waitFor { $0.closeCode } == .some(.unsupportedData))
 

@@ -88,7 +88,6 @@ struct StreamWireTests {
             map(["t": .string("leave"), "id": .uint(1)]),
             map(["t": .string("renewChannelToken"), "id": .uint(1), "channel": .string("live")]),
             map(["t": .string("publishTopicMessage"), "id": .uint(1), "channel": .string("live"), "topic": .string("v")]),
-            map(["t": .string("publishTopicMessage"), "id": .uint(1), "channel": .string("live"), "topic": .string("v"), "message": .uint(3)]),
             map(["t": .string("subscribeTopic"), "id": .uint(1), "channel": .string("live"), "topic": .string("v"), "users": .string("alice")]),
             map(["t": .string("subscribeTopic"), "id": .uint(1), "channel": .string("live"), "topic": .string("v"), "users": .array([.uint(1)])]),
         ]
@@ -97,6 +96,10 @@ struct StreamWireTests {
             #expect(error?.errorCode == .invalidParameter, "\(value)")
             #expect(error?.requestId == 1, "\(value)")
         }
+        // A message that is neither a string nor binary data is the reference's channelInvalidMessage.
+        let notAMessage = map(["t": .string("publishTopicMessage"), "id": .uint(1), "channel": .string("live"), "topic": .string("v"), "message": .uint(3)])
+        let error = wireError { () throws(WireError) in try ClientFrame.decode(pack(notAMessage)) }
+        #expect(error?.errorCode == .channelInvalidMessage && error?.requestId == 1)
     }
 
     @Test func theExamplesOfProtocolSectionElevenEncodeByteForByte() throws {

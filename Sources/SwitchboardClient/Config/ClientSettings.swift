@@ -15,6 +15,9 @@ struct ClientSettings: Sendable {
     var caFile: String?
     /// The HTTP proxy to connect through (`proxyConfig` with type `http`); nil for none.
     var proxy: ProxySettings?
+    /// The services the app uses (`privateConfig.serviceType`): a call of another service is
+    /// refused with `serviceNotSupport` (-10022).
+    var services: RtmServiceType
     /// The transport the connection goes through (`privateConfig.transport`).
     var transport: TransportChoice
     /// The SDK log file (`logConfig`); nil when none is written.
@@ -69,6 +72,7 @@ struct ClientSettings: Sendable {
             servers.append(address)
         }
         self.servers = servers
+        services = config.privateConfig?.serviceType ?? [.message, .stream]
         caFile = config.privateConfig?.tlsCAFile
         transport = try Self.transportChoice(config.privateConfig?.transport ?? .automatic)
         proxy = try Self.httpProxy(config.proxyConfig)
@@ -144,5 +148,16 @@ struct ServerAddress: Sendable, Hashable {
             port = secure ? 443 : 9100
         }
         guard !host.isEmpty else { return nil }
+    }
+}
+
+extension ClientSettings {
+    /// Refuses a call of `service` when the configuration leaves it out of `serviceType`.
+    func checkService(_ service: RtmServiceType, _ operation: String) throws(RtmErrorInfo) {
+        guard services.contains(service) else {
+            throw RtmErrorInfo(
+                .serviceNotSupport, operation: operation,
+                reason: "privateConfig.serviceType does not include the \(service == .stream ? "stream" : "message") service")
+        }
     }
 }

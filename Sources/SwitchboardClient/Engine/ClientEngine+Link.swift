@@ -96,8 +96,8 @@ extension ClientEngine {
         generation += 1
         connection?.socket.close()
         connection = nil
-        for (operation, waiter) in pending.takeAll() {
-            resolve(waiter, .failure(RtmErrorInfo(.notConnected, operation: operation, reason: "the connection closed")))
+        for (operation, code, waiter) in pending.takeAll() {
+            resolve(waiter, .failure(RtmErrorInfo(code, operation: operation, reason: "the connection closed before the answer")))
         }
         armDeadlineTimer()
     }

@@ -196,7 +196,17 @@ actor ClientEngine {
         case .idle, .failed:
             resolve(.failure(RtmErrorInfo(.notLogin, operation: name, reason: "log in first")))
         default:
-            resolve(.failure(RtmErrorInfo(.notConnected, operation: name, reason: "not connected to the server right now")))
+            resolve(.failure(RtmErrorInfo(Self.offlineCode(for: operation), operation: name, reason: "not connected to the server right now")))
+        }
+    }
+
+    /// The reference's code for a call made while the link is down: its own for stream channels
+    /// and presence, `notConnected` for the rest (seed 000: messages, metadata, locks).
+    static func offlineCode(for operation: ClientOperation) -> RtmErrorCode {
+        switch operation {
+        case .stream: .channelNotConnected
+        case .presence: .presenceNotConnected
+        default: .notConnected
         }
     }
 

@@ -7,6 +7,7 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
     private struct Entry: Sendable {
         let operation: String
         let timeoutCode: RtmErrorCode
+        let lostCode: RtmErrorCode
         let deadline: Duration
         let waiter: Waiter
     }
@@ -17,6 +18,9 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
     /// Whether nothing waits.
     var isEmpty: Bool { entries.isEmpty }
 
+    /// How many wait.
+    var count: Int { entries.count }
+
     /// The earliest deadline of a waiting request.
     var earliestDeadline: Duration? { entries.values.lazy.map(\.deadline).min() }
 
@@ -25,7 +29,8 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
     mutating func add(_ operation: ClientOperation, deadline: Duration, waiter: Waiter) -> UInt32 {
         repeat { lastId &+= 1 } while lastId == 0 || entries[lastId] != nil
         entries[lastId] = Entry(
-            operation: operation.name, timeoutCode: Self.timeoutCode(for: operation), deadline: deadline, waiter: waiter)
+            operation: operation.name, timeoutCode: Self.timeoutCode(for: operation), lostCode: Self.lostCode(for: operation),
+            deadline: deadline, waiter: waiter)
         return lastId
     }
 
@@ -41,10 +46,26 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
         return expired.sorted { $0.key < $1.key }.map { ($0.value.operation, $0.value.timeoutCode, $0.value.waiter) }
     }
 
-    /// Takes every request, oldest first.
-    mutating func takeAll() -> [(operation: String, waiter: Waiter)] {
+    /// Takes every request, oldest first, with the code of a request lost with its connection.
+    mutating func takeAll() -> [(operation: String, lostCode: RtmErrorCode, waiter: Waiter)] {
         defer { entries.removeAll() }
-        return entries.sorted { $0.key < $1.key }.map { ($0.value.operation, $0.value.waiter) }
+        return entries.sorted { $0.key < $1.key }.map { ($0.value.operation, $0.value.lostCode, $0.value.waiter) }
+    }
+
+    /// The reference's code for a request whose connection closed before its answer came: the
+    /// channel calls' own failures ("check for broken connections"), `notConnected` for the rest
+    /// (a login's, which the link machine reads as "try again", among them).
+    static func lostCode(for operation: ClientOperation) -> RtmErrorCode {
+        switch operation {
+        case .channel(.subscribe): .channelSubscribeFailed
+        case .channel(.unsubscribe): .channelUnsubscribeFailed
+        case .channel(.publish), .stream(.publishTopicMessage): .channelPublishMessageFailed
+        case .stream(.join): .channelJoinFailed
+        case .stream(.leave): .channelLeaveFailed
+        case .stream(.joinTopic): .channelJoinTopicFailed
+        case .presence: .presenceNotConnected
+        default: .notConnected
+        }
     }
 
     /// The reference's timeout code for an operation: by feature, and within the session and
@@ -55,8 +76,11 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
         case .session(.renewToken): .renewTokenTimeout
         case .session: .notConnected
         case .channel(.subscribe): .channelSubscribeTimeout
+        case .channel(.unsubscribe): .channelUnsubscribeFailed
         case .channel(.publish): .channelPublishMessageTimeout
-        case .channel, .extension: .notConnected
+        case .extension: .notConnected
+        case .stream(.join): .channelJoinFailed
+        case .stream(.leave): .channelLeaveFailed
         case .stream(.publishTopicMessage): .channelPublishMessageTimeout
         case .stream(.subscribeTopic): .channelSubscribeTimeout
         case .stream(.renewChannelToken): .renewTokenTimeout

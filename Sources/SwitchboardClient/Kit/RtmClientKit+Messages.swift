@@ -60,9 +60,12 @@ extension RtmClientKit {
     }
 
     private func subscribeCall(_ channel: String, _ option: RtmSubscribeOptions?) -> RtmCall<RtmCommonResponse> {
-        let features = option?.features ?? .defaultFeatures
+        let (features, settings) = (option?.features ?? .defaultFeatures, settings)
         let subscriptions = subscriptions
-        return call({ .channel(.subscribe(channel: channel, features: features)) }) { _ in
+        return call({ () throws(RtmErrorInfo) in
+            try settings.checkService(.message, OperationName.Messages.subscribe.rawValue)
+            return .channel(.subscribe(channel: channel, features: features))
+        }) { _ in
             subscriptions.add(channel, features)
             return RtmCommonResponse(channelName: channel)
         }.followed { [presenceStates] engine in await presenceStates.sendPending(ChannelAddress(.message, channel), on: engine) }
@@ -82,8 +85,9 @@ extension RtmClientKit {
     ) -> RtmCall<RtmCommonResponse> {
         let channelType = option?.channelType ?? .message
         let customType = option?.customType ?? ""
-        let sealer = sealer
+        let (sealer, settings) = (sealer, settings)
         return call(channel: channel) { () throws(RtmErrorInfo) in
+            if channelType == .message { try settings.checkService(.message, OperationName.Messages.publish.rawValue) }
             let body = try sealer?.seal(payload) ?? payload
             return .channel(.publish(channelType: channelType, channel: channel, message: body, customType: customType))
         }

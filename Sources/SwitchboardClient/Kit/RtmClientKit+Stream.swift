@@ -8,6 +8,7 @@ extension RtmClientKit {
     /// has the name.
     public func createStreamChannel(_ channelName: String) throws -> RtmStreamChannel {
         if let refused = refusedAfterDestroy() { throw refused }
+        try settings.checkService(.stream, OperationName.Stream.createStreamChannel.rawValue)
         do {
             try Validation.checkChannelName(channelName, limits: Limits(), operation: OperationName.Stream.createStreamChannel.rawValue)
         } catch {

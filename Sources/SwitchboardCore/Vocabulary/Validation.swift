@@ -55,8 +55,14 @@ public enum Validation {
         try checkCustomType(customType, maxLength: limits.messages.customTypeMaxLength, operation: operation)
     }
 
-    /// A custom type is at most `maxLength` characters (Unicode scalars).
+    /// A custom type is at most `maxLength` characters (Unicode scalars), else
+    /// `channelCustomTypeLengthOverflow`, with no control characters, else `channelInvalidCustomType`.
     public static func checkCustomType(_ customType: String, maxLength: Int, operation: String) throws(RtmError) {
+        // Control characters are single UTF-8 bytes, found without decoding; most publishes have
+        // no custom type at all.
+        guard !customType.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            throw RtmError(.channelInvalidCustomType, operation: operation, reason: "customType has a control character")
+        }
         // A string has no more characters than UTF-8 bytes: within the limit in bytes, it is
         // within it in characters, without counting them (every publish checks this).
         if customType.utf8.count <= maxLength { return }
