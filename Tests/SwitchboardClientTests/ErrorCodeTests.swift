@@ -105,4 +105,30 @@ import SwitchboardCore
         bob.destroy()
         await server.shutdown()
     }
+
+    @Test func aFeatureTheServerDoesNotRunAnswersItsNotAvailableCode() async throws {
+        // A server embedded without the lock, storage or presence module (seed 000: -14009,
+        // -12019, -13002), rather than the bus's serviceNotSupport.
+        let server = try await TestServer.start(modules: { modules in
+            modules.lock = AbsentModule()
+            modules.storage = AbsentModule()
+            modules.presence = AbsentModule()
+        })
+        let (bob, _) = try makeClient("bob", server: server)
+        expectOK(await bob.login(""))
+        expectOK(await bob.subscribe(channelName: "room", option: nil))
+        expectError(.lockNotAvailable, try await #require(bob.getLock()).setLock(channelName: "room", channelType: .message, lockName: "L"))
+        expectError(.storageNotAvailable, try await #require(bob.getStorage()).subscribeUserMetadata(userId: "alice"))
+        expectError(.presenceNotWritable, try await #require(bob.getPresence()).setState(
+            channelName: "room", channelType: .message, items: ["k": "v"]))
+        expectOK(await bob.publish(channelName: "room", message: "the rest still works", option: nil))
+        bob.destroy()
+        await server.shutdown()
+    }
+}
+
+/// A module that handles nothing: the server runs without the feature it replaces.
+struct AbsentModule: Module {
+    let name = "absent"
+    func start(_ context: ModuleContext) async {}
 }

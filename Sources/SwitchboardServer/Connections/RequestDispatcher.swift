@@ -111,7 +111,12 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
         budgetTaken: Bool
     ) async throws(RtmError) -> Answer {
         if !budgetTaken { try takeBudget(Binding.self, operation, link) }
-        return try await Binding.answer(operation, caller: caller, bus: bus)
+        do {
+            return try await Binding.answer(operation, caller: caller, bus: bus)
+        } catch where error.code == .serviceNotSupport && Binding.unavailable != nil {
+            // The server runs no module for the feature: its own "not available" code.
+            throw RtmError(Binding.unavailable ?? error.code, operation: error.operation, reason: error.reason)
+        }
     }
 
     private func takeBudget<Binding: FeatureBinding>(
@@ -165,6 +170,9 @@ enum AtOnceOutcome: Equatable {
 protocol FeatureBinding {
     /// The feature's operations, as `SwitchboardWire` decodes them.
     associatedtype Operation: NamedOperation
+    /// The reference's code for the feature when the server runs no module for it (the bus's
+    /// `serviceNotSupport` otherwise).
+    static var unavailable: RtmErrorCode? { get }
     /// Carries out `operation` for `caller` through bus requests and returns its answer.
     static func answer(_ operation: Operation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer
     /// Carries out `operation` without suspending when its module answers it so
@@ -176,6 +184,8 @@ protocol FeatureBinding {
 }
 
 extension FeatureBinding {
+    static var unavailable: RtmErrorCode? { nil }
+
     static func answerAtOnce(
         _ operation: Operation, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void
     ) throws(RtmError) -> Answer? {

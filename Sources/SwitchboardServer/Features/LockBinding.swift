@@ -7,6 +7,8 @@ import SwitchboardWire
 /// a `lockGranted` push. So a wait never holds up the connection's other requests, which are
 /// answered in order, and it survives a lost connection: the push is kept for a resume.
 enum LockBinding: FeatureBinding {
+    static let unavailable: RtmErrorCode? = .lockNotAvailable
+
     static func answer(_ operation: LockOperation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer {
         switch operation {
         case .setLock(let lock, let ttl): _ = try await bus.request(SetLock(caller: caller, lock: lock, ttl: ttl))

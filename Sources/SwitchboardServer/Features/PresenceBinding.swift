@@ -3,6 +3,8 @@ import SwitchboardWire
 
 /// The presence feature: whoNow, whereNow, states and user-level presence, as presence requests.
 enum PresenceBinding: FeatureBinding {
+    static let unavailable: RtmErrorCode? = .presenceNotWritable
+
     static func answer(_ operation: PresenceOperation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer {
         switch operation {
         case .whoNow(let channel, let includeUserId, let includeState, let page):

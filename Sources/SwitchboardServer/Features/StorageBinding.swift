@@ -4,6 +4,8 @@ import SwitchboardWire
 /// The storage feature: channel and user metadata and user-metadata subscriptions, as storage
 /// requests, every one on the storage rate budget.
 enum StorageBinding: FeatureBinding {
+    static let unavailable: RtmErrorCode? = .storageNotAvailable
+
     static func answer(_ operation: StorageOperation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer {
         switch operation {
         case .writeChannel(let kind, let channelType, let channel, let data, let options, let lock):
