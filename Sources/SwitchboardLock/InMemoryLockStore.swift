@@ -55,20 +55,16 @@ public final class InMemoryLockStore: LockStore {
         table.withLock { $0.resume(session) }
     }
 
-    public func sessionEnded(_ session: SessionID, expired: Bool, now: WallClockTime) -> [LockEffect] {
-        table.withLock { $0.end(session, expired: expired, now: now) }
+    public func sessionEnded(_ session: SessionID, now: WallClockTime) -> [LockEffect] {
+        table.withLock { $0.end(session, now: now) }
     }
 
-    public func sessionLeft(_ session: SessionID, channel: ChannelKey, expired: Bool, now: WallClockTime) -> [LockEffect] {
-        table.withLock { $0.leave(session, channel: channel, expired: expired, now: now) }
+    public func sessionLeft(_ session: SessionID, channel: ChannelKey, now: WallClockTime) -> [LockEffect] {
+        table.withLock { $0.leave(session, channel: channel, now: now) }
     }
 
     public func expire(now: WallClockTime) -> [LockEffect] {
         table.withLock { $0.expire(now: now) }
-    }
-
-    public func channelEmptied(_ channel: ChannelKey) -> [LockEffect] {
-        table.withLock { $0.removeAll(in: channel) }
     }
 
     /// How many locks the channels of `app` have.

@@ -7,7 +7,7 @@ import SwitchboardCore
 /// (for members of the channel only, and the server's API for `GetLocks` and `RevokeLock`),
 /// Storage's `CheckLockHolder` and the server's `LockStatistics`; it keeps channel membership
 /// from the bus (`ChannelMembership`: who is in which channel, who hears lock events, who leaves
-/// lines and gives locks back; a channel's locks go with its last member) and listens to the
+/// lines and gives locks back; a lock lives until `removeLock`, members or none) and listens to the
 /// session events (`SessionSuspended` starts the ttl of the locks a session owns,
 /// `SessionResumed` stops it, `SessionClosed` gives them back). Lock pushes go to sessions through
 /// the outbox. The state lives in a `LockStore`.
@@ -166,8 +166,8 @@ public actor Lock: Module {
             await left(change)
         case .changed(let change):
             if change.gained(.lock) { await sendSnapshot(to: change.member.session, of: change.channel) }
-        case .sessionEnded(let event, let left):
-            await sessionClosed(event, leaving: left.map(\.channel))
+        case .sessionEnded(let event, _):
+            await sessionClosed(event)
         }
     }
 
@@ -185,10 +185,8 @@ public actor Lock: Module {
 
     private func left(_ change: MembershipChange) async {
         let session = change.member.session, channel = change.channel
-        let expired = change.reason == .sessionClosed(.timedOut)
         await inEventTurn("the leave of \(session) from \(channel)") { store, context, since in
-            publish(await store.sessionLeft(session, channel: channel, expired: expired, now: context.clock.wallNow), context, since)
-            await removeLocksIfEmpty([channel], store, context, since)
+            publish(await store.sessionLeft(session, channel: channel, now: context.clock.wallNow), context, since)
         }
     }
 
@@ -202,22 +200,9 @@ public actor Lock: Module {
         await inEventTurn("the resumption of \(session)") { store, _, _ in await store.sessionResumed(session) }
     }
 
-    private func sessionClosed(_ event: SessionClosed, leaving channels: [ChannelKey]) async {
-        let expired = event.reason == .timedOut
+    private func sessionClosed(_ event: SessionClosed) async {
         await inEventTurn("the end of \(event.session)") { store, context, since in
-            publish(await store.sessionEnded(event.session, expired: expired, now: context.clock.wallNow), context, since)
-            await removeLocksIfEmpty(channels, store, context, since)
-        }
-    }
-
-    /// Removes the locks of each of `channels` that nobody is in (decided in the store's turn, so
-    /// a member who came meanwhile keeps them): a lock lives while its channel is in use.
-    private func removeLocksIfEmpty(
-        _ channels: some Sequence<ChannelKey>, _ store: any LockStore, _ context: ModuleContext, _ since: UInt64
-    ) async {
-        guard let members = try? running("").members else { return }
-        for channel in channels where members.read({ $0.isEmpty(channel) }) {
-            publish(await store.channelEmptied(channel), context, since)
+            publish(await store.sessionEnded(event.session, now: context.clock.wallNow), context, since)
         }
     }
 
@@ -275,7 +260,7 @@ public actor Lock: Module {
     /// Runs `body` in its turn (`inTurn`) when `caller`'s session is in `channel` then; refuses
     /// otherwise, as the reference does a call on a channel not subscribed (message) or not joined
     /// (stream). Checked in the turn, so a leave handled before it is seen, and a leave handled
-    /// after it finds the locks it made and removes them with the channel's last member. With
+    /// after it finds the locks it holds and lines it waits in, and gives them up. With
     /// `serverMay`, the server's own call (its API: listing locks, revoking one) needs no
     /// membership: it holds no lock and waits in no line, so it leaves nothing behind.
     private func inChannelTurn<T>(

@@ -34,14 +34,13 @@ public protocol LockStore: Sendable {
     /// The session is back: its locks stop counting down.
     func sessionResumed(_ session: SessionID) async
     /// The session ended: it leaves every line, and its locks go to the next in line, with
-    /// `lockExpired` when `expired` (it never came back), `lockReleased` otherwise.
-    func sessionEnded(_ session: SessionID, expired: Bool, now: WallClockTime) async -> [LockEffect]
+    /// `lockReleased` (the reference's event, whether it logged out or never came back).
+    func sessionEnded(_ session: SessionID, now: WallClockTime) async -> [LockEffect]
     /// The session left `channel`: it leaves the lines there and releases the locks it owns there.
-    func sessionLeft(_ session: SessionID, channel: ChannelKey, expired: Bool, now: WallClockTime) async -> [LockEffect]
-    /// Locks whose lost owner's ttl ran out by `now` go to the next in line, with `lockExpired`.
+    func sessionLeft(_ session: SessionID, channel: ChannelKey, now: WallClockTime) async -> [LockEffect]
+    /// Locks whose lost owner's ttl ran out by `now` go to the next in line, with `lockReleased`
+    /// (seed 000's ttl: "the lock is released and the users … receive the `lockReleased` event").
     func expire(now: WallClockTime) async -> [LockEffect]
-    /// The last member left `channel`: its locks are removed, as by `removeLock`.
-    func channelEmptied(_ channel: ChannelKey) async -> [LockEffect]
     /// The locks of `app` (nil: every app), held and waited for.
     func counts(in app: AppID?) async -> LockCounts
 }

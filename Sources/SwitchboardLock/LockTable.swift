@@ -72,11 +72,6 @@ struct LockTable: Sendable {
         return effects
     }
 
-    /// Removes every lock of `channel`, in name order.
-    mutating func removeAll(in channel: ChannelKey) -> [LockEffect] {
-        (names[channel] ?? []).sorted().flatMap { name in (try? remove(name, in: channel)) ?? [] }
-    }
-
     mutating func acquire(
         _ name: String, in channel: ChannelKey, by caller: Caller, wait: Bool, now: WallClockTime
     ) throws(LockRefusal) -> (LockAcquisition, [LockEffect]) {
@@ -135,26 +130,26 @@ struct LockTable: Sendable {
         for key in owned[session] ?? [] { countdowns[key] = nil }
     }
 
-    mutating func end(_ session: SessionID, expired: Bool, now: WallClockTime) -> [LockEffect] {
+    mutating func end(_ session: SessionID, now: WallClockTime) -> [LockEffect] {
         suspended.remove(session)
         for key in waiting[session] ?? [] { _ = leaveLine(key, session) }
-        return (owned[session] ?? []).sorted().flatMap { handOver($0, expired ? .lockExpired : .lockReleased, now: now) }
+        return (owned[session] ?? []).sorted().flatMap { handOver($0, .lockReleased, now: now) }
     }
 
-    mutating func leave(_ session: SessionID, channel: ChannelKey, expired: Bool, now: WallClockTime) -> [LockEffect] {
+    mutating func leave(_ session: SessionID, channel: ChannelKey, now: WallClockTime) -> [LockEffect] {
         var effects: [LockEffect] = []
         for key in (waiting[session] ?? []).filter({ $0.channel == channel }).sorted() where leaveLine(key, session) {
             effects.append(.waitEnded(session, channel, lockName: key.name, .leftChannel))
         }
         for key in (owned[session] ?? []).filter({ $0.channel == channel }).sorted() {
-            effects += handOver(key, expired ? .lockExpired : .lockReleased, now: now)
+            effects += handOver(key, .lockReleased, now: now)
         }
         return effects
     }
 
     mutating func expire(now: WallClockTime) -> [LockEffect] {
         let due = countdowns.filter { $0.value <= now }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
-        return due.flatMap { handOver($0.key, .lockExpired, now: now) }
+        return due.flatMap { handOver($0.key, .lockReleased, now: now) }
     }
 
     /// How many locks the channels of `app` have (for tests and diagnostics).

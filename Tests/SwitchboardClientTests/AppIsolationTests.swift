@@ -76,13 +76,13 @@ import SwitchboardCore
         dataA.items = [RtmMetadataItem(key: "owner", value: "A", revision: -1)]
         expectOK(await storageA.setChannelMetadata(channelName: "room", channelType: .message, data: dataA, options: nil, lock: nil))
         expectOK(await lockA.setLock(channelName: "room", channelType: .message, lockName: "L", ttl: 30))
-        let (heldA, heldAError) = await lockA.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: false)
+        let (heldA, heldAError) = await lockA.acquireFencedLock(channelName: "room", channelType: .message, lockName: "L", retry: false)
         #expect(heldAError == nil && heldA != nil)
 
         // appB's "room" has none of it: its own lock of the same name is free, its metadata its own.
         let lockB = try #require(aliceB.getLock())
         expectOK(await lockB.setLock(channelName: "room", channelType: .message, lockName: "L", ttl: 30))
-        let (heldB, heldError) = await lockB.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: false)
+        let (heldB, heldError) = await lockB.acquireFencedLock(channelName: "room", channelType: .message, lockName: "L", retry: false)
         #expect(heldError == nil && heldB != nil)
         let (locksB, _) = await try #require(bobB.getLock()).getLocks(channelName: "room", channelType: .message)
         #expect(locksB?.lockDetailList.map { "\($0.lockName)@\($0.owner)" } == ["L@alice"])

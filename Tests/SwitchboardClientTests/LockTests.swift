@@ -59,17 +59,17 @@ final class LockDelegate: RtmClientDelegate, Sendable {
         expectError(.lockAlreadyExist, await aliceLock.setLock(channelName: "room", channelType: .message, lockName: "L"))
         expectError(.invalidParameter, await aliceLock.setLock(channelName: "room", channelType: .message, lockName: "M", ttl: 5))
         expectError(.invalidChannelType, await aliceLock.setLock(channelName: "bob", channelType: .user, lockName: "M"))
-        let (first, firstError) = await aliceLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: false)
+        let (first, firstError) = await aliceLock.acquireFencedLock(channelName: "room", channelType: .message, lockName: "L", retry: false)
         #expect(firstError == nil && first?.fencingToken == 1 && first?.lockName == "L" && first?.channelName == "room")
-        let (_, refused) = await bobLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: false)
+        let (_, refused) = await bobLock.acquireFencedLock(channelName: "room", channelType: .message, lockName: "L", retry: false)
         #expect(refused?.errorCode == .lockAcquireFailed)
 
         // bob waits; his call returns when alice releases.
-        let waiting = Task { await bobLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: true) }
+        let waiting = Task { await bobLock.acquireFencedLock(channelName: "room", channelType: .message, lockName: "L", retry: true) }
         #expect(await delegate.types(count: 3) == [.snapshot, .lockSet, .lockAcquired])
         // bob is in line on the server, so his client noted the wait before it asked.
         #expect(await eventually { store.lineLength(of: "L", in: room) == 1 })
-        let (_, twice) = await bobLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: true)
+        let (_, twice) = await bobLock.acquireFencedLock(channelName: "room", channelType: .message, lockName: "L", retry: true)
         #expect(twice?.errorCode == .lockOperationPerforming)
         expectOK(await aliceLock.releaseLock(channelName: "room", channelType: .message, lockName: "L"))
         let (granted, grantError) = await waiting.value
@@ -86,7 +86,7 @@ final class LockDelegate: RtmClientDelegate, Sendable {
         }
         #expect(await revoked.value() == true)
         let acquired = OneShotBox<UInt64>()
-        aliceLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: true) { response, _ in
+        aliceLock.acquireFencedLock(channelName: "room", channelType: .message, lockName: "L", retry: true) { response, _ in
             acquired.set(response?.fencingToken ?? 0)
         }
         #expect(await acquired.value() == 3)
@@ -95,7 +95,7 @@ final class LockDelegate: RtmClientDelegate, Sendable {
         #expect(await setAnother.value() == true)
 
         // A removed lock ends bob's wait with lockNotExist.
-        let doomed = Task { await bobLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: true) }
+        let doomed = Task { await bobLock.acquireFencedLock(channelName: "room", channelType: .message, lockName: "L", retry: true) }
         #expect(await eventually { store.lineLength(of: "L", in: room) == 1 })
         let removed = OneShotBox<Bool>()
         aliceLock.removeLock(channelName: "room", channelType: .message, lockName: "L") { response, error in removed.set(response != nil && error == nil) }
@@ -115,6 +115,65 @@ final class LockDelegate: RtmClientDelegate, Sendable {
         alice.destroy()
         bob.destroy()
         carol.destroy()
+        await server.shutdown()
+    }
+
+    @Test func codeWrittenAgainstTheReferenceCompilesAndTheTokenIsInGetLocks() async throws {
+        let server = try await TestServer.start()
+        let (alice, _) = try makeClient("alice", server: server)
+        expectOK(await alice.login(""))
+        expectOK(await alice.subscribe(channelName: "room", option: nil))
+        let lock = try locked(alice)
+        expectOK(await lock.setLock(channelName: "room", channelType: .message, lockName: "L", ttl: 10))
+        // The reference's shapes: the common response, and an AgoraRtmOperationBlock.
+        let (response, error): (RtmCommonResponse?, RtmErrorInfo?) = await lock.acquireLock(
+            channelName: "room", channelType: .message, lockName: "L", retry: false)
+        #expect(error == nil && response?.channelName == "room")
+        expectOK(await lock.releaseLock(channelName: "room", channelType: .message, lockName: "L"))
+        let block: RtmOperationBlock = { response, error in #expect(response != nil && error == nil) }
+        let answered = OneShotBox<Bool>()
+        lock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: true) { response, error in
+            block(response, error)
+            answered.set(response != nil)
+        }
+        #expect(await answered.value() == true)
+        // The fencing token of the acquisition is in getLocks (and acquireFencedLock's answer).
+        let (locks, _) = await lock.getLocks(channelName: "room", channelType: .message)
+        #expect(locks?.locks.first?.owner == "alice" && locks?.locks.first?.fencingToken == 2)
+        alice.destroy()
+        await server.shutdown()
+    }
+
+    @Test func aLockOutlivesItsChannelsLastMemberAndStillGuardsWrites() async throws {
+        // Seed 000: a lock exists from setLock to removeLock; a member who goes gives back what it
+        // holds. A write gated by the lock must find it when the channel fills again.
+        let server = try await TestServer.start()
+        let (alice, _) = try makeClient("alice", server: server)
+        expectOK(await alice.login(""))
+        expectOK(await alice.subscribe(channelName: "room", option: nil))
+        let lock = try locked(alice)
+        expectOK(await lock.setLock(channelName: "room", channelType: .message, lockName: "L"))
+        expectOK(await lock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: false))
+        expectOK(await alice.unsubscribe("room"))
+        let (bob, bobLog) = try makeClient("bob", server: server)
+        expectOK(await bob.login(""))
+        let hearLocks = RtmSubscribeOptions()
+        hearLocks.features = [.message, .lock]
+        expectOK(await bob.subscribe(channelName: "room", option: hearLocks))
+        #expect(await bobLog.wait { $0.lockEvents.first?.eventType == .snapshot })
+        let snapshot = try #require(bobLog.lockEvents.first)
+        #expect(snapshot.lockDetailList.map(\.lockName) == ["L"] && snapshot.lockDetailList.first?.owner == "")
+        let bobLock = try locked(bob)
+        expectOK(await bobLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: false))
+        let data = RtmMetadata()
+        data.items = [RtmMetadataItem(key: "score", value: "1")]
+        let storage = try #require(bob.getStorage())
+        expectOK(await storage.setChannelMetadata(channelName: "room", channelType: .message, data: data, options: nil, lock: "L"))
+        expectOK(await bobLock.removeLock(channelName: "room", channelType: .message, lockName: "L"))
+        expectError(.storageInvalidLockName, await storage.setChannelMetadata(
+            channelName: "room", channelType: .message, data: data, options: nil, lock: "L"))
+        alice.destroy()
+        bob.destroy()
         await server.shutdown()
     }
 
@@ -181,9 +240,9 @@ final class LockDelegate: RtmClientDelegate, Sendable {
             expectOK(await carol.subscribe(channelName: "room", option: options))
             let lock = try #require(alice.getLock())
             expectOK(await lock.setLock(channelName: "room", channelType: .message, lockName: "L", ttl: 10))
-            #expect(await lock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: false).0?.fencingToken == 1)
+            #expect(await lock.acquireFencedLock(channelName: "room", channelType: .message, lockName: "L", retry: false).0?.fencingToken == 1)
             let bobLock = try #require(bob.getLock())
-            bobWaits = Task { await bobLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: true) }
+            bobWaits = Task { await bobLock.acquireFencedLock(channelName: "room", channelType: .message, lockName: "L", retry: true) }
             #expect(await carolLog.wait { _ in store.lineLength(of: "L", in: ChannelKey(app: "test-app", .message, "room")) == 1 })
         }
 
@@ -213,7 +272,7 @@ final class LockDelegate: RtmClientDelegate, Sendable {
         let (granted, error) = await scene.bobWaits.value
         #expect(error == nil && granted?.fencingToken == 2)
         #expect(await scene.carolLog.wait { $0.lockEvents.count == 5 })
-        #expect(scene.carolLog.lockEvents.map(\.eventType) == [.snapshot, .lockSet, .lockAcquired, .lockExpired, .lockAcquired])
+        #expect(scene.carolLog.lockEvents.map(\.eventType) == [.snapshot, .lockSet, .lockAcquired, .lockReleased, .lockAcquired])
         #expect(scene.carolLog.lockEvents[3].lockDetailList.first?.owner == "alice")
         await scene.stop()
     }
@@ -260,9 +319,9 @@ final class LockDelegate: RtmClientDelegate, Sendable {
         for client in [alice, bob] { expectOK(await client.subscribe(channelName: "room", option: nil)) }
         let aliceLock = try locked(alice)
         expectOK(await aliceLock.setLock(channelName: "room", channelType: .message, lockName: "L"))
-        _ = await aliceLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: false)
+        _ = await aliceLock.acquireFencedLock(channelName: "room", channelType: .message, lockName: "L", retry: false)
         let bobLock = try locked(bob)
-        let waiting = Task { await bobLock.acquireLock(channelName: "room", channelType: .message, lockName: "L", retry: true) }
+        let waiting = Task { await bobLock.acquireFencedLock(channelName: "room", channelType: .message, lockName: "L", retry: true) }
         #expect(await bobLog.wait { _ in store.lineLength(of: "L", in: room) == 1 })
         // The answer (queued) has reached bob's client before his connection is cut.
         for _ in 0..<500 where await !bob.engine.pending.isEmpty { try? await Task.sleep(for: .milliseconds(5)) }

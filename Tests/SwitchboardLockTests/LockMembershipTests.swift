@@ -3,8 +3,8 @@ import SwitchboardCore
 import SwitchboardLock
 import SwitchboardTestKit
 
-/// Locks belong to the members of their channel: only members may call them, and a channel's
-/// locks go with its last member.
+/// Locks belong to the members of their channel: only members may call them; a member who goes
+/// gives back what it holds, and a lock lives until `removeLock`, whoever is left.
 @Suite(.timeLimit(.minutes(2))) struct LockMembershipTests {
     let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
     let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
@@ -54,7 +54,9 @@ import SwitchboardTestKit
         await world.harness.stop()
     }
 
-    @Test func theLastMemberLeavingRemovesTheChannelsLocks() async throws {
+    @Test func theLastMemberLeavingKeepsTheChannelsLocks() async throws {
+        // A lock lives until removeLock: writes it guards must still find it when the channel
+        // fills again (else they fail with storageInvalidLockName).
         let world = await LockWorld.start()
         await world.join(alice, features: [.message])
         await world.join(bob, features: [.message])
@@ -64,69 +66,69 @@ import SwitchboardTestKit
         try await world.set("M", by: bob)
         _ = try await world.acquire("L", by: alice)
         #expect(try await world.acquire("L", by: bob, retry: true) == .queued)
-        // bob leaves: his wait ends, and alice, still there, keeps the channel's locks.
+        // bob leaves: his wait ends, and alice, still there, keeps the lock.
         await world.leave(bob)
         #expect(world.pushes(to: bob) == [
             .waitFailed(LockAddress(.message, "room", "L"), code: .lockAcquireFailed, reason: "left the channel while waiting for L")
         ])
         #expect(try await world.locks(seenBy: alice).map(\.lockName) == ["L", "M"])
-        // alice, the last member, leaves: the locks go with her.
+        // alice, the last member, leaves: she gives L back, and both locks stay, free.
         await world.leave(alice)
         await world.join(bob)
-        #expect(world.events(to: bob) == [
-            LockEventDelivery(channel: ChannelAddress(.message, "room"), eventType: .snapshot, locks: [],
-                              timestamp: world.harness.clock.wallMilliseconds)
-        ])
-        #expect(try await world.locks(seenBy: bob).isEmpty)
-        await expectError(.lockNotExist) { _ = try await world.acquire("L", by: bob) }
-        // Another channel keeps its own.
+        let snapshot = try #require(world.events(to: bob).first)
+        #expect(snapshot.eventType == .snapshot)
+        #expect(snapshot.locks.map(\.lockName) == ["L", "M"] && snapshot.locks.allSatisfy { $0.owner.isEmpty })
+        #expect(try await world.acquire("L", by: bob) == .acquired(fencingToken: 2))
         #expect(try await world.locks("hall", seenBy: carol).map(\.lockName) == ["L"])
-        #expect(world.store.count(in: "app") == 1)
+        #expect(world.store.count(in: "app") == 3)
         await world.harness.stop()
     }
 
-    @Test func theLastMembersSessionEndingRemovesTheChannelsLocks() async throws {
+    @Test func theLastMembersSessionEndingKeepsTheChannelsLocksAndReleasesThem() async throws {
         let world = await LockWorld.start()
         for caller in [alice, bob] { await world.join(caller, "hall", type: .stream, features: []) }
         await world.join(alice, "room", features: [.message])
         await world.join(carol, "room", features: [.lock])
         try await world.set("L", "hall", by: alice, type: .stream)
         try await world.set("L", "room", by: alice)
-        // bob's session ends: alice is still in hall, so its lock stays.
+        _ = try await world.acquire("L", "room", by: alice)
         await world.bus.publishAndWait(SessionClosed(caller: bob, reason: .logout))
         #expect(try await world.locks("hall", seenBy: alice, type: .stream).map(\.lockName) == ["L"])
-        // alice's ends: hall has nobody left and loses its lock; carol is still in room, which keeps its own.
+        // alice's session times out: hall has nobody left and keeps its lock; room's is released
+        // with the reference's lockReleased.
         await world.bus.publishAndWait(SessionClosed(caller: alice, reason: .timedOut))
         await world.join(carol, "hall", type: .stream, features: [])
-        #expect(try await world.locks("hall", seenBy: carol, type: .stream).isEmpty)
-        #expect(try await world.locks("room", seenBy: carol).map(\.lockName) == ["L"])
-        #expect(world.events(to: carol).map(\.eventType) == [.snapshot, .lockSet])
-        #expect(world.store.count(in: "app") == 1)
+        #expect(try await world.locks("hall", seenBy: carol, type: .stream).map(\.lockName) == ["L"])
+        #expect(try await world.locks("room", seenBy: carol).map(\.owner) == [""])
+        #expect(world.events(to: carol).map(\.eventType) == [.snapshot, .lockSet, .lockAcquired, .lockReleased])
+        #expect(world.store.count(in: "app") == 2)
         await world.harness.stop()
     }
 
-    @Test func aLockCallRacingTheLastMembersDepartureNeverLeavesALockBehind() async throws {
+    @Test func anAcquireRacingTheMembersDepartureNeverLeavesTheLockHeld() async throws {
         let world = await LockWorld.start()
-        // Races until each kind of departure has met a set that got in before it (so there was a
-        // lock for it to remove), at least 100 rounds and at most 5,000.
-        var setsMade = (leaving: 0, sessionEnding: 0)
+        // Races until each kind of departure has met an acquire that got in before it (so there
+        // was a lock for it to give back), at least 100 rounds and at most 5,000.
+        var acquired = (leaving: 0, sessionEnding: 0)
         var round = 0
-        while round < 100 || (min(setsMade.leaving, setsMade.sessionEnding) == 0 && round < 5_000) {
+        while round < 100 || (min(acquired.leaving, acquired.sessionEnding) == 0 && round < 5_000) {
             let member = Caller(app: "app", userId: "u\(round)", session: SessionID(UInt64(100 + round)))
             let channel = "c\(round)"
             await world.join(member, channel, features: [.message])
-            async let set: Void? = try? world.set("L", channel, by: member)
+            try await world.set("L", channel, by: member)
+            async let acquire: LockAcquisition? = try? world.acquire("L", channel, by: member)
             if round.isMultiple(of: 2) {
                 async let gone: Void = world.leave(member, channel)
-                if await (set, gone).0 != nil { setsMade.leaving += 1 }
+                if await (acquire, gone).0 != nil { acquired.leaving += 1 }
             } else {
                 async let gone: Void = world.bus.publishAndWait(SessionClosed(caller: member, reason: .logout))
-                if await (set, gone).0 != nil { setsMade.sessionEnding += 1 }
+                if await (acquire, gone).0 != nil { acquired.sessionEnding += 1 }
             }
-            #expect(world.store.count(in: "app") == 0, "round \(round)")
+            #expect(world.store.counts(in: "app").held == 0, "round \(round)")
             round += 1
         }
-        #expect(setsMade.leaving > 0 && setsMade.sessionEnding > 0, "\(setsMade) in \(round) rounds")
+        #expect(world.store.count(in: "app") == round, "every lock stays until removeLock")
+        #expect(acquired.leaving > 0 && acquired.sessionEnding > 0, "\(acquired) in \(round) rounds")
         await world.harness.stop()
     }
 }

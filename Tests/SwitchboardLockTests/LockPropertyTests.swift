@@ -124,10 +124,11 @@ import SwitchboardTestKit
                     #expect(detail.fencingToken > lastToken, "tokens only grow")
                     owner = (detail.owner, detail.fencingToken)
                     lastToken = detail.fencingToken
-                case .lockReleased, .lockExpired:
+                case .lockReleased:
                     #expect(owner?.user == detail.owner && owner?.token == detail.fencingToken)
                     owner = nil
-                    if event.eventType == .lockExpired { expiries += 1 }
+                    // A release of an owner still away is its ttl running out.
+                    if clients.contains(where: { $0.holds == detail.fencingToken && !$0.connected }) { expiries += 1 }
                     // The owner hears it lost the lock.
                     for index in clients.indices where clients[index].holds == detail.fencingToken { clients[index].holds = nil }
                 default:

@@ -139,20 +139,16 @@ final class SuspendingLockStore: LockStore {
         await calls.pause("sessionResumed")
         inner.sessionResumed(session)
     }
-    func sessionEnded(_ session: SessionID, expired: Bool, now: WallClockTime) async -> [LockEffect] {
+    func sessionEnded(_ session: SessionID, now: WallClockTime) async -> [LockEffect] {
         await calls.pause("sessionEnded")
-        return inner.sessionEnded(session, expired: expired, now: now)
+        return inner.sessionEnded(session, now: now)
     }
-    func sessionLeft(_ session: SessionID, channel: ChannelKey, expired: Bool, now: WallClockTime) async -> [LockEffect] {
+    func sessionLeft(_ session: SessionID, channel: ChannelKey, now: WallClockTime) async -> [LockEffect] {
         await calls.pause("sessionLeft")
-        return inner.sessionLeft(session, channel: channel, expired: expired, now: now)
+        return inner.sessionLeft(session, channel: channel, now: now)
     }
     func expire(now: WallClockTime) async -> [LockEffect] {
         await calls.pause("expire")
         return inner.expire(now: now)
-    }
-    func channelEmptied(_ channel: ChannelKey) async -> [LockEffect] {
-        await calls.pause("channelEmptied")
-        return inner.channelEmptied(channel)
     }
 }

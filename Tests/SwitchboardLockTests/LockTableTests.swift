@@ -60,32 +60,6 @@ import SwitchboardCore
         #expect(table.locks(in: hall).map(\.lockName) == ["L", "N"])
     }
 
-    @Test func removeAllRemovesEveryLockOfTheChannelAndEndsItsWaits() throws {
-        var table = try table(locks: ["M", "L"])
-        let hall = ChannelKey(app: "app", .message, "hall")
-        _ = try table.set("L", in: hall, ttl: 10, maxLocks: 32)
-        _ = try table.acquire("L", in: room, by: alice, wait: false, now: start)
-        _ = try table.acquire("L", in: room, by: bob, wait: true, now: start)
-        _ = try table.acquire("M", in: room, by: carol, wait: false, now: start)
-        #expect(table.count(in: "app") == 3)
-        #expect(table.removeAll(in: room) == [
-            .event(room, .lockRemoved, detail("alice", token: 1)),
-            .waitEnded(bob.session, room, lockName: "L", .lockRemoved),
-            .event(room, .lockRemoved, detail("carol", token: 2, name: "M")),
-        ])
-        #expect(table.locks(in: room).isEmpty)
-        #expect(table.count(in: "app") == 1)
-        #expect(table.removeAll(in: room).isEmpty)
-        // Nothing is left of the removed locks for their owners or waiters; other channels keep theirs.
-        #expect(table.end(alice.session, expired: false, now: start).isEmpty)
-        #expect(table.end(bob.session, expired: false, now: start).isEmpty)
-        #expect(table.end(carol.session, expired: false, now: start).isEmpty)
-        #expect(table.locks(in: hall) == [detail()])
-        // The set again starts free, and its tokens keep growing.
-        _ = try table.set("L", in: room, ttl: 10, maxLocks: 32)
-        #expect(try table.acquire("L", in: room, by: bob, wait: false, now: start).0 == .acquired(fencingToken: 3))
-    }
-
     @Test func everyAcquisitionGetsALargerFencingToken() throws {
         var table = try table()
         let (first, effects) = try table.acquire("L", in: room, by: alice, wait: false, now: start)
@@ -152,8 +126,8 @@ import SwitchboardCore
         #expect(refusal { _ = try table.remove("L", in: room) } == .notExist)
         #expect(refusal { _ = try table.holder(of: "L", in: room) } == .notExist)
         // Nothing of the removed lock is left behind for its owner or waiter.
-        #expect(table.end(alice.session, expired: false, now: start).isEmpty)
-        #expect(table.end(bob.session, expired: false, now: start).isEmpty)
+        #expect(table.end(alice.session, now: start).isEmpty)
+        #expect(table.end(bob.session, now: start).isEmpty)
     }
 
     @Test func aLostOwnerKeepsTheLockForItsTTLThenTheNextGetsIt() throws {
@@ -163,7 +137,7 @@ import SwitchboardCore
         table.suspend(alice.session, now: start + .seconds(5))
         #expect(table.expire(now: start + .seconds(14.999)).isEmpty)
         #expect(table.expire(now: start + .seconds(15)) == [
-            .event(room, .lockExpired, detail("alice", token: 1)),
+            .event(room, .lockReleased, detail("alice", token: 1)),
             .event(room, .lockAcquired, detail("bob", token: 2)),
             .granted(bob.session, room, lockName: "L", fencingToken: 2),
         ])
@@ -179,7 +153,7 @@ import SwitchboardCore
         // Lost again later: a new countdown from then.
         table.suspend(alice.session, now: start + .seconds(60))
         #expect(table.expire(now: start + .seconds(69)).isEmpty)
-        #expect(table.expire(now: start + .seconds(70)).first == .event(room, .lockExpired, detail("alice", token: 1)))
+        #expect(table.expire(now: start + .seconds(70)).first == .event(room, .lockReleased, detail("alice", token: 1)))
     }
 
     @Test func aWaiterThatIsAwayWhenItsTurnComesHasItsTTLToComeBack() throws {
@@ -199,15 +173,15 @@ import SwitchboardCore
         _ = try table.acquire("M", in: room, by: bob, wait: false, now: start)
         _ = try table.acquire("M", in: room, by: alice, wait: true, now: start)
         _ = try table.acquire("L", in: room, by: carol, wait: true, now: start)
-        #expect(table.end(alice.session, expired: false, now: start) == [
+        #expect(table.end(alice.session, now: start) == [
             .event(room, .lockReleased, detail("alice", token: 1)),
             .event(room, .lockAcquired, detail("carol", token: 3)),
             .granted(carol.session, room, lockName: "L", fencingToken: 3),
         ])
         #expect(table.lineLength(of: "M", in: room) == 0)
-        // A session that timed out lost its locks by expiry.
+        // A session that timed out releases its locks the same way (the reference's lockReleased).
         table.suspend(carol.session, now: start)
-        #expect(table.end(carol.session, expired: true, now: start + .seconds(3)) == [.event(room, .lockExpired, detail("carol", token: 3))])
+        #expect(table.end(carol.session, now: start + .seconds(3)) == [.event(room, .lockReleased, detail("carol", token: 3))])
     }
 
     @Test func leavingAChannelReleasesAndEndsWaitsThereOnly() throws {
@@ -218,10 +192,10 @@ import SwitchboardCore
         _ = try table.acquire("L", in: hall, by: alice, wait: false, now: start)
         _ = try table.acquire("L", in: room, by: bob, wait: true, now: start)
         _ = try table.acquire("L", in: hall, by: bob, wait: true, now: start)
-        #expect(table.leave(bob.session, channel: room, expired: false, now: start) == [
+        #expect(table.leave(bob.session, channel: room, now: start) == [
             .waitEnded(bob.session, room, lockName: "L", .leftChannel)
         ])
-        #expect(table.leave(alice.session, channel: room, expired: false, now: start) == [
+        #expect(table.leave(alice.session, channel: room, now: start) == [
             .event(room, .lockReleased, detail("alice", token: 1))
         ])
         #expect(try table.holder(of: "L", in: hall)?.userId == "alice")
@@ -238,7 +212,7 @@ import SwitchboardCore
         _ = try table.acquire("L", in: room, by: alice, wait: false, now: start)
         _ = try table.acquire("L", in: otherRoom, by: otherAlice, wait: false, now: start)
         #expect(refusal { _ = try table.revoke("L", in: otherRoom, from: "bob", now: start) } == .notOwner(owner: "alice"))
-        _ = table.end(alice.session, expired: false, now: start)
+        _ = table.end(alice.session, now: start)
         #expect(try table.holder(of: "L", in: otherRoom)?.session == otherAlice.session)
         #expect(try table.holder(of: "L", in: room) == nil)
     }

@@ -62,8 +62,9 @@ public final class RtmGetLocksResponse: NSObject, Sendable {
 /// The completion block of `getLocks` (`AgoraRtmGetLocksBlock`).
 public typealias RtmGetLocksBlock = @Sendable (RtmGetLocksResponse?, RtmErrorInfo?) -> Void
 
-/// The answer of `acquireLock`: the reference's common response, plus the lock and the fencing
-/// token of this acquisition (beyond the reference), to pass with every write made under the lock.
+/// The answer of `acquireFencedLock` (a Switchboard extension): the reference's common response,
+/// plus the lock and the fencing token of this acquisition, to pass with every write made under
+/// the lock.
 public final class RtmAcquireLockResponse: NSObject, Sendable {
     /// The channel of the lock.
     public let channelName: String
@@ -82,6 +83,12 @@ public final class RtmAcquireLockResponse: NSObject, Sendable {
     }
 }
 
-/// The completion block of `acquireLock` (the reference passes `AgoraRtmOperationBlock`; a closure
-/// literal written for it fits this one).
+/// The completion block of `acquireFencedLock`.
 public typealias RtmAcquireLockBlock = @Sendable (RtmAcquireLockResponse?, RtmErrorInfo?) -> Void
+
+extension RtmCommonResponse {
+    /// The common response of an acquisition (what the reference's `acquireLock` answers).
+    convenience init(_ acquired: RtmAcquireLockResponse) {
+        self.init(channelName: acquired.channelName, timestamp: acquired.timestamp)
+    }
+}

@@ -33,15 +33,36 @@ public final class RtmLock: NSObject, Sendable {
     }
 
     /// Acquires a lock. Held by another: fails with `lockAcquireFailed`, or with `retry` waits in
-    /// line, first come first served, and returns once it is this client's.
+    /// line, first come first served, and returns once it is this client's. The acquisition's
+    /// fencing token is in `getLocks`, or in the answer of `acquireFencedLock`.
     public func acquireLock(channelName: String, channelType: RtmChannelType, lockName: String, retry: Bool) async
+        -> (RtmCommonResponse?, RtmErrorInfo?)
+    {
+        let (acquired, error) = await acquireFencedLock(channelName: channelName, channelType: channelType, lockName: lockName, retry: retry)
+        return (acquired.map(RtmCommonResponse.init), error)
+    }
+
+    /// Acquires a lock, calling `completionBlock` when it is acquired or cannot be.
+    public func acquireLock(
+        channelName: String, channelType: RtmChannelType, lockName: String, retry: Bool,
+        completion completionBlock: RtmOperationBlock? = nil
+    ) {
+        kit.acquireLockCall(LockAddress(channelType, channelName, lockName), retry: retry).complete { acquired, error in
+            completionBlock?(acquired.map(RtmCommonResponse.init), error)
+        }
+    }
+
+    /// Switchboard extension: `acquireLock`, answered with the acquisition's fencing token, to
+    /// pass with every write made under the lock (`RtmMetadataOptions.fencingToken`).
+    public func acquireFencedLock(channelName: String, channelType: RtmChannelType, lockName: String, retry: Bool) async
         -> (RtmAcquireLockResponse?, RtmErrorInfo?)
     {
         await kit.acquireLockCall(LockAddress(channelType, channelName, lockName), retry: retry).result()
     }
 
-    /// Acquires a lock, calling `completionBlock` when it is acquired or cannot be.
-    public func acquireLock(
+    /// Switchboard extension: `acquireFencedLock`, calling `completionBlock` when the lock is
+    /// acquired or cannot be.
+    public func acquireFencedLock(
         channelName: String, channelType: RtmChannelType, lockName: String, retry: Bool,
         completion completionBlock: RtmAcquireLockBlock? = nil
     ) {
