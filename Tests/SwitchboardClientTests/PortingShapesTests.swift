@@ -63,5 +63,26 @@ import SwitchboardCore
         let named = try ClientSettings(config, environment: ["SWITCHBOARD_URL": "ws://ignored:1"])
         #expect(named.servers.map(\.url) == ["ws://10.0.0.7:9200/"])
         #expect(throws: Never.self) { try RtmClientKit(RtmClientConfig(appId: "app", userId: "bob"), delegate: nil).destroy() }
+        #expect(named.warnings.isEmpty)
+    }
+
+    @Test func withoutAccessPointsTheClientWarnsThatItUsesTheLocalDefault() throws {
+        let config = RtmClientConfig(appId: "app", userId: "alice")
+        #expect(try ClientSettings(config, environment: [:]).warnings == [
+            "privateConfig.accessPointHosts is empty and SWITCHBOARD_URL is unset: using the local default, ws://127.0.0.1:9100"
+        ])
+        #expect(try ClientSettings(config, environment: ["SWITCHBOARD_URL": "ws://10.0.0.7:9200"]).warnings == [
+            "privateConfig.accessPointHosts is empty: using SWITCHBOARD_URL, ws://10.0.0.7:9200"
+        ])
+        // The warning is in the SDK's log, at warning level, as soon as the client is made.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("warn-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = RtmLogConfig()
+        log.filePath = folder.path
+        log.level = .warn
+        config.logConfig = log
+        try RtmClientKit(config, delegate: nil).destroy()
+        let written = try String(contentsOf: folder.appendingPathComponent("agora.log"), encoding: .utf8)
+        #expect(written.contains("[WARN] privateConfig.accessPointHosts is empty"), "\(written)")
     }
 }

@@ -22,6 +22,9 @@ struct ClientSettings: Sendable {
     var transport: TransportChoice
     /// The SDK log file (`logConfig`); nil when none is written.
     var log: LogFile.Settings?
+    /// What the configuration left to a default the app may not expect, written to the log at
+    /// warning level when the client starts.
+    var warnings: [String] = []
 
     struct EncryptionSettings: Sendable {
         var mode: RtmEncryptionMode
@@ -61,7 +64,14 @@ struct ClientSettings: Sendable {
         reconnectTimeout = reconnect == 0 ? 0 : min(max(reconnect, 15), 3600)
         var hosts = config.privateConfig?.accessPointHosts ?? []
         if hosts.isEmpty {
-            hosts = [environment[Self.serverVariable].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultServer]
+            if let named = environment[Self.serverVariable], !named.isEmpty {
+                hosts = [named]
+                warnings.append("privateConfig.accessPointHosts is empty: using \(Self.serverVariable), \(named)")
+            } else {
+                hosts = [Self.defaultServer]
+                warnings.append(
+                    "privateConfig.accessPointHosts is empty and \(Self.serverVariable) is unset: using the local default, \(Self.defaultServer)")
+            }
         }
         var servers: [ServerAddress] = []
         for host in hosts {

@@ -98,6 +98,7 @@ actor ClientEngine {
         self.clock = clock
         machine = LinkMachine(reconnectTimeout: settings.reconnectTimeout)
         log = settings.log.flatMap { LogFile($0) }
+        for warning in settings.warnings { log?.write(.warn, warning) }
         pushes = PushRouter(dispatcher: dispatcher, sealer: sealer, log: log, lockWaits: lockWaits)
         transport = try settings.makeTransport()
     }
