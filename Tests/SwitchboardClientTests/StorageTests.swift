@@ -127,6 +127,43 @@ import SwitchboardTestKit
         await server.shutdown()
     }
 
+    @Test func aValueThatDoesNotOpenIsReportedAndTheRestOfTheSetDelivered() async throws {
+        // One item of the set written under another key: the read and the storage events still
+        // deliver the set, that item marked sealed and left as stored, the others opened.
+        let server = try await TestServer.start(limits: .withoutRateLimits)
+        let (alice, _) = try makeClient("alice", server: server, configure: encrypted(.AES256GCM))
+        let (mallory, _) = try makeClient("mallory", server: server, configure: encrypted(.AES256GCM, key: "another key"))
+        let (bob, bobLog) = try makeClient("bob", server: server, configure: encrypted(.AES256GCM))
+        for client in [alice, mallory, bob] { expectOK(await client.login("")) }
+        for client in [alice, mallory] { expectOK(await client.subscribe(channelName: "room", option: nil)) }
+        let withMetadata = RtmSubscribeOptions()
+        withMetadata.features = [.message, .metadata]
+        expectOK(await bob.subscribe(channelName: "room", option: withMetadata))
+        expectOK(await bob.getStorage()!.subscribeUserMetadata(userId: "alice"))
+        expectOK(await alice.getStorage()!.setChannelMetadata(
+            channelName: "room", channelType: .message, data: metadata([("topic", "hello"), ("price", "1")]), options: nil, lock: nil))
+        expectOK(await mallory.getStorage()!.updateChannelMetadata(
+            channelName: "room", channelType: .message, data: metadata([("price", "2")]), options: nil, lock: nil))
+        let (read, readError) = await bob.getStorage()!.getChannelMetadata(channelName: "room", channelType: .message)
+        #expect(readError == nil)
+        let data = try #require(read?.data)
+        #expect(data.sealedKeys == ["price"])
+        let items = Dictionary(uniqueKeysWithValues: (data.items ?? []).map { ($0.key, $0) })
+        #expect(items["topic"]?.value == "hello" && items["topic"]?.isSealed == false)
+        #expect(items["price"]?.isSealed == true && items["price"]?.value != "2" && items["price"]?.revision ?? 0 > 0)
+        // The storage event of the change reaches bob too, the same way.
+        #expect(await bobLog.wait { log in log.storageEvents.contains { $0.target == "room" && $0.data.sealedKeys == ["price"] } })
+        let event = try #require(bobLog.storageEvents.last { $0.target == "room" })
+        #expect(values(event.data)["topic"] == "hello")
+        // Alice's own user metadata, all of it opening, is untouched by the rest.
+        expectOK(await alice.getStorage()!.setUserMetadata(userId: "alice", data: metadata([("mood", "fine")]), options: nil))
+        #expect(await bobLog.wait { log in log.storageEvents.contains { $0.target == "alice" && self.values($0.data) == ["mood": "fine"] } })
+        #expect(bobLog.storageEvents.filter { $0.target == "alice" }.allSatisfy { $0.data.sealedKeys.isEmpty })
+        #expect(await bob.undecryptableMessages == 0, "no message was dropped")
+        for client in [alice, mallory, bob] { client.destroy() }
+        await server.shutdown()
+    }
+
     @Test func aSessionBoundItemGoesWhenItsWriterLogsOut() async throws {
         let server = try await TestServer.start(limits: .withoutRateLimits)
         let (alice, _) = try makeClient("alice", server: server)

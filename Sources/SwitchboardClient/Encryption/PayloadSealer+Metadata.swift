@@ -8,10 +8,19 @@ extension PayloadSealer {
         return sealed
     }
 
-    /// `metadata` with every value opened; throws when one does not open.
-    func openValues(_ metadata: Metadata) throws(RtmErrorInfo) -> Metadata {
+    /// `metadata` with every value that opens opened, and the keys of those that do not (another
+    /// key or mode, a plain value, a changed byte): their values stay as stored, sealed. One such
+    /// item does not cost the app the rest of the set.
+    func openValues(_ metadata: Metadata) -> (metadata: Metadata, sealedKeys: Set<String>) {
         var opened = metadata
-        for index in opened.items.indices { opened.items[index].value = try openText(opened.items[index].value) }
-        return opened
+        var sealedKeys: Set<String> = []
+        for index in opened.items.indices {
+            do {
+                opened.items[index].value = try openText(opened.items[index].value)
+            } catch {
+                sealedKeys.insert(opened.items[index].key)
+            }
+        }
+        return (opened, sealedKeys)
     }
 }

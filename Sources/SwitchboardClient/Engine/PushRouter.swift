@@ -32,7 +32,7 @@ struct PushRouter: Sendable {
         case .extension(let push): dispatcher.emit(.extension(RtmExtensionEvent(name: push.name, body: RtmMessage(push.body))))
         case .topic(let part): if let event = topicParts.add(part) { dispatcher.emit(.topic(RtmTopicEvent(event))) }
         case .presence(let part): if let event = presenceParts.add(part) { dispatcher.emit(.presence(RtmPresenceEvent(sealer?.open(event) ?? event))) }
-        case .storage(let event): if let event = opened(event) { dispatcher.emit(.storage(RtmStorageEvent(event))) }
+        case .storage(let event): dispatcher.emit(.storage(opened(event)))
         case .lock(let push): return route(push)
         }
         return nil
@@ -54,14 +54,19 @@ struct PushRouter: Sendable {
         return nil
     }
 
-    /// `event` with its values opened when encryption is on; `nil` when one does not open: such
-    /// an event is counted with the messages that do not open and never delivered.
-    private mutating func opened(_ event: StorageEvent) -> StorageEvent? {
-        opened(event, "a storage event about \(event.target) with a value that") { sealer, event throws(RtmErrorInfo) in
-            var opened = event
-            opened.data = try sealer.openValues(event.data)
-            return opened
+    /// `event` with its values opened when encryption is on. A value that does not open stays
+    /// sealed and its item says so (`RtmMetadataItem.isSealed`): the event, and the rest of the
+    /// set, still reach the app (a storage event carries the whole set, so a dropped one would
+    /// leave the app's copy of every other item stale).
+    private func opened(_ event: StorageEvent) -> RtmStorageEvent {
+        guard let sealer else { return RtmStorageEvent(event) }
+        var opened = event
+        let sealedKeys: Set<String>
+        (opened.data, sealedKeys) = sealer.openValues(event.data)
+        if !sealedKeys.isEmpty {
+            log?.write(.warn, "storage event about \(event.target): the values of \(sealedKeys.sorted()) do not open under this client's key; left sealed")
         }
+        return RtmStorageEvent(opened, sealedKeys: sealedKeys)
     }
 
     /// `delivery` with its body opened when encryption is on; `nil` when it does not open (another

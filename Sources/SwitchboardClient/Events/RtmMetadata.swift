@@ -22,6 +22,10 @@ public final class RtmMetadataItem: NSObject {
     public var boundToSession: Bool = false
     /// Switchboard extension: when a time-to-live item goes (milliseconds since 1970); 0 if never.
     public internal(set) var expiresAt: UInt64 = 0
+    /// Switchboard extension: in a read with client-side encryption on, the value did not open
+    /// under this client's key (written with another key or mode, or without encryption), so
+    /// `value` is the sealed text as stored. The other items of the set are opened as usual.
+    public internal(set) var isSealed: Bool = false
 
     /// An empty item.
     public override init() {}
@@ -63,11 +67,19 @@ public final class RtmMetadata: NSObject {
     /// An empty set.
     public override init() {}
 
-    /// The set as the server sent it.
-    init(_ metadata: Metadata) {
+    /// The set as the server sent it; the items of `sealedKeys` did not open (`isSealed`).
+    init(_ metadata: Metadata, sealedKeys: Set<String> = []) {
         majorRevision = metadata.majorRevision
-        items = metadata.items.map(RtmMetadataItem.init)
+        items = metadata.items.map { item in
+            let read = RtmMetadataItem(item)
+            read.isSealed = sealedKeys.contains(item.key)
+            return read
+        }
     }
+
+    /// Switchboard extension: the keys of the items whose values did not open under this client's
+    /// key (`RtmMetadataItem.isSealed`), in the set's order.
+    public var sealedKeys: [String] { (items ?? []).filter(\.isSealed).map(\.key) }
 
     /// The set as a write sends it.
     var written: Metadata { Metadata(majorRevision: majorRevision, items: (items ?? []).map(\.written)) }
@@ -100,11 +112,15 @@ public final class RtmMetadataOptions: NSObject {
 /// The answer of `getChannelMetadata` and `getUserMetadata` (`AgoraRtmGetMetadataResponse`).
 public final class RtmGetMetadataResponse: NSObject, Sendable {
     private let metadata: Metadata
+    private let sealedKeys: Set<String>
 
-    init(_ metadata: Metadata) { self.metadata = metadata }
+    init(_ metadata: Metadata, sealedKeys: Set<String> = []) {
+        self.metadata = metadata
+        self.sealedKeys = sealedKeys
+    }
 
     /// The metadata (a new object on each read, so the response can be shared across threads).
-    public var data: RtmMetadata? { RtmMetadata(metadata) }
+    public var data: RtmMetadata? { RtmMetadata(metadata, sealedKeys: sealedKeys) }
 }
 
 /// The completion block of a metadata read (`AgoraRtmGetMetadataBlock`).
@@ -124,16 +140,18 @@ public final class RtmStorageEvent: NSObject, Sendable {
     /// Server time of the event, milliseconds since 1970.
     public let timestamp: UInt64
     private let metadata: Metadata
+    private let sealedKeys: Set<String>
 
-    init(_ event: StorageEvent) {
+    init(_ event: StorageEvent, sealedKeys: Set<String> = []) {
         channelType = event.channelType
         storageType = event.storageType
         eventType = event.eventType
         target = event.target
         timestamp = event.timestamp
         metadata = event.data
+        self.sealedKeys = sealedKeys
     }
 
     /// The whole metadata (a new object on each read, so the event can be shared across threads).
-    public var data: RtmMetadata { RtmMetadata(metadata) }
+    public var data: RtmMetadata { RtmMetadata(metadata, sealedKeys: sealedKeys) }
 }

@@ -173,14 +173,19 @@ public final class RtmStorage: Sendable {
     }
 
     private func read(_ operation: StorageOperation) -> RtmCall<RtmGetMetadataResponse> {
-        let sealer = kit.sealer
+        let (sealer, log) = (kit.sealer, kit.engine.log)
         return kit.call({ .storage(operation) }) { answer throws(RtmErrorInfo) in
             let metadata: Metadata
             switch answer {
             case .storage(.channelMetadata(let data)), .storage(.userMetadata(let data)): metadata = data
             default: throw RtmErrorInfo(.invalidParameter, operation: operation.name, reason: "unexpected answer")
             }
-            return RtmGetMetadataResponse(try sealer?.openValues(metadata) ?? metadata)
+            guard let sealer else { return RtmGetMetadataResponse(metadata) }
+            let (opened, sealedKeys) = sealer.openValues(metadata)
+            if !sealedKeys.isEmpty {
+                log?.write(.warn, "\(operation.name): the values of \(sealedKeys.sorted()) do not open under this client's key; left sealed")
+            }
+            return RtmGetMetadataResponse(opened, sealedKeys: sealedKeys)
         }
     }
 
