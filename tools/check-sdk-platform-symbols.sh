@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The SDK builds for iOS and macOS as well as Linux: fails when Swift code in the SDK's folder
-# (Sources/SwitchboardClient, or the folder given) uses a Linux-only symbol outside a
+# The SDK builds for iOS and macOS as well as Linux: fails when Swift code in the SDK's folders
+# (Sources/SwitchboardClient, SwitchboardWire and SwitchboardReference, or the folders given) uses a Linux-only symbol outside a
 # `#if os(Linux)` or `#if canImport(Glibc)` block: Glibc, epoll, eventfd, the CLinux or COpenSSL
 # shims, or an import of SwitchboardTransport / SwitchboardCryptography (epoll and OpenSSL);
 # and Synchronization, whose Mutex and Atomic need macOS 15 / iOS 18, above the SDK's floor
 # (the SDK's Locked serves instead).
 # Comments do not count. Before the real run it plants violations in a scratch copy and insists
 # that each one is caught, so the check cannot pass by being broken.
-#   tools/check-sdk-platform-symbols.sh [folder]
+#   tools/check-sdk-platform-symbols.sh [folder …]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -104,7 +104,13 @@ if ! scan "$scratch"; then
     exit 1
 fi
 
-if ! scan "${1:-Sources/SwitchboardClient}"; then
-    echo "check-sdk-platform-symbols: the SDK must build on iOS and macOS: keep Linux-only symbols inside #if os(Linux)" >&2
-    exit 1
-fi
+# The SDK's own code, and the targets it builds that are ready for Apple platforms (SwitchboardCore
+# is not yet: it uses Synchronization's Mutex and Atomic, see README "Platforms").
+folders=("$@")
+[ ${#folders[@]} -gt 0 ] || folders=(Sources/SwitchboardClient Sources/SwitchboardWire Sources/SwitchboardReference)
+for folder in "${folders[@]}"; do
+    if ! scan "$folder"; then
+        echo "check-sdk-platform-symbols: $folder must build on iOS and macOS: keep Linux-only symbols inside #if os(Linux)" >&2
+        exit 1
+    fi
+done

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Finds which of a fixed set of names some UTF-8 bytes spell, without making a string: how a
 /// frame's keys (`FrameKey`) and its most common types (`FrameHead.type`) are read.
