@@ -1,19 +1,22 @@
 import SwitchboardCore
 
 /// Spaces the calls the SDK makes by itself (the restore after a lost session) so that none
-/// goes past the server's per-client budgets (`RateBudget`): for each budget it remembers when
-/// its last calls went, and gives a call the earliest moment at which the budget has room.
-///
-/// The server counts a call when it arrives, a little after it leaves here, and counts each
-/// budget over a sliding second; so the pacer counts over a slightly longer window, which keeps
-/// a call that leaves on time from arriving early. Pure: time comes in with each call.
+/// goes past the server's per-client budgets (`RateBudget`). The server counts a call when it
+/// takes it, over a sliding second; the pacer remembers when the answers to each budget's last
+/// calls came, and lets a call leave only once the answer to the call `limit` before it is at
+/// least `window` old. The server took that earlier call before its answer left, and takes this
+/// one after it leaves, so their gap on the server is longer than the pacer's, however late
+/// either of them was carried out: causality, not timing, keeps the calls within the budget.
+/// Pure: time comes in with each call.
 struct CallPacer: Sendable {
-    /// The window the pacer counts a budget's calls over: the server's second, plus a margin.
+    /// How old the answer to the call `limit` back must be: the server's second, plus a margin for
+    /// the tick-grained clock it counts with.
     static let window: Duration = .milliseconds(1_100)
 
     private let perSecond: [RateBudget: Int]
-    /// When the most recent calls of each budget went, oldest first (at most its limit of them).
-    private var sent: [RateBudget: [Duration]] = [:]
+    /// When the answers to the most recent calls of each budget came, oldest first (at most its
+    /// limit of them).
+    private var answered: [RateBudget: [Duration]] = [:]
 
     /// A pacer for the budgets of `limits` (the reference's by default, which the server applies
     /// unless configured otherwise).
@@ -23,21 +26,26 @@ struct CallPacer: Sendable {
         self.perSecond = perSecond
     }
 
-    /// Books the next call on `budget` (nil: a call that draws on none) at the earliest moment
-    /// from `now` at which every budget it draws on has room, and returns that moment.
-    mutating func book(_ budget: RateBudget?, now: Duration) -> Duration {
-        guard let budget else { return now }
+    /// The earliest moment, from `now`, at which a call on `budget` (nil: a call that draws on
+    /// none) may leave: when every budget it draws on has room.
+    func earliest(_ budget: RateBudget?, now: Duration) -> Duration {
         var at = now
-        for drawn in budget.drawn {
-            guard let limit = perSecond[drawn], limit > 0, let times = sent[drawn], times.count >= limit else { continue }
+        for drawn in budget?.drawn ?? [] {
+            guard let limit = perSecond[drawn], limit > 0, let times = answered[drawn], times.count >= limit else { continue }
             at = max(at, times[times.count - limit] + Self.window)
         }
-        for drawn in budget.drawn where perSecond[drawn] != nil {
-            var times = sent[drawn, default: []]
-            times.append(at)
-            if let limit = perSecond[drawn], times.count > limit { times.removeFirst(times.count - limit) }
-            sent[drawn] = times
-        }
         return at
+    }
+
+    /// Notes that the server answered a call on `budget` at `at`, having counted it (every answer
+    /// but a refusal as too frequent, which takes nothing from the budget).
+    mutating func answered(_ budget: RateBudget?, at: Duration) {
+        for drawn in budget?.drawn ?? [] {
+            guard let limit = perSecond[drawn] else { continue }
+            var times = answered[drawn, default: []]
+            times.append(at)
+            if times.count > limit { times.removeFirst(times.count - limit) }
+            answered[drawn] = times
+        }
     }
 }

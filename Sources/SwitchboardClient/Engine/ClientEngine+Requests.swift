@@ -18,13 +18,14 @@ extension ClientEngine {
     }
 
     /// Sends a request while the session is being restored and waits for its answer. Requests
-    /// leave paced within the server's call budgets (`CallPacer`); one the server still refuses as
+    /// leave paced within the server's call budgets (`CallPacer`, which notes when each answer
+    /// came); one the server still refuses as
     /// too frequent (a server configured with smaller budgets) is sent again after a pause, up to
     /// `restoreAttempts` times in all.
     func sendWhileRestoring(_ operation: ClientOperation, generation restoring: Int) async -> Result<Answer, RtmErrorInfo> {
         var attempt = 1
         while true {
-            let at = restorePacer.book(operation.rateBudget, now: clock.now)
+            let at = restorePacer.earliest(operation.rateBudget, now: clock.now)
             if at > clock.now { try? await clock.sleep(until: at) }
             guard restoring == generation else {
                 return .failure(RtmErrorInfo(.notConnected, operation: operation.name, reason: "the connection closed"))
@@ -34,8 +35,11 @@ extension ClientEngine {
                 return .failure(RtmErrorInfo(.notConnected, operation: operation.name, reason: "the connection is closed"))
             }
             let outcome = await answer.value
+            var refusedAsTooFrequent = false
+            if case .failure(let error) = outcome { refusedAsTooFrequent = error.errorCode == .operationRateExceedLimitation }
+            if !refusedAsTooFrequent { restorePacer.answered(operation.rateBudget, at: clock.now) }
             guard case .failure(let error) = outcome else { return outcome }
-            guard error.errorCode == .operationRateExceedLimitation, attempt < Self.restoreAttempts else {
+            guard refusedAsTooFrequent, attempt < Self.restoreAttempts else {
                 // What did not come back is said here (a user-metadata subscription has no channel
                 // to list among the link event's unrestored channels).
                 log?.write(.warn, "restoring: \(operation.name) failed: \(error.errorCode) \(error.reason)")
