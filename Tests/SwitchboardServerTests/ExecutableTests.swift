@@ -96,6 +96,8 @@ import SwitchboardTestKit
         process.standardOutput = Pipe()
         process.standardError = Pipe()
         try ChildProcesses.start(process)
+        // Waited for without blocking a thread of the test's executor (waitUntilExit would).
+        #expect(await eventually { !process.isRunning })
         process.waitUntilExit()
         #expect(process.terminationStatus == 2)
     }
