@@ -1,3 +1,5 @@
+import SwitchboardCore
+
 /// One flat JSON object, keys in insertion order, written on one line.
 struct JSONLine {
     private var fields: [String] = []
@@ -26,23 +28,5 @@ struct JSONLine {
 
     var text: String { "{" + fields.joined(separator: ",") + "}" }
 
-    private func quote(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case _ where scalar.value < 0x20: result += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
-    }
+    private func quote(_ text: String) -> String { JSONQuoting.quoted(text) }
 }
