@@ -6,10 +6,10 @@ extension ClientEngine {
     /// Sends a request on the current connection, whatever the link state; false when there is no
     /// open connection (the waiter is not resolved then).
     @discardableResult
-    func send(_ operation: ClientOperation, _ waiter: Waiter) -> Bool {
+    func send(_ operation: ClientOperation, _ waiter: Waiter, trace: String? = nil) -> Bool {
         guard let socket = connection?.socket else { return false }
         let id = pending.add(operation, deadline: clock.now + requestTimeout, waiter: waiter)
-        guard socket.send(ClientFrame(id: id, operation).encode()) else {
+        guard socket.send(ClientFrame(id: id, operation, trace: trace).encode()) else {
             _ = pending.take(id)
             return false
         }

@@ -156,7 +156,7 @@ actor ClientEngine {
 
     /// Sends an app's request; `resolve` gets the answer.
     func call(_ operation: ClientOperation, resolve: @escaping CallResolver) {
-        issue(operation, as: .call(resolve), resolve: resolve)
+        issue(operation, as: .call(resolve), trace: RtmRequestTrace.current.map(RtmRequestTrace.fitted), resolve: resolve)
     }
 
     /// Releases the client: every attempt stops at once, the connection closes, the events end.
@@ -186,12 +186,12 @@ actor ClientEngine {
         apply(machine.handle(.connectionLost(.heartbeatTimeout, .keepAliveTimeout, now: clock.now)))
     }
 
-    private func issue(_ operation: ClientOperation, as waiter: Waiter, resolve: CallResolver) {
+    private func issue(_ operation: ClientOperation, as waiter: Waiter, trace: String? = nil, resolve: CallResolver) {
         let name = operation.name
         guard !destroyed else { return resolve(.failure(Self.destroyedError(name))) }
         switch machine.state {
         case .connected where !machine.loggingOut:
-            if !send(operation, waiter) {
+            if !send(operation, waiter, trace: trace) {
                 resolve(.failure(RtmErrorInfo(.notConnected, operation: name, reason: "the connection is closed")))
             }
         case .idle, .failed:

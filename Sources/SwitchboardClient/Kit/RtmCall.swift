@@ -31,11 +31,15 @@ struct RtmCall<Response: Sendable>: Sendable {
             return
         }
         let (engine, issue) = (kit.engine, issue)
+        // The queue runs the call in a task of its own: the request id goes with it.
+        let trace = RtmRequestTrace.current
         kit.calls.enqueue {
-            await issue(engine) { outcome in
-                guard let block else { return }
-                let (response, error) = Self.pair(outcome)
-                queue.async { block(response, error) }
+            await RtmRequestTrace.$current.withValue(trace) {
+                await issue(engine) { outcome in
+                    guard let block else { return }
+                    let (response, error) = Self.pair(outcome)
+                    queue.async { block(response, error) }
+                }
             }
         }
     }

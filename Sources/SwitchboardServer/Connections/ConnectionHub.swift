@@ -34,7 +34,7 @@ final class ConnectionHub<Connection: LinkConnection>: Sendable {
         let link = ClientLink(socket: connection, limiter: dispatcher.callLimiter)
         links.insert(link)
         registry.opened(link)
-        log(.debug, "\(link.id) opened from \(connection.remoteAddress)")
+        log(.debug, "opened from \(connection.remoteAddress)", LogIDs(connection: String(link.id.rawValue)))
         loginDeadline.start(for: link)
         return link
     }
@@ -82,7 +82,7 @@ final class ConnectionHub<Connection: LinkConnection>: Sendable {
         // connection once the link's request loop has answered what was already queued.
         registry.closed(link)
         if link.closeInbox() { dispatcher.linkClosed(link) }
-        log(.debug, "\(link.id) closed (\(code.map { String($0.rawValue) } ?? "no code") \(reason))")
+        log(.debug, "closed (\(code.map { String($0.rawValue) } ?? "no code") \(reason))", LogIDs(connection: String(link.id.rawValue)))
     }
 }
 

@@ -51,7 +51,7 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
     private func answer(_ item: InboundRequest, on link: ClientLink<Connection>) async {
         switch item {
         case .malformed(let error):
-            log(.debug, "\(link.id): undecodable frame: \(error)")
+            log(.debug, "undecodable frame: \(error)", LogIDs(connection: String(link.id.rawValue)))
             link.reply(
                 .error(id: error.requestId ?? 0, RtmError(error.errorCode, operation: error.messageType ?? "", reason: error.reason)))
         case .frame(let frame, let budgetTaken):
@@ -70,7 +70,12 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
     /// Carries out `frame` and answers it; returns whether it succeeded.
     private func carryOut(_ frame: ClientFrame, budgetTaken: Bool, on link: ClientLink<Connection>) async -> Bool {
         if case .session(.login(let login)) = frame.operation {
-            return await logIn(login, id: frame.id, on: link)
+            let granted = await logIn(login, id: frame.id, on: link)
+            if log.writes(.debug) {
+                let caller = registry.caller(on: link) ?? Caller(app: login.appId, userId: login.userId, session: SessionID(0))
+                logAnswer(frame, caller: caller, on: link, outcome: granted ? "login ok" : "login refused")
+            }
+            return granted
         }
         guard let caller = registry.caller(on: link) else {
             link.reply(.error(id: frame.id, RtmError(.notLogin, operation: frame.type, reason: "log in first")))
@@ -92,6 +97,7 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
             case .lock(let operation): answer = try await run(LockBinding.self, operation, caller, link, budgetTaken: budgetTaken)
             }
             link.reply(.answer(id: frame.id, answer))
+            logAnswer(frame, caller: caller, on: link, error: nil)
             if case .session(.logout) = frame.operation { link.socket.close(code: .normalClosure, reason: "logged out") }
             switch frame.operation {
             case .channel(.publish(let channelType, _, _, _)): metrics.published(channelType)
@@ -101,8 +107,28 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
             return true
         } catch {
             link.reply(.error(id: frame.id, error))
+            logAnswer(frame, caller: caller, on: link, error: error)
             return false
         }
+    }
+
+    /// The debug line of an answered request, with the ids in play: the connection, the caller,
+    /// the channel, and the request id (trace) the client sent.
+    func logAnswer(_ frame: ClientFrame, caller: Caller, on link: ClientLink<Connection>, error: RtmError?) {
+        logAnswer(
+            frame, caller: caller, on: link,
+            outcome: error.map { "\(frame.type) failed: \($0.code) (\($0.code.rawValue)): \($0.reason)" } ?? "\(frame.type) ok")
+    }
+
+    /// The debug line of an answered request, saying `outcome`.
+    func logAnswer(_ frame: ClientFrame, caller: Caller, on link: ClientLink<Connection>, outcome: @autoclosure () -> String) {
+        guard log.writes(.debug) else { return }
+        var ids = LogIDs(caller)
+        if caller.session.rawValue == 0 { ids.session = nil }
+        ids.connection = String(link.id.rawValue)
+        ids.channel = frame.operation.channelName
+        ids.requestId = frame.trace
+        log(.debug, outcome(), ids)
     }
 
     /// Takes the call's rate budget, then lets the feature's binding carry it out.
@@ -147,10 +173,12 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
             }
             guard let answer = answered else { return .mustWait(budgetTaken: budgetTaken) }
             link.reply(.answer(id: frame.id, answer))
+            logAnswer(frame, caller: caller, on: link, error: nil)
             if case .publish(let channelType, _, _, _) = operation { metrics.published(channelType) }
             metrics.answeredAtOnce(succeeded: true)
         } catch {
             link.reply(.error(id: frame.id, error))
+            logAnswer(frame, caller: caller, on: link, error: error)
             metrics.answeredAtOnce(succeeded: false)
         }
         return .answered

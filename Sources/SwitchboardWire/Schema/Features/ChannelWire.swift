@@ -3,6 +3,13 @@ import SwitchboardCore
 /// The message-channel feature's requests: subscribe, unsubscribe, publish (to a message
 /// channel or to a user).
 public enum ChannelOperation: ClientOperationFamily {
+    /// The channel it is about (for logs).
+    public var channelName: String? {
+        switch self {
+        case .subscribe(let channel, _), .unsubscribe(let channel), .publish(_, let channel, _, _): channel
+        }
+    }
+
     /// Subscribe to a message channel.
     case subscribe(channel: String, features: RtmSubscribeChannelFeature)
     /// Unsubscribe from a message channel.

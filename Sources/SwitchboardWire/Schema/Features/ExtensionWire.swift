@@ -3,6 +3,9 @@ import SwitchboardCore
 /// A call to an extension module's operation: `{"t": "x.<name>", "id": …, "body": str|bin}`
 /// (`body` may be absent: an empty string).
 public struct ExtensionOperation: ClientOperationFamily {
+    /// The channel it is about (for logs): none the server knows of.
+    public var channelName: String? { nil }
+
     /// The operation's name, without the `x.` prefix.
     public var operation: String
     /// The argument.

@@ -3,6 +3,15 @@ import SwitchboardCore
 /// The lock feature's requests: set, remove, acquire, release, revoke, list. A lock is named by
 /// its channel (message or stream) and its name.
 public enum LockOperation: ClientOperationFamily {
+    /// The channel it is about (for logs).
+    public var channelName: String? {
+        switch self {
+        case .setLock(let lock, _), .removeLock(let lock), .acquireLock(let lock, _), .releaseLock(let lock), .revokeLock(let lock, _):
+            lock.channel.name
+        case .getLocks(let channel): channel.name
+        }
+    }
+
     /// Create a lock; `ttl` nil for the server's default.
     case setLock(LockAddress, ttl: Int?)
     /// Delete a lock.

@@ -3,6 +3,15 @@ import SwitchboardCore
 /// The presence feature's requests: who is in a channel, where a user is, temporary states, and
 /// user-level presence.
 public enum PresenceOperation: ClientOperationFamily {
+    /// The channel it is about (for logs).
+    public var channelName: String? {
+        switch self {
+        case .whoNow(let channel, _, _, _), .setState(let channel, _), .getState(let channel, _), .removeState(let channel, _):
+            channel.name
+        case .whereNow, .getUserPresence: nil
+        }
+    }
+
     /// A page of a channel's members (`whoNow`, the reference's `getOnlineUsers`).
     case whoNow(channel: ChannelAddress, includeUserId: Bool, includeState: Bool, page: String)
     /// The channels a user is in (`whereNow`, the reference's `getUserChannels`).

@@ -2,6 +2,9 @@ import SwitchboardCore
 
 /// The session feature's requests: login, logout, heartbeat, token renewal.
 public enum SessionOperation: ClientOperationFamily {
+    /// The channel it is about (for logs): none.
+    public var channelName: String? { nil }
+
     /// Log in, or resume a session kept since the connection dropped. Must be the first request.
     case login(Login)
     /// End the session now.

@@ -2,6 +2,14 @@ import SwitchboardCore
 
 /// The storage feature's requests: channel and user metadata, and user-metadata subscriptions.
 public enum StorageOperation: ClientOperationFamily {
+    /// The channel it is about (for logs).
+    public var channelName: String? {
+        switch self {
+        case .writeChannel(_, _, let channel, _, _, _), .getChannel(_, let channel): channel
+        case .writeUser, .getUser, .subscribeUser, .unsubscribeUser: nil
+        }
+    }
+
     /// `setChannelMetadata`, `updateChannelMetadata` or `removeChannelMetadata`.
     case writeChannel(
         MetadataWriteKind, channelType: RtmChannelType, channel: String, data: Metadata, options: MetadataOptions,

@@ -3,6 +3,16 @@ import SwitchboardCore
 /// The stream-channel feature's requests: join, leave and token renewal of a stream channel;
 /// joining, leaving, publishing in and subscribing to its topics.
 public enum StreamOperation: ClientOperationFamily {
+    /// The channel it is about (for logs).
+    public var channelName: String? {
+        switch self {
+        case .join(let channel, _, _), .leave(let channel), .renewChannelToken(let channel, _), .joinTopic(let channel, _, _),
+            .leaveTopic(let channel, _), .publishTopicMessage(let channel, _, _, _, _), .subscribeTopic(let channel, _, _),
+            .unsubscribeTopic(let channel, _, _):
+            channel
+        }
+    }
+
     /// Join a stream channel.
     case join(channel: String, token: String, features: RtmJoinChannelFeature)
     /// Leave a stream channel.

@@ -6,11 +6,18 @@ public struct ClientFrame: Sendable, Hashable {
     public var id: UInt32
     /// What the client asks for.
     public var operation: ClientOperation
+    /// The request id the client chose for logs (`"trace"`, up to `maxTraceBytes`): the server
+    /// writes it in its log lines about this request. Optional; servers before it ignore it.
+    public var trace: String?
+
+    /// The longest trace, in bytes.
+    public static let maxTraceBytes = 64
 
     /// Creates a request.
-    public init(id: UInt32, _ operation: ClientOperation) {
+    public init(id: UInt32, _ operation: ClientOperation, trace: String? = nil) {
         self.id = id
         self.operation = operation
+        self.trace = trace
     }
 
     /// The `"t"` value, which is also the operation name errors report.
@@ -61,6 +68,19 @@ public enum ClientOperation: Sendable, Hashable {
         }
     }
 
+    /// The channel the operation is about, for logs; nil when it is about none.
+    public var channelName: String? {
+        switch self {
+        case .session(let operation): operation.channelName
+        case .channel(let operation): operation.channelName
+        case .storage(let operation): operation.channelName
+        case .extension(let operation): operation.channelName
+        case .stream(let operation): operation.channelName
+        case .presence(let operation): operation.channelName
+        case .lock(let operation): operation.channelName
+        }
+    }
+
     /// Decodes the operation named by `head.type`; nil when no feature knows that name.
     static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         // Publishing first: it is nearly every frame a busy server reads.
@@ -105,6 +125,8 @@ protocol ClientOperationFamily: NamedOperation {
     static func decode<Bytes>(_ head: FrameHead, _ fields: inout MessagePackReader<Bytes>) throws(WireError) -> Self?
     /// Writes the fields (keys and values, without `"t"` and `"id"`).
     func encodeFields(_ frame: inout FrameWriter)
+    /// The channel the operation is about, for logs; nil when it is about none.
+    var channelName: String? { get }
 }
 
 extension ClientFrame {
@@ -130,7 +152,7 @@ extension ClientFrame {
         guard let operation = try ClientOperation.decode(head, &reader) else {
             throw WireError(.unknownMessageType(head.type), offset: 0, requestId: head.id, messageType: head.type)
         }
-        return ClientFrame(id: try head.requiredId(), consume operation)
+        return ClientFrame(id: try head.requiredId(), consume operation, trace: head.trace)
     }
 
     /// Decodes one client frame from a byte array.
@@ -141,6 +163,7 @@ extension ClientFrame {
     /// The frame as one MessagePack map: `"t"`, then `"id"`, then the fields.
     public func encode() -> [UInt8] {
         var frame = FrameWriter(type: type, id: id)
+        if let trace { frame.field(.trace) { $0.writeString(trace) } }
         operation.encodeFields(&frame)
         return frame.finish()
     }

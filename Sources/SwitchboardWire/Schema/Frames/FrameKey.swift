@@ -2,6 +2,8 @@
 enum FrameKey: String, CaseIterable, Sendable {
     // Every frame.
     case t, id, result, code, operation, reason, detail
+    // A request's trace: the request id the client chose for logs.
+    case trace
     // Session.
     case appId, userId, token, heartbeatInterval, presenceTimeout, resumeSession, resumeSecret, resumeReceived
     case session, resumed, lostMessages, lostChannels, secondsLeft

@@ -7,6 +7,8 @@ struct FrameHead: Sendable {
     var id: UInt32?
     /// The `"result"` value of an answer that carries data (it names the result's shape).
     var result: String?
+    /// The `"trace"` value of a request: the request id the client chose for logs.
+    var trace: String?
     /// How many entries the map has.
     var count: Int
     /// The index of the first entry.
@@ -86,6 +88,7 @@ extension MessagePackReader {
         var type: String?
         var id: UInt32?
         var result: String?
+        var trace: String?
         var key: FrameKey?
         var badType: WireError?
         let count: Int
@@ -113,6 +116,13 @@ extension MessagePackReader {
                 case .result?:
                     key = .result
                     result = try readString()
+                case .trace?:
+                    key = .trace
+                    let text = try readString()
+                    guard text.utf8.count <= ClientFrame.maxTraceBytes else {
+                        throw WireError(.invalidValue("trace is longer than \(ClientFrame.maxTraceBytes) bytes"), offset: offset)
+                    }
+                    trace = text
                 default:
                     if let entryKey { fields.append(entryKey, valueOffset: offset) }
                     try skipValue()
@@ -135,7 +145,7 @@ extension MessagePackReader {
             throw WireError(.missingKey("t"), offset: 0, requestId: id)
         }
         position = bodyStart
-        return FrameHead(type: type, id: id, result: result, count: count, bodyStart: bodyStart, fields: fields)
+        return FrameHead(type: type, id: id, result: result, trace: trace, count: count, bodyStart: bodyStart, fields: fields)
     }
 
     /// Reads the entries of the frame after `readFrameHead`, handing each known key other than
@@ -161,7 +171,7 @@ extension MessagePackReader {
             }
             for _ in 0..<head.count {
                 current = nil
-                guard let key = try readFrameKey(), key != .t, key != .id, key != .result else {
+                guard let key = try readFrameKey(), key != .t, key != .id, key != .result, key != .trace else {
                     try skipValue()
                     continue
                 }
