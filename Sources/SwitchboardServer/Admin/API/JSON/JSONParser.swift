@@ -1,22 +1,37 @@
 /// Reads one JSON text (RFC 8259) into a `JSONValue`, bounded: nesting deeper than `maxDepth`,
 /// a string that is not UTF-8, a member name given twice or anything after the value is refused,
 /// so a hostile body costs at most its length in time and memory (the HTTP server bounds that).
-struct JSONParser {
+public struct JSONParser {
     /// Why a text is not accepted.
-    struct Failure: Error, Equatable, CustomStringConvertible {
+    public struct Failure: Error, Equatable, CustomStringConvertible {
         /// What was wrong.
-        let reason: String
+        public let reason: String
         /// The byte offset where it was found.
-        let offset: Int
-        var description: String { "\(reason) at byte \(offset)" }
+        public let offset: Int
+        public var description: String { "\(reason) at byte \(offset)" }
     }
 
     private let bytes: [UInt8]
     private let maxDepth: Int
     private var index = 0
+    /// Where each member's name starts, by its path, when reading a document.
+    private var positions: [[String]: Int]?
+    private var path: [String] = []
+
+    /// Parses `bytes` as one JSON value and notes where each object member starts, so a reader
+    /// can name the line of a value it refuses (a configuration file).
+    public static func parseDocument(_ bytes: [UInt8], maxDepth: Int = 32) throws(Failure) -> JSONDocument {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.positions = [:]
+        parser.skipWhitespace()
+        let value = try parser.value(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw parser.failure("unexpected text after the value") }
+        return JSONDocument(value: value, bytes: bytes, positions: parser.positions ?? [:])
+    }
 
     /// Parses `bytes` as one JSON value.
-    static func parse(_ bytes: [UInt8], maxDepth: Int = 32) throws(Failure) -> JSONValue {
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = 32) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
@@ -66,13 +81,19 @@ struct JSONParser {
         var names = Set<String>()
         try elements(until: UInt8(ascii: "}"), depth: depth) { parser throws(Failure) in
             guard parser.current == UInt8(ascii: "\"") else { throw parser.failure("expected a member name") }
+            let nameStart = parser.index
             let name = try parser.string()
             guard names.insert(name).inserted else { throw parser.failure("member \(JSONText.quoted(name)) given twice") }
             parser.skipWhitespace()
             guard parser.current == UInt8(ascii: ":") else { throw parser.failure("expected ':'") }
             parser.index += 1
             parser.skipWhitespace()
+            if parser.positions != nil {
+                parser.path.append(name)
+                parser.positions?[parser.path] = nameStart
+            }
             members.append((name, try parser.value(depth: depth)))
+            if parser.positions != nil { parser.path.removeLast() }
         }
         return .object(members)
     }
@@ -215,5 +236,39 @@ struct JSONParser {
         if integral, let value = Int64(text) { return .integer(value) }
         guard let value = Double(text), value.isFinite else { throw failure("a number out of range") }
         return .double(value)
+    }
+}
+
+/// A JSON text read with the place of every object member, for errors that name a line.
+public struct JSONDocument: Sendable {
+    /// The value read.
+    public let value: JSONValue
+    private let lineStarts: [Int]
+    private let positions: [[String]: Int]
+
+    init(value: JSONValue, bytes: [UInt8], positions: [[String]: Int]) {
+        self.value = value
+        self.positions = positions
+        lineStarts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
+    }
+
+    /// The line (from 1) where the member at `path` (names from the top object down) starts.
+    public func line(of path: [String]) -> Int? {
+        guard let offset = positions[path] else { return nil }
+        return lineNumber(at: offset)
+    }
+
+    /// The line (from 1) of byte `offset` of `bytes`.
+    public static func line(ofOffset offset: Int, in bytes: [UInt8]) -> Int {
+        1 + bytes.prefix(offset).lazy.filter { $0 == 0x0A }.count
+    }
+
+    private func lineNumber(at offset: Int) -> Int {
+        var low = 0, high = lineStarts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if lineStarts[middle] <= offset { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

@@ -1,6 +1,6 @@
 /// A JSON value as the server API reads and writes it. Objects keep their members in order (an
 /// answer is written in the order it was built); integers that fit 64 bits stay exact.
-enum JSONValue: Sendable, Equatable {
+public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     /// A number written without fraction or exponent that fits an `Int64`.
@@ -13,13 +13,13 @@ enum JSONValue: Sendable, Equatable {
     case object([(String, JSONValue)])
 
     /// The member `name` of an object; nil for a missing member or another kind of value.
-    subscript(name: String) -> JSONValue? {
+    public subscript(name: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.0 == name }?.1
     }
 
     /// The value as JSON text, with no insignificant whitespace.
-    var text: String {
+    public var text: String {
         var out = ""
         write(to: &out)
         return out
@@ -50,7 +50,7 @@ enum JSONValue: Sendable, Equatable {
         }
     }
 
-    static func == (a: JSONValue, b: JSONValue) -> Bool {
+    public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): true
         case (.bool(let x), .bool(let y)): x == y
@@ -65,9 +65,9 @@ enum JSONValue: Sendable, Equatable {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
-    init(stringLiteral value: String) { self = .string(value) }
-    init(integerLiteral value: Int64) { self = .integer(value) }
-    init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
 extension JSONValue {
