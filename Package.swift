@@ -107,12 +107,15 @@ let package = Package(
         .target(
             name: "SwitchboardTesting",
             dependencies: ["SwitchboardCore", "SwitchboardTestKit", "SwitchboardServer"]),
-        .executableTarget(
-            name: "switchboard",
+        // The `switchboard` command's pieces, as a library its tests drive in-process: option
+        // tables, the configuration file and its layers, the commands, the command-line client.
+        .target(
+            name: "SwitchboardCommandLine",
             dependencies: [
                 "SwitchboardServer", "SwitchboardCore", "SwitchboardCrypto", "SwitchboardTransport", "SwitchboardCluster",
-                "SwitchboardRedis",
+                "SwitchboardRedis", "SwitchboardClient",
             ]),
+        .executableTarget(name: "switchboard", dependencies: ["SwitchboardCommandLine"]),
 
         // Load generator: raw WebSocket clients, not the SDK, so it stays lean.
         .target(name: "SwitchboardBench"),
@@ -152,6 +155,12 @@ let package = Package(
             dependencies: [
                 "SwitchboardClient", "SwitchboardCore", "SwitchboardServer", "SwitchboardTesting", "SwitchboardTestKit",
                 "SwitchboardCrypto", "SwitchboardMessageRouter", "SwitchboardLock",
+            ]),
+        .testTarget(
+            name: "SwitchboardCommandLineTests",
+            dependencies: [
+                "SwitchboardCommandLine", "SwitchboardServer", "SwitchboardClient", "SwitchboardCore", "SwitchboardTesting",
+                "SwitchboardTestKit",
             ]),
         .testTarget(name: "SwitchboardBenchTests", dependencies: ["SwitchboardBench", "SwitchboardWire", "SwitchboardCore"]),
     ]

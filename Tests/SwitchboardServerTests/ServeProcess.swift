@@ -7,13 +7,14 @@ struct ServeProcess {
     let url: String
     let errors: Pipe
 
-    /// Starts `switchboard serve` on a free port with `dataDirectory` and `extra` options.
-    static func start(dataDirectory: URL, _ extra: [String] = []) async throws -> ServeProcess {
+    /// Starts `switchboard serve` on a free port with `dataDirectory` and `extra` options, logging
+    /// at `logLevel` (nil: as the other options and the environment say).
+    static func start(dataDirectory: URL, _ extra: [String] = [], logLevel: String? = "warning") async throws -> ServeProcess {
         let process = Process()
         process.executableURL = ExecutableTests.executable
         process.arguments =
-            ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "off", "--data-dir", dataDirectory.path, "--no-rate-limits", "--log-level", "warning"]
-            + extra
+            ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "off", "--data-dir", dataDirectory.path, "--no-rate-limits"]
+            + (logLevel.map { ["--log-level", $0] } ?? []) + extra
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

@@ -3,22 +3,26 @@ import SwitchboardTransport
 
 /// `switchboard ws-echo`: a bare WebSocket echo server on the transport, with no subprotocol and
 /// no login, for conformance suites (Autobahn|Testsuite cases 1–10).
-enum EchoCommand {
-    static let usage = """
-        switchboard ws-echo [options]
-          --listen HOST:PORT        where to listen (default 127.0.0.1:9001)
-          --max-message-bytes N     largest message echoed (default 67108864)
-        prints ws://HOST:PORT once listening; runs until SIGINT or SIGTERM
-        """
+public enum EchoCommand {
+    static let table = OptionTable(
+        command: "switchboard ws-echo",
+        options: [
+            OptionSpec("listen", .value, "HOST:PORT", "where to listen (default 127.0.0.1:9001)"),
+            OptionSpec("max-message-bytes", .value, "N", "largest message echoed (default 67108864)"),
+        ],
+        footer: "prints ws://HOST:PORT once listening; runs until SIGINT or SIGTERM")
 
-    static func run(_ arguments: [String]) async throws {
-        let options = try CommandLineOptions(arguments, flagNames: ["help"], environment: [:])
-        if options.givenNames.contains("help") {
-            print(usage)
+    /// Runs `ws-echo` with `arguments` until SIGINT or SIGTERM.
+    public static func run(_ arguments: [String]) async throws {
+        let options = try table.parse(arguments)
+        if options.wantsHelp {
+            print(table.help)
             return
         }
-        let (host, port) = try ServeCommand.hostAndPort(options.value("listen", env: "") ?? "127.0.0.1:9001")
-        let maxText = options.value("max-message-bytes", env: "") ?? "67108864"
+        let listen = options.value("listen") ?? "127.0.0.1:9001"
+        guard let address = HostAndPort(listen) else { throw UsageError("--listen takes HOST:PORT, not '\(listen)'") }
+        let (host, port) = (address.host, address.port)
+        let maxText = options.value("max-message-bytes") ?? "67108864"
         guard let maxMessageBytes = Int(maxText), maxMessageBytes > 0 else {
             throw UsageError("--max-message-bytes takes a positive number, not '\(maxText)'")
         }

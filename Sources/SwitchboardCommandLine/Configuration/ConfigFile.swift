@@ -1,0 +1,167 @@
+import Foundation
+import SwitchboardServer
+
+/// A mistake in a configuration file, naming the key and, where known, the line.
+public struct ConfigProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file.
+    public let path: String
+    /// The line (from 1), when known.
+    public let line: Int?
+    /// The key (`"maxFramesPerSecond"`, `"apps.demo.certificate"`), empty for the whole file.
+    public let key: String
+    /// What is wrong.
+    public let message: String
+
+    public var description: String {
+        "\(path)\(line.map { ":\($0)" } ?? ""): " + (key.isEmpty ? "" : "key \"\(key)\" ") + message
+    }
+}
+
+/// A configuration file that was read and checked: the settings it gives (null ones are left
+/// out), and its apps.
+///
+/// The file is one JSON object. Its keys are the settings' keys (`ServeSettings`), `apps` (an
+/// object of app ids, each an object of `AppSettings` keys), and comments: any key that starts
+/// with `_` and has a string value (`config default` writes `"_listen": "…"` beside `"listen"`).
+/// `null` leaves a setting at its default.
+public struct ConfigFile: Sendable {
+    /// An app of the file and its settings.
+    public struct App: Sendable, Equatable {
+        public let id: String
+        public let line: Int?
+        /// Its settings by key, with their lines.
+        public let settings: [String: (value: SettingValue, line: Int?)]
+
+        public static func == (a: App, b: App) -> Bool {
+            a.id == b.id && a.line == b.line && a.settings.mapValues(\.value) == b.settings.mapValues(\.value)
+        }
+    }
+
+    public let path: String
+    /// The settings given, by key, with their lines.
+    public let values: [String: (value: SettingValue, line: Int?)]
+    /// The apps, in the file's order.
+    public let apps: [App]
+
+    /// Reads the file at `path`; throws the file's problems (`ConfigProblems`), or the reason it
+    /// cannot be read.
+    public static func read(_ path: String) throws -> ConfigFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigProblems([ConfigProblem(path: path, line: nil, key: "", message: "cannot be read")])
+        }
+        let (file, problems) = check([UInt8](data), path: path)
+        guard let file, problems.isEmpty else { throw ConfigProblems(problems) }
+        return file
+    }
+
+    /// Checks `bytes` as the file at `path`: every problem found, and the file when there is none.
+    /// Without `rules`, the rules between settings are left to the layers above (a file meant to
+    /// be completed by flags or variables).
+    public static func check(_ bytes: [UInt8], path: String, rules: Bool = true) -> (ConfigFile?, [ConfigProblem]) {
+        let document: JSONDocument
+        do {
+            document = try JSONParser.parseDocument(bytes)
+        } catch {
+            let line = JSONDocument.line(ofOffset: error.offset, in: bytes)
+            return (nil, [ConfigProblem(path: path, line: line, key: "", message: "is not JSON: \(error.reason)")])
+        }
+        var reader = Reader(path: path, document: document)
+        guard case .object(let members) = document.value else {
+            return (nil, [ConfigProblem(path: path, line: 1, key: "", message: "must be one JSON object")])
+        }
+        var values: [String: (value: SettingValue, line: Int?)] = [:]
+        var apps: [App] = []
+        let keys = ServeSettings.all.map(\.key) + ["apps"]
+        for (key, json) in members {
+            if reader.isComment(key, json, at: [key]) { continue }
+            if key == "apps" {
+                apps = reader.apps(json)
+            } else if let setting = ServeSettings.all.first(where: { $0.key == key }) {
+                if let value = reader.value(json, of: setting.kind, at: [key]) { values[key] = (value, document.line(of: [key])) }
+            } else {
+                reader.unknown(key, at: [key], known: keys)
+            }
+        }
+        let file = ConfigFile(path: path, values: values, apps: apps)
+        if rules { reader.problems += SettingRules.problems(in: file) }
+        return (reader.problems.isEmpty ? file : nil, reader.problems)
+    }
+
+    /// The value of the setting `key`, when the file gives one.
+    public subscript(key: String) -> SettingValue? { values[key]?.value }
+}
+
+/// Every problem of a file, one a line.
+public struct ConfigProblems: Error, Sendable, CustomStringConvertible {
+    public let problems: [ConfigProblem]
+    init(_ problems: [ConfigProblem]) { self.problems = problems }
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
+}
+
+/// Walks a file's JSON, noting every problem with its key and line.
+private struct Reader {
+    let path: String
+    let document: JSONDocument
+    var problems: [ConfigProblem] = []
+
+    mutating func problem(at keyPath: [String], _ message: String) {
+        problems.append(ConfigProblem(path: path, line: document.line(of: keyPath), key: keyPath.joined(separator: "."), message: message))
+    }
+
+    /// Whether `key` is a comment (and notes a comment that is not a string).
+    mutating func isComment(_ key: String, _ json: JSONValue, at keyPath: [String]) -> Bool {
+        guard key.hasPrefix("_") else { return false }
+        if case .string = json { return true }
+        problem(at: keyPath, "is a comment (it starts with _) and takes a string")
+        return true
+    }
+
+    mutating func unknown(_ key: String, at keyPath: [String], known: [String]) {
+        let hint = NearestName.among(known, to: key).map { "; did you mean \"\($0)\"?" } ?? ""
+        problem(at: keyPath, "is not a setting\(hint)")
+    }
+
+    /// The value of a setting; nil for `null` or a problem.
+    mutating func value(_ json: JSONValue, of kind: SettingKind, at keyPath: [String]) -> SettingValue? {
+        if json == .null { return nil }
+        switch kind.read(json) {
+        case .success(let value): return value
+        case .failure(let reason):
+            problem(at: keyPath, reason.description)
+            return nil
+        }
+    }
+
+    mutating func apps(_ json: JSONValue) -> [ConfigFile.App] {
+        if json == .null { return [] }
+        guard case .object(let members) = json else {
+            problem(at: ["apps"], "takes an object of app ids, each with its settings")
+            return []
+        }
+        var apps: [ConfigFile.App] = []
+        for (id, settings) in members {
+            let keyPath = ["apps", id]
+            if isComment(id, settings, at: keyPath) { continue }
+            guard !id.isEmpty, id.utf8.count <= 64 else {
+                problem(at: keyPath, "is not an app id (1 to 64 bytes)")
+                continue
+            }
+            guard case .object(let appMembers) = settings else {
+                problem(at: keyPath, "takes an object of the app's settings ({} for none)")
+                continue
+            }
+            var values: [String: (value: SettingValue, line: Int?)] = [:]
+            for (key, json) in appMembers {
+                let path = keyPath + [key]
+                if isComment(key, json, at: path) { continue }
+                guard let setting = AppSettings.all.first(where: { $0.key == key }) else {
+                    unknown(key, at: path, known: AppSettings.all.map(\.key))
+                    continue
+                }
+                if let value = value(json, of: setting.kind, at: path) { values[key] = (value, document.line(of: path)) }
+            }
+            apps.append(ConfigFile.App(id: id, line: document.line(of: keyPath), settings: values))
+        }
+        return apps
+    }
+}

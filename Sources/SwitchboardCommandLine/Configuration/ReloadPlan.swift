@@ -1,0 +1,65 @@
+import SwitchboardCore
+import SwitchboardServer
+
+/// What a SIGHUP changes: the settings that take effect at once, and those that changed but take
+/// a restart. The running configuration keeps its values for the latter, so a later SIGHUP names
+/// them again until the restart.
+struct ReloadPlan: Equatable {
+    /// A setting applied now.
+    struct Change: Equatable {
+        let name: String
+        let old: String
+        let new: String
+    }
+
+    /// Applied now (`Reload.live`).
+    let applied: [Change]
+    /// Changed in the layers but in force only after a restart.
+    let needRestart: [String]
+    /// The configuration in force after the reload.
+    let running: EffectiveConfiguration
+
+    init(from current: EffectiveConfiguration, to reread: EffectiveConfiguration) {
+        var applied: [Change] = []
+        var needRestart: [String] = []
+        var entries: [EffectiveConfiguration.Entry] = []
+        for (old, new) in zip(current.entries, reread.entries) {
+            guard old.value != new.value, let setting = ServeSettings.named(old.name) else {
+                entries.append(new.value == old.value ? new : old)
+                continue
+            }
+            if setting.reload == .live {
+                applied.append(Change(name: old.name, old: Masking.shown(old.value, of: setting.kind, secret: setting.secret), new: Masking.shown(new.value, of: setting.kind, secret: setting.secret)))
+                entries.append(new)
+            } else {
+                needRestart.append(old.name)
+                entries.append(old)
+            }
+        }
+        if current.apps != reread.apps { needRestart.append("apps") }
+        self.applied = applied
+        self.needRestart = needRestart
+        running = EffectiveConfiguration(entries: entries, apps: current.apps)
+    }
+
+    /// Applies the live changes to the server's log.
+    func apply(to log: ServerLog) {
+        for change in applied {
+            switch change.name {
+            case "log-level": if let level = ServerLog.Level(name: change.new) { log.setLevel(level) }
+            case "log-format": if let format = LogFormat(name: change.new) { log.setFormat(format) }
+            default: break
+            }
+        }
+    }
+
+    /// The log lines that say what changed and what waits for a restart.
+    var lines: [String] {
+        var lines = applied.map { "reload: \($0.name) \($0.old) → \($0.new)" }
+        if !needRestart.isEmpty {
+            lines.append("reload: changed but applied only at the next start: \(needRestart.joined(separator: ", "))")
+        }
+        if lines.isEmpty { lines.append("reload: no setting changed") }
+        return lines
+    }
+}

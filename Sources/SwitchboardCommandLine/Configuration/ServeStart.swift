@@ -1,0 +1,53 @@
+import Foundation
+import SwitchboardCluster
+import SwitchboardCrypto
+import SwitchboardRedis
+import SwitchboardCore
+import SwitchboardServer
+import SwitchboardTransport
+
+/// What `serve` starts from an effective configuration: the server's configuration, the app
+/// certificates and the at-rest key. Reading it loads the files it names (TLS, storage key), so
+/// an unusable one stops the command before the server starts.
+struct ServeStart {
+    var configuration = ServerConfiguration()
+    var credentials: [String: String] = [:]
+    var storageKey: StorageKey?
+
+    init(_ effective: EffectiveConfiguration) throws {
+        func text(_ name: String) -> String? { if case .text(let text)? = effective[name] { text } else { nil } }
+        func number(_ name: String) -> Int? { if case .number(let number)? = effective[name] { number } else { nil } }
+        func flag(_ name: String) -> Bool { effective[name] == .flag(true) }
+
+        if let listen = text("listen").flatMap(HostAndPort.init) { (configuration.host, configuration.port) = (listen.host, listen.port) }
+        configuration.dataDirectory = text("data-dir") ?? configuration.dataDirectory
+        if let certificate = text("tls-cert"), let key = text("tls-key") {
+            _ = try TLSContext.server(certificateFile: certificate, privateKeyFile: key)
+            configuration.tls = ServerTLS(certificatePath: certificate, keyPath: key)
+        }
+        configuration.log = ServerLog(
+            level: text("log-level").flatMap(ServerLog.Level.init(name:)) ?? .info,
+            format: text("log-format").flatMap(LogFormat.init(name:)) ?? .text)
+        if flag("no-rate-limits") {
+            configuration.limits = .withoutRateLimits
+            configuration.maxFramesPerSecond = nil
+        }
+        if case .list(let origins)? = effective["allowed-origin"], !origins.isEmpty { configuration.allowedOrigins = Set(origins) }
+        if let cap = number("max-connections-per-address") { configuration.maxConnectionsPerAddress = cap == 0 ? nil : cap }
+        if let cap = number("max-frames-per-second"), !flag("no-rate-limits") { configuration.maxFramesPerSecond = cap == 0 ? nil : cap }
+        if let seconds = number("login-timeout") { configuration.loginTimeout = seconds == 0 ? nil : .seconds(seconds) }
+        if let admin = text("admin-listen"), let address = HostAndPort(admin) {
+            configuration.adminListener = AdminListener(host: address.host, port: address.port, tls: flag("admin-tls"))
+        }
+        if let seconds = number("shutdown-drain") { configuration.shutdownDrain = .seconds(seconds) }
+        if let keyFile = text("api-key-file") { configuration.serverAPI = ServerAPISettings(keys: .file(keyFile)) }
+        if let cluster = text("cluster").flatMap(RedisURL.init) {
+            configuration.cluster = ClusterConfiguration(url: cluster, nodeID: text("node-id"))
+        }
+        if !effective.apps.isEmpty { configuration.appIds = Set(effective.apps.map(\.id)) }
+        for app in effective.apps {
+            if case .text(let certificate)? = app.settings["certificate"]?.value { credentials[app.id] = certificate }
+        }
+        storageKey = try text("storage-key-file").map { try StorageKey(contentsOfFile: $0) }
+    }
+}
