@@ -68,6 +68,7 @@ public enum ConfigCommand {
                 ))
             }
         }
+        for entry in effective.limits { rows.append((entry.name, entry.value?.description ?? "-", entry.source.description)) }
         let keyWidth = rows.map(\.0.count).max() ?? 0
         let valueWidth = min(48, rows.map(\.1.count).max() ?? 0)
         return rows.map { key, value, source in
@@ -95,6 +96,15 @@ public enum ConfigCommand {
         let appKeys = AppSettings.all.map { "\"\($0.key)\": \($0.help)" }.joined(separator: "; ")
         lines.append("  \"_apps\": " + comment("the apps served, by app id, each an object of its settings: {\(appKeys)}. Empty: any app id is served (development). Read at start."))
         lines.append("  \"apps\": {}")
+        lines.append("  \"_limits\": " + comment("the server's limits, by group, at the reference's values; every app gets the same. Read at start: a change takes a restart."))
+        let groups = LimitSettings.groups.map { group in
+            let members = LimitSettings.all.filter { $0.group == group }.flatMap { limit in
+                ["      \"_\(limit.name)\": " + comment("\(limit.help) (\(limit.range.lowerBound)…\(limit.range.upperBound))"),
+                 "      \"\(limit.name)\": \(limit.defaultValue)"]
+            }
+            return "    \"\(group)\": {\n" + members.joined(separator: ",\n") + "\n    }"
+        }
+        lines.append("  \"limits\": {\n" + groups.joined(separator: ",\n") + "\n  }")
         return "{\n" + lines.joined(separator: ",\n") + "\n}"
     }
 }

@@ -42,6 +42,8 @@ public struct ConfigFile: Sendable {
     public let values: [String: (value: SettingValue, line: Int?)]
     /// The apps, in the file's order.
     public let apps: [App]
+    /// The limits given, by key (`limits.messages.payloadMaxBytes`), with their lines.
+    public let limits: [String: (value: Int, line: Int?)]
 
     /// Reads the file at `path`; throws the file's problems (`ConfigProblems`), or the reason it
     /// cannot be read.
@@ -71,18 +73,21 @@ public struct ConfigFile: Sendable {
         }
         var values: [String: (value: SettingValue, line: Int?)] = [:]
         var apps: [App] = []
-        let keys = ServeSettings.all.map(\.key) + ["apps"]
+        var limits: [String: (value: Int, line: Int?)] = [:]
+        let keys = ServeSettings.all.map(\.key) + ["apps", "limits"]
         for (key, json) in members {
             if reader.isComment(key, json, at: [key]) { continue }
             if key == "apps" {
                 apps = reader.apps(json)
+            } else if key == "limits" {
+                limits = reader.limits(json)
             } else if let setting = ServeSettings.all.first(where: { $0.key == key }) {
                 if let value = reader.value(json, of: setting.kind, at: [key]) { values[key] = (value, document.line(of: [key])) }
             } else {
                 reader.unknown(key, at: [key], known: keys)
             }
         }
-        let file = ConfigFile(path: path, values: values, apps: apps)
+        let file = ConfigFile(path: path, values: values, apps: apps, limits: limits)
         if rules { reader.problems += SettingRules.problems(in: file) }
         return (reader.problems.isEmpty ? file : nil, reader.problems)
     }
@@ -130,6 +135,54 @@ private struct Reader {
             problem(at: keyPath, reason.description)
             return nil
         }
+    }
+
+    mutating func limits(_ json: JSONValue) -> [String: (value: Int, line: Int?)] {
+        if json == .null { return [:] }
+        guard case .object(let groups) = json else {
+            problem(at: ["limits"], "takes an object of limit groups (\(LimitSettings.groups.joined(separator: ", ")))")
+            return [:]
+        }
+        var limits: [String: (value: Int, line: Int?)] = [:]
+        for (group, members) in groups {
+            let groupPath = ["limits", group]
+            if isComment(group, members, at: groupPath) { continue }
+            guard LimitSettings.groups.contains(group) else {
+                unknown(group, at: groupPath, known: LimitSettings.groups)
+                continue
+            }
+            guard case .object(let entries) = members else {
+                problem(at: groupPath, "takes an object of the group's limits")
+                continue
+            }
+            for (name, json) in entries {
+                let path = groupPath + [name]
+                if isComment(name, json, at: path) { continue }
+                guard let setting = LimitSettings.named(group, name) else {
+                    unknown(name, at: path, known: LimitSettings.all.filter { $0.group == group }.map(\.name))
+                    continue
+                }
+                if case .number(let value)? = value(json, of: .number(setting.range), at: path) {
+                    limits[setting.key] = (value, document.line(of: path))
+                }
+            }
+        }
+        // A range's ends, given or not, must not cross.
+        for lower in LimitSettings.all where lower.name.hasSuffix("Min") {
+            let upperName = String(lower.name.dropLast(3)) + "Max"
+            guard let upper = LimitSettings.named(lower.group, upperName) else { continue }
+            let low = limits[lower.key]?.value ?? lower.defaultValue, high = limits[upper.key]?.value ?? upper.defaultValue
+            if low > high {
+                if limits[lower.key] != nil {
+                    problem(at: ["limits", lower.group, lower.name], "(\(low)) is above \(upper.key) (\(high))")
+                } else {
+                    problem(at: ["limits", upper.group, upper.name], "(\(high)) is below \(lower.key) (\(low))")
+                }
+                limits[lower.key] = nil
+                limits[upper.key] = nil
+            }
+        }
+        return limits
     }
 
     mutating func apps(_ json: JSONValue) -> [ConfigFile.App] {

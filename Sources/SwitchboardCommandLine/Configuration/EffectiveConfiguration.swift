@@ -49,6 +49,8 @@ public struct EffectiveConfiguration: Sendable, Equatable {
     public let entries: [Entry]
     /// The apps named; empty serves any app id (development).
     public let apps: [App]
+    /// Every limit of `LimitSettings.all`, by its key, from the file or the default.
+    public let limits: [Entry]
 
     /// The value of the setting named `name` (an option name).
     public subscript(name: String) -> SettingValue? { entries.first { $0.name == name }?.value }
@@ -66,7 +68,14 @@ public struct EffectiveConfiguration: Sendable, Equatable {
             entries.append(try resolve(setting, options, environment, file))
         }
         let apps = try resolveApps(options, environment, file)
-        let effective = EffectiveConfiguration(entries: entries, apps: apps)
+        let limits = LimitSettings.all.map { setting in
+            if let file, let given = file.limits[setting.key] {
+                Entry(name: setting.key, value: .number(given.value), source: .file(file.path, line: given.line))
+            } else {
+                Entry(name: setting.key, value: .number(setting.defaultValue), source: .defaultValue)
+            }
+        }
+        let effective = EffectiveConfiguration(entries: entries, apps: apps, limits: limits)
         if let rule = SettingRules.broken({ effective[$0] }, named: { "--\($0)" }).first, let entry = effective.entry(rule.name) {
             // A rule the command line alone broke is a mistake on the command line.
             if case .flag = entry.source { throw UsageError(rule.message) }

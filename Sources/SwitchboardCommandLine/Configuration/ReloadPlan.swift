@@ -37,9 +37,11 @@ struct ReloadPlan: Equatable {
             }
         }
         if current.apps != reread.apps { needRestart.append("apps") }
+        // The modules read their limits when they start.
+        for (old, new) in zip(current.limits, reread.limits) where old.value != new.value { needRestart.append(old.name) }
         self.applied = applied
         self.needRestart = needRestart
-        running = EffectiveConfiguration(entries: entries, apps: current.apps)
+        running = EffectiveConfiguration(entries: entries, apps: current.apps, limits: current.limits)
     }
 
     /// Applies the live changes to the server's log.

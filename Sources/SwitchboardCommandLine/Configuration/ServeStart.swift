@@ -28,8 +28,13 @@ struct ServeStart {
         configuration.log = ServerLog(
             level: text("log-level").flatMap(ServerLog.Level.init(name:)) ?? .info,
             format: text("log-format").flatMap(LogFormat.init(name:)) ?? .text)
+        var given: [String: Int] = [:]
+        for entry in effective.limits where entry.source != .defaultValue {
+            if case .number(let value)? = entry.value { given[entry.name] = value }
+        }
+        configuration.limits = LimitSettings.applied(given, to: Limits())
         if flag("no-rate-limits") {
-            configuration.limits = .withoutRateLimits
+            configuration.limits = configuration.limits.liftingRateLimits()
             configuration.maxFramesPerSecond = nil
         }
         if case .list(let origins)? = effective["allowed-origin"], !origins.isEmpty { configuration.allowedOrigins = Set(origins) }

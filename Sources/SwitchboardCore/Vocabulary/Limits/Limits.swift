@@ -25,8 +25,11 @@ public struct Limits: Sendable, Hashable {
     public init() {}
 
     /// The reference's limits with the per-client rate limits lifted (for load tests).
-    public static var withoutRateLimits: Limits {
-        var limits = Limits()
+    public static var withoutRateLimits: Limits { Limits().liftingRateLimits() }
+
+    /// These limits with the per-client and per-channel rate limits lifted.
+    public func liftingRateLimits() -> Limits {
+        var limits = self
         limits.sessions.otherCallsPerSecondPerClient = nil
         limits.messages.publishesPerSecondPerClient = nil
         limits.messages.perChannelPerSecond = nil
