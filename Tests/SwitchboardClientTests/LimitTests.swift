@@ -43,6 +43,32 @@ import SwitchboardCore
         await server.shutdown()
     }
 
+    @Test func theCallRatesChangeForConnectionsAlreadyOpen() async throws {
+        let clock = ManualClock()
+        var limits = Limits()
+        limits.messages.publishesPerSecondPerClient = 2
+        let server = try await TestServer.start(clock: clock, limits: limits)
+        let (client, _) = try makeClient("alice", server: server)
+        expectOK(await client.login(""))
+        for index in 0..<2 { expectOK(await client.publish(channelName: "room", message: "\(index)", option: nil)) }
+        expectError(.operationRateExceedLimitation, await client.publish(channelName: "room", message: "2", option: nil))
+        // Raised: the same connection, in the same second, publishes on.
+        limits.messages.publishesPerSecondPerClient = 5
+        server.updateCallRates(from: limits)
+        for index in 0..<5 { expectOK(await client.publish(channelName: "room", message: "raised \(index)", option: nil)) }
+        expectError(.operationRateExceedLimitation, await client.publish(channelName: "room", message: "6th", option: nil))
+        // Lifted, then set again.
+        limits.messages.publishesPerSecondPerClient = nil
+        server.updateCallRates(from: limits)
+        for index in 0..<20 { expectOK(await client.publish(channelName: "room", message: "lifted \(index)", option: nil)) }
+        limits.messages.publishesPerSecondPerClient = 1
+        server.updateCallRates(from: limits)
+        expectOK(await client.publish(channelName: "room", message: "one", option: nil))
+        expectError(.operationRateExceedLimitation, await client.publish(channelName: "room", message: "two", option: nil))
+        client.destroy()
+        await server.shutdown()
+    }
+
     @Test func sixtyPublishesPerSecondThenRefused() async throws {
         // The server's clock stands still, so all calls fall in one second however slow the machine.
         let clock = ManualClock()

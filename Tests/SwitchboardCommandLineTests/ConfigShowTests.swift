@@ -47,7 +47,7 @@ import SwitchboardServer
         #expect(plan.running["listen"] == .text("127.0.0.1:9100"))
         #expect(ReloadPlan(from: plan.running, to: after).needRestart == ["listen"])
         let log = ServerLog(level: .info) { _ in }
-        plan.apply(to: log)
+        plan.apply(to: log) { _ in Issue.record("no call rate changed") }
         #expect(log.level == .debug && log.format == .json)
         #expect(ReloadPlan(from: after, to: after).lines == ["reload: no setting changed"])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import SwitchboardCore
 import SwitchboardServer
@@ -73,6 +74,25 @@ import SwitchboardTestKit
         let plan = ReloadPlan(from: before, to: after)
         #expect(plan.applied.isEmpty && plan.needRestart == ["limits.locks.perChannel"])
         #expect(plan.running.limits == before.limits)
+    }
+
+    @Test func aChangedCallRateIsAppliedOnReload() throws {
+        let before = try EffectiveConfiguration.resolve(ParsedOptions(), environment: [:], file: nil)
+        let after = try EffectiveConfiguration.resolve(
+            ParsedOptions(), environment: [:], file: Self.file("messages", [("publishesPerSecondPerClient", 7), ("payloadMaxBytes", 100)]).0)
+        let plan = ReloadPlan(from: before, to: after)
+        #expect(plan.applied == [.init(name: "limits.messages.publishesPerSecondPerClient", old: "60", new: "7")])
+        #expect(plan.needRestart == ["limits.messages.payloadMaxBytes"])
+        let updated = Mutex<Limits?>(nil)
+        plan.apply(to: ServerLog(level: .none) { _ in }) { limits in updated.withLock { $0 = limits } }
+        let limits = try #require(updated.withLock { $0 })
+        #expect(limits.messages.publishesPerSecondPerClient == 7)
+        // What waits for a restart is not handed over as if it were in force.
+        #expect(limits.messages.payloadMaxBytes == Limits().messages.payloadMaxBytes)
+        #expect(LimitSettings.all.filter { $0.reload == .live }.map(\.key) == [
+            "limits.sessions.otherCallsPerSecondPerClient", "limits.messages.publishesPerSecondPerClient",
+            "limits.storage.callsPerSecondPerClient", "limits.locks.acquiresPerSecondPerClient",
+        ])
     }
 
     @Test func theDocumentListsEveryKey() throws {

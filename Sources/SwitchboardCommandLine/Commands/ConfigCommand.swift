@@ -96,10 +96,10 @@ public enum ConfigCommand {
         let appKeys = AppSettings.all.map { "\"\($0.key)\": \($0.help)" }.joined(separator: "; ")
         lines.append("  \"_apps\": " + comment("the apps served, by app id, each an object of its settings: {\(appKeys)}. Empty: any app id is served (development). Read at start."))
         lines.append("  \"apps\": {}")
-        lines.append("  \"_limits\": " + comment("the server's limits, by group, at the reference's values; every app gets the same. Read at start: a change takes a restart."))
+        lines.append("  \"_limits\": " + comment("the server's limits, by group, at the reference's values; every app gets the same. The per-client call rates change on SIGHUP; a change of the others takes a restart."))
         let groups = LimitSettings.groups.map { group in
             let members = LimitSettings.all.filter { $0.group == group }.flatMap { limit in
-                ["      \"_\(limit.name)\": " + comment("\(limit.help) (\(limit.range.lowerBound)…\(limit.range.upperBound))"),
+                ["      \"_\(limit.name)\": " + comment("\(limit.help) (\(limit.range.lowerBound)…\(limit.range.upperBound)\(limit.reload == .live ? "; changes on SIGHUP" : ""))"),
                  "      \"\(limit.name)\": \(limit.defaultValue)"]
             }
             return "    \"\(group)\": {\n" + members.joined(separator: ",\n") + "\n    }"

@@ -13,8 +13,8 @@ public enum ServeCommand {
         footer: """
             Precedence: flags, then environment variables, then the --config file, then defaults.
             Prints the URL clients connect to once listening; runs until SIGINT or SIGTERM.
-            SIGHUP reads the file and the API keys again: log-level and log-format change at once,
-            other changes are logged as waiting for a restart.
+            SIGHUP reads the file and the API keys again: log-level, log-format and the per-client
+            call rates (limits) change at once, other changes are logged as waiting for a restart.
             """)
 
     /// Runs `serve` with `arguments` (those after `serve`) and `environment`.
@@ -50,7 +50,7 @@ public enum ServeCommand {
         let log = server.configuration.log
         do {
             let plan = ReloadPlan(from: running.current, to: try layers.resolve())
-            plan.apply(to: log)
+            plan.apply(to: log) { server.updateCallRates(from: $0) }
             running.current = plan.running
             for line in plan.lines { log(.info, line) }
         } catch {

@@ -2,7 +2,7 @@ import SwitchboardCore
 
 /// One of the server's limits (`Limits`) as a key of the configuration file, under
 /// `limits.<group>.<name>`: a whole number (seconds for a duration; 0 lifts a limit that can be
-/// lifted), read at start.
+/// lifted). The per-client call rates change on SIGHUP; the others are read at start.
 public struct LimitSetting: Sendable {
     /// The group (`"messages"`) and the name in it (`"payloadMaxBytes"`), as in `Limits`.
     public let group: String
@@ -10,6 +10,13 @@ public struct LimitSetting: Sendable {
     /// The values it takes.
     public let range: ClosedRange<Int>
     public let help: String
+    /// The per-client call rates, which the server's connections read at each call, change on
+    /// SIGHUP; the modules read the others when they start.
+    public var reload: Reload { Self.liveRates.contains(key) ? .live : .restart }
+    static let liveRates: Set<String> = [
+        "limits.messages.publishesPerSecondPerClient", "limits.sessions.otherCallsPerSecondPerClient",
+        "limits.storage.callsPerSecondPerClient", "limits.locks.acquiresPerSecondPerClient",
+    ]
     let read: @Sendable (Limits) -> Int
     let write: @Sendable (inout Limits, Int) -> Void
 
@@ -71,7 +78,7 @@ public struct LimitSetting: Sendable {
 }
 
 /// Every limit the configuration file can set. The module that enforces a limit reads it when it
-/// starts, so a change takes a restart.
+/// starts, so a change takes a restart, except for the per-client call rates (`Reload.live`).
 public enum LimitSettings {
     static let big = 1...100_000_000
 

@@ -1,8 +1,8 @@
 import SwitchboardCore
 import SwitchboardServer
 
-/// What a SIGHUP changes: the settings that take effect at once, and those that changed but take
-/// a restart. The running configuration keeps its values for the latter, so a later SIGHUP names
+/// What a SIGHUP changes: the settings that take effect at once (the log's level and format, the
+/// per-client call rates), and those that changed but take a restart. The running configuration keeps its values for the latter, so a later SIGHUP names
 /// them again until the restart.
 struct ReloadPlan: Equatable {
     /// A setting applied now.
@@ -37,15 +37,28 @@ struct ReloadPlan: Equatable {
             }
         }
         if current.apps != reread.apps { needRestart.append("apps") }
-        // The modules read their limits when they start.
-        for (old, new) in zip(current.limits, reread.limits) where old.value != new.value { needRestart.append(old.name) }
+        var limits: [EffectiveConfiguration.Entry] = []
+        for (old, new) in zip(current.limits, reread.limits) {
+            guard old.value != new.value, let setting = LimitSettings.all.first(where: { $0.key == old.name }) else {
+                limits.append(new.value == old.value ? new : old)
+                continue
+            }
+            if setting.reload == .live {
+                applied.append(Change(name: old.name, old: old.value?.description ?? "-", new: new.value?.description ?? "-"))
+                limits.append(new)
+            } else {
+                needRestart.append(old.name)
+                limits.append(old)
+            }
+        }
         self.applied = applied
         self.needRestart = needRestart
-        running = EffectiveConfiguration(entries: entries, apps: current.apps, limits: current.limits)
+        running = EffectiveConfiguration(entries: entries, apps: current.apps, limits: limits)
     }
 
-    /// Applies the live changes to the server's log.
-    func apply(to log: ServerLog) {
+    /// Applies the live changes: to the server's log, and the call rates (when one changed) to
+    /// `updateCallRates`.
+    func apply(to log: ServerLog, updateCallRates: (Limits) -> Void) {
         for change in applied {
             switch change.name {
             case "log-level": if let level = ServerLog.Level(name: change.new) { log.setLevel(level) }
@@ -53,6 +66,7 @@ struct ReloadPlan: Equatable {
             default: break
             }
         }
+        if applied.contains(where: { $0.name.hasPrefix("limits.") }) { updateCallRates(ServeStart.limits(of: running)) }
     }
 
     /// The log lines that say what changed and what waits for a restart.

@@ -28,15 +28,8 @@ struct ServeStart {
         configuration.log = ServerLog(
             level: text("log-level").flatMap(ServerLog.Level.init(name:)) ?? .info,
             format: text("log-format").flatMap(LogFormat.init(name:)) ?? .text)
-        var given: [String: Int] = [:]
-        for entry in effective.limits where entry.source != .defaultValue {
-            if case .number(let value)? = entry.value { given[entry.name] = value }
-        }
-        configuration.limits = LimitSettings.applied(given, to: Limits())
-        if flag("no-rate-limits") {
-            configuration.limits = configuration.limits.liftingRateLimits()
-            configuration.maxFramesPerSecond = nil
-        }
+        configuration.limits = Self.limits(of: effective)
+        if flag("no-rate-limits") { configuration.maxFramesPerSecond = nil }
         if case .list(let origins)? = effective["allowed-origin"], !origins.isEmpty { configuration.allowedOrigins = Set(origins) }
         if let cap = number("max-connections-per-address") { configuration.maxConnectionsPerAddress = cap == 0 ? nil : cap }
         if let cap = number("max-frames-per-second"), !flag("no-rate-limits") { configuration.maxFramesPerSecond = cap == 0 ? nil : cap }
@@ -54,5 +47,16 @@ struct ServeStart {
             if case .text(let certificate)? = app.settings["certificate"]?.value { credentials[app.id] = certificate }
         }
         storageKey = try text("storage-key-file").map { try StorageKey(contentsOfFile: $0) }
+    }
+
+    /// The limits `effective` gives: the reference's, with the file's over them, the rates
+    /// lifted by `no-rate-limits`.
+    static func limits(of effective: EffectiveConfiguration) -> Limits {
+        var given: [String: Int] = [:]
+        for entry in effective.limits where entry.source != .defaultValue {
+            if case .number(let value)? = entry.value { given[entry.name] = value }
+        }
+        let limits = LimitSettings.applied(given, to: Limits())
+        return effective["no-rate-limits"] == .flag(true) ? limits.liftingRateLimits() : limits
     }
 }

@@ -27,6 +27,8 @@ public final class SwitchboardServer: Sendable {
 
     private let registry: SessionRegistry<WebSocketConnection>
     private let hub: ConnectionHub<WebSocketConnection>
+    /// The per-client call rates every connection's limiter shares.
+    private let callRates: CallRateLimiter
     private let refusals: RefusalLog
     private let metrics = ServerMetrics()
     private let clientPort = ClientPortReadiness()
@@ -68,6 +70,7 @@ public final class SwitchboardServer: Sendable {
         let dispatcher = RequestDispatcher(
             bus: bus, registry: registry, clock: configuration.clock, limits: configuration.limits,
             log: configuration.log, metrics: metrics)
+        callRates = dispatcher.callLimiter
         refusals = RefusalLog(log: configuration.log, clock: configuration.clock, metrics: metrics)
         readiness.add(clientPort)
         if let connected = modules.clusterRedisConnected {
@@ -242,6 +245,13 @@ public final class SwitchboardServer: Sendable {
             throw ServerError.apiKeys(error.description)
         }
         if let api { configuration.log(.info, "api: \(api.keyring.count) API keys in force") }
+    }
+
+    /// Takes the per-client call rates of `limits` (publishes, other calls, storage calls, lock
+    /// acquires), for every connection from its next call on; `switchboard serve` on SIGHUP. The
+    /// other limits are the modules', read when they start: this leaves them as they are.
+    public func updateCallRates(from limits: Limits) {
+        callRates.update(limits)
     }
 
     /// The port it listens on, once started.

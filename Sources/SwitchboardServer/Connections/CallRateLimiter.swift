@@ -1,3 +1,4 @@
+import Synchronization
 import SwitchboardCore
 
 /// Refuses a client's calls past the limits over any one-second window.
@@ -13,10 +14,26 @@ struct CallRateLimiter: Sendable {
     /// Which budget a call draws on (the operation says: `ClientOperation.rateBudget`).
     typealias Budget = RateBudget
 
-    /// Calls per second of each budget, by its raw value (nil: unlimited).
+    /// Calls per second of each budget, by its raw value (-1: unlimited), shared by every copy and
+    /// changed in place by `update` (a relaxed load per call: a new figure reaches each
+    /// connection at its next call).
     private final class PerSecond: Sendable {
-        let limits: [Int?]
-        init(_ limits: [Int?]) { self.limits = limits }
+        private let limits: [Slot]
+
+        /// One budget's figure.
+        private final class Slot: Sendable {
+            let value: Atomic<Int>
+            init(_ value: Int?) { self.value = Atomic(value ?? -1) }
+        }
+
+        init(_ limits: [Int?]) { self.limits = limits.map(Slot.init) }
+
+        func limit(_ budget: Budget) -> Int? {
+            let value = limits[budget.rawValue].value.load(ordering: .relaxed)
+            return value < 0 ? nil : value
+        }
+
+        func set(_ budget: Budget, _ limit: Int?) { limits[budget.rawValue].value.store(limit ?? -1, ordering: .relaxed) }
     }
 
     private let perSecond: PerSecond
@@ -25,6 +42,12 @@ struct CallRateLimiter: Sendable {
 
     init(limits: Limits) {
         perSecond = PerSecond(Budget.allCases.map { $0.callsPerSecond(under: limits) })
+    }
+
+    /// Takes the per-client rates of `limits`, for this limiter and every copy of it (every
+    /// connection's): each connection's window of a changed budget starts afresh at its next call.
+    func update(_ limits: Limits) {
+        for budget in Budget.allCases { perSecond.set(budget, budget.callsPerSecond(under: limits)) }
     }
 
     /// Takes one call from `budget` (and from each other budget it draws on) at `now`; throws
@@ -38,10 +61,11 @@ struct CallRateLimiter: Sendable {
     }
 
     private mutating func take(one budget: Budget, now: Duration, operation: String) throws(RtmError) {
-        guard let limit = perSecond.limits[budget.rawValue] else { return }
+        guard let limit = perSecond.limit(budget) else { return }
         let index: Int
         if let found = windows.firstIndex(where: { $0.budget == budget }) {
             index = found
+            if windows[index].window.limit != limit { windows[index].window = SlidingWindow(limit: limit) }
         } else {
             windows.append((budget, SlidingWindow(limit: limit)))
             index = windows.count - 1
