@@ -83,8 +83,11 @@ build() {
         swiftc "${flags[@]}" -module-name FuzzRESP -o "$out/fuzz-$target" \
             tools/fuzz/RESPFuzz.swift $(sources Sources/SwitchboardRedis/Codec) ;;
     json)
-        swiftc "${flags[@]}" -module-name FuzzJSON -o "$out/fuzz-$target" \
-            tools/fuzz/JSONFuzz.swift $(sources Sources/SwitchboardServer/Admin/API/JSON) Sources/SwitchboardServer/Admin/JSONText.swift ;;
+        # JSONText quotes with Core's JSONQuoting.
+        build_core
+        swiftc "${flags[@]}" -module-name FuzzJSON -I "$out/modules" -o "$out/fuzz-$target" \
+            tools/fuzz/JSONFuzz.swift $(sources Sources/SwitchboardServer/Admin/API/JSON) Sources/SwitchboardServer/Admin/JSONText.swift \
+            $(core_objects) ;;
     *) echo "unknown target $target" >&2; return 2 ;;
     esac
 }

@@ -25,6 +25,9 @@ import SwitchboardTestKit
         }
         /// Interrupts a `sub`, as Ctrl-C does.
         func interrupt() { interrupted.continuation.finish() }
+        /// Waits until a `sub` says it is subscribed (its subscribe was answered: the server has
+        /// applied it).
+        func subscribed() async -> Bool { await eventually { notes.contains { $0.hasPrefix("subscribed to") } } }
         /// The records as JSON objects.
         var objects: [[String: Any]] {
             records.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -43,12 +46,11 @@ import SwitchboardTestKit
 
     @Test func subPrintsMessagesAndPresenceAsTheyArriveUntilCount() async throws {
         let server = try await TestServer.start()
-        let subscriber = Task { try await Self.client(["sub", "room", "--json", "--count", "3"], server: server, user: "watcher") }
-        // Wait for the subscription (the watcher is then a member of the room).
-        #expect(await eventuallyAsync {
-            let (_, printed) = (try? await Self.client(["presence", "room", "--json"], server: server)) ?? (1, Printed())
-            return (printed.objects.first?["totalOccupancy"] as? Int) == 1
-        })
+        let watcher = Printed()
+        let subscriber = Task { try await Self.client(["sub", "room", "--json", "--count", "3"], server: server, user: "watcher", printed: watcher) }
+        #expect(await watcher.subscribed())
+        let (_, occupancy) = try await Self.client(["presence", "room", "--json"], server: server)
+        #expect(occupancy.objects.first?["totalOccupancy"] as? Int == 1)
         let (published, publishedOutput) = try await Self.client(["pub", "room", "hello there", "--custom-type", "greeting"], server: server, user: "alice")
         #expect(published == 0)
         #expect(publishedOutput.records == ["published on room"])
@@ -73,11 +75,11 @@ import SwitchboardTestKit
 
     @Test func subInTextShowsPresenceEvents() async throws {
         let server = try await TestServer.start()
-        let subscriber = Task { try await Self.client(["sub", "hall", "--count", "3"], server: server, user: "watcher") }
-        #expect(await eventuallyAsync {
-            let (_, printed) = (try? await Self.client(["where", "watcher", "--json"], server: server)) ?? (1, Printed())
-            return ((printed.objects.first?["channels"] as? [Any])?.count ?? 0) == 1
-        })
+        let watcher = Printed()
+        let subscriber = Task { try await Self.client(["sub", "hall", "--count", "3"], server: server, user: "watcher", printed: watcher) }
+        #expect(await watcher.subscribed())
+        let (_, whereabouts) = try await Self.client(["where", "watcher", "--json"], server: server)
+        #expect((whereabouts.objects.first?["channels"] as? [Any])?.count == 1)
         // A second subscriber joins and leaves: the watcher sees both.
         let visitor = Task { try await Self.client(["sub", "hall", "--count", "1"], server: server, user: "visitor") }
         _ = try await visitor.value
@@ -90,10 +92,10 @@ import SwitchboardTestKit
     @Test func presenceAndWhereAnswerWhoIsWhere() async throws {
         let server = try await TestServer.start()
         // The snapshot, then the "bye" below.
-        let subscriber = Task { try await Self.client(["sub", "lobby", "--count", "2"], server: server, user: "carol") }
-        #expect(await eventuallyAsync {
-            ((try? await Self.client(["where", "carol"], server: server))?.1.records) == ["carol: lobby (message)"]
-        })
+        let carol = Printed()
+        let subscriber = Task { try await Self.client(["sub", "lobby", "--count", "2"], server: server, user: "carol", printed: carol) }
+        #expect(await carol.subscribed())
+        #expect(try await Self.client(["where", "carol"], server: server).1.records == ["carol: lobby (message)"])
         let (_, who) = try await Self.client(["presence", "lobby"], server: server)
         #expect(who.records == ["lobby: 1 present\n  carol"])
         _ = try await Self.client(["pub", "lobby", "bye"], server: server)
@@ -126,9 +128,7 @@ import SwitchboardTestKit
         // A channel's locks last while it has members: an app's client stays in it meanwhile.
         let memberOutput = Printed()
         let member = Task { try await Self.client(["sub", "doc"], server: server, user: "member", printed: memberOutput) }
-        #expect(await eventuallyAsync {
-            ((try? await Self.client(["where", "member"], server: server))?.1.records) == ["member: doc (message)"]
-        })
+        #expect(await memberOutput.subscribed())
         #expect(try await Self.client(["lock", "set", "doc", "editor", "--ttl", "30"], server: server).1.records == ["set lock editor on doc"])
         let (acquired, acquiredOutput) = try await Self.client(["lock", "acquire", "doc", "editor"], server: server, user: "dan")
         #expect(acquired == 0, "\(acquiredOutput.notes)")

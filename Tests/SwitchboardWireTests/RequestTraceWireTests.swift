@@ -17,6 +17,9 @@ import SwitchboardWire
         let decoded = try ClientFrame.decode(pack(map(["t": .string("unsubscribe"), "id": .uint(3), "channel": .string("room")])))
         #expect(decoded == ClientFrame(id: 3, .channel(.unsubscribe(channel: "room"))))
         #expect(decoded.trace == nil)
+        let withNil = try ClientFrame.decode(
+            pack(map(["t": .string("unsubscribe"), "id": .uint(3), "channel": .string("room"), "trace": .nil])))
+        #expect(withNil.trace == nil)
     }
 
     @Test func aTraceTooLongOrNotAStringIsRefusedWithTheRequestsId() {

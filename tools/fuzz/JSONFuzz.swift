@@ -14,7 +14,20 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fatalError("what was read does not read again: \(value.text)")
     }
     guard again == value || containsNaNLikeDouble(value) else { fatalError("read again differently: \(value.text)") }
+    // Read as a document (a configuration file): the same value, and a line for every member.
+    guard let document = try? JSONParser.parseDocument(input, maxDepth: maxDepth) else { fatalError("parse took it, parseDocument did not") }
+    guard document.value == value || containsNaNLikeDouble(value) else { fatalError("parseDocument read another value") }
+    let lines = 1 + input.lazy.filter { $0 == 0x0A }.count
+    for path in memberPaths(of: value) {
+        guard let line = document.line(of: path), (1...lines).contains(line) else { fatalError("no line for \(path)") }
+    }
     return 0
+}
+
+/// The path of every object member reached through objects only (names from the top down).
+private func memberPaths(of value: JSONValue, under path: [String] = []) -> [[String]] {
+    guard case .object(let members) = value else { return [] }
+    return members.flatMap { name, member in [path + [name]] + memberPaths(of: member, under: path + [name]) }
 }
 
 private func depth(of value: JSONValue) -> Int {

@@ -118,11 +118,16 @@ extension MessagePackReader {
                     result = try readString()
                 case .trace?:
                     key = .trace
-                    let text = try readString()
-                    guard text.utf8.count <= ClientFrame.maxTraceBytes else {
-                        throw WireError(.invalidValue("trace is longer than \(ClientFrame.maxTraceBytes) bytes"), offset: offset)
+                    // nil is no trace.
+                    if try peekType() == .nil {
+                        try skipValue()
+                    } else {
+                        let text = try readString()
+                        guard text.utf8.count <= ClientFrame.maxTraceBytes else {
+                            throw WireError(.invalidValue("trace is longer than \(ClientFrame.maxTraceBytes) bytes"), offset: offset)
+                        }
+                        trace = text
                     }
-                    trace = text
                 default:
                     if let entryKey { fields.append(entryKey, valueOffset: offset) }
                     try skipValue()
