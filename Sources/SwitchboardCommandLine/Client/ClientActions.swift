@@ -32,7 +32,7 @@ enum ClientActions {
         let countText = options.value("count") ?? "0"
         guard let count = Int(countText), count >= 0 else { throw UsageError("--count takes a number, not '\(countText)'") }
         let kit = session.kit
-        // With the lock feature too: a watcher is a member, whose channel keeps its locks.
+        // With the lock feature too: a watcher hears the channel's lock events.
         _ = try await session.call {
             let options = RtmSubscribeOptions()
             options.features = [.message, .presence, .lock]

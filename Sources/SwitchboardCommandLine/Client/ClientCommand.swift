@@ -75,7 +75,7 @@ public enum ClientCommand {
                 OptionSpec("ttl", .value, "SECONDS", "set: the lock's ttl once its owner is gone (default 10)"),
                 OptionSpec("retry", .flag, "", "acquire: wait in the queue for the lock"),
             ],
-            help: "sets, acquires, releases or lists a channel's locks (a channel keeps its locks\nwhile it has members; the command's logout at its end releases what it acquired)",
+            help: "sets, acquires, releases or lists a channel's locks (a lock lives until it is\nremoved; the command's logout at its end releases what it acquired)",
             act: ClientActions.lock),
     ]
 
