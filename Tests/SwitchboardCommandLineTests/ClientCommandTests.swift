@@ -125,7 +125,7 @@ import SwitchboardTestKit
 
     @Test func locksAreSetAcquiredListedAndReleased() async throws {
         let server = try await TestServer.start()
-        // A channel's locks last while it has members: an app's client stays in it meanwhile.
+        // An app's client stays in the channel meanwhile, as a lock's users would.
         let memberOutput = Printed()
         let member = Task { try await Self.client(["sub", "doc"], server: server, user: "member", printed: memberOutput) }
         #expect(await memberOutput.subscribed())
