@@ -37,4 +37,9 @@ if ! $skip_build; then
     swift build --build-tests
     set -- --skip-build "$@"
 fi
+# Swift Testing runs every test at once unless told otherwise; hundreds of in-process servers,
+# each with its event-loop threads, then share two cores with whatever else runs, the executor's
+# threads get a sliver of them and real-time waits run out (measured beside two busy loops: 560 s
+# and 310 failed expectations unbounded, 74 s and none at 8). Four tests per core at a time.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-$(( $(nproc) * 4 ))}"
 exec timeout --kill-after=30s "${SWITCHBOARD_TEST_TIMEOUT:-20m}" swift test "$@"
