@@ -175,7 +175,9 @@ import SwitchboardWire
         let left = await recorder.waitFor(ChannelLeft.self)
         #expect(left.first?.caller.userId == "alice")
         #expect(left.first?.reason == .sessionClosed(.logout))
-        #expect(await bob.topicEvents(count: 2).last?.type == .remoteLeaveTopic)
+        // bob's snapshot at his join (empty), alice's topic, and its end with her session. The bus
+        // hears ChannelLeft before bob's socket brings the last push, so wait for all three.
+        #expect(await bob.topicEvents(count: 3).map(\.type) == [.snapshot, .remoteJoinTopic, .remoteLeaveTopic])
         await server.shutdown()
         group.shutdown()
     }
