@@ -10,16 +10,17 @@ let moduleTargets = [
     "SwitchboardLock", "SwitchboardCrypto",
 ]
 
-/// What a module needs beyond SwitchboardCore: its C shims (and Crypto its primitives).
+/// What a module needs beyond SwitchboardCore: its C shims (and Crypto its primitives; Storage the
+/// SQLite connection and its thread).
 let moduleDependencies: [String: [Target.Dependency]] = [
     "SwitchboardCrypto": ["SwitchboardCryptography", "COpenSSL", "CZlib"],
-    "SwitchboardStorage": ["CSQLite"],
+    "SwitchboardStorage": ["SwitchboardSQLite"],
 ]
 
 /// What a module's tests need beyond the module and SwitchboardTestKit: the contract its store
 /// protocol's implementations keep, which the cluster's stores are tested against too.
 let moduleTestDependencies: [String: [Target.Dependency]] = [
-    "SwitchboardStorage": ["SwitchboardStorageContract"],
+    "SwitchboardStorage": ["SwitchboardStorageContract", "SwitchboardSQLite"],
 ]
 
 let package = Package(
@@ -56,6 +57,10 @@ let package = Package(
         // The reference's vocabulary (what an app sees), then the bus and what modules share.
         .target(name: "SwitchboardReference"),
         .target(name: "SwitchboardCore", dependencies: ["SwitchboardReference"]),
+
+        // SQLite without the bus: a connection and the thread it runs on (the metadata store's and
+        // the webhook queue's).
+        .target(name: "SwitchboardSQLite", dependencies: ["SwitchboardReference", "CSQLite"]),
 
         // Cryptography without the bus: AES-GCM, key derivation, digests, random, TLS (for the
         // transport, the SDK and the Crypto module alike).

@@ -3,6 +3,7 @@ import Testing
 import SwitchboardCore
 @testable import SwitchboardStorage
 import SwitchboardStorageContract
+import SwitchboardSQLite
 
 /// What only the SQLite store has: a file that outlives the process, its schema versions, and
 /// clear errors when the file cannot be used.

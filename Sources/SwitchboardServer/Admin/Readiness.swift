@@ -1,4 +1,5 @@
 import Synchronization
+import SwitchboardCore
 
 /// The checks that decide whether a node is ready for traffic: the server's own ("listener")
 /// and any added later by an embedder or a cluster component ("redis", "pubsub"). Every check

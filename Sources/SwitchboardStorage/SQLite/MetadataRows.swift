@@ -1,4 +1,5 @@
 import SwitchboardCore
+import SwitchboardSQLite
 
 /// Reading and writing sets and items as rows. Runs on the database thread only.
 enum MetadataRows {

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardSQLite
 
 /// The tables of the metadata database, versioned with `PRAGMA user_version`: version N is
 /// reached by running `migrations[0..<N]` in order, each in the transaction that sets N.
@@ -41,45 +42,7 @@ enum MetadataSchema {
     /// Opens the database at `path`, makes it durable on commit, checks it and brings its schema
     /// to `currentVersion` (or to `version` when given, for tests of the migrations).
     static func open(path: String, version: Int = currentVersion) -> Result<SQLiteConnection, StorageStartupError> {
-        func failure(_ reason: String) -> Result<SQLiteConnection, StorageStartupError> {
-            .failure(StorageStartupError("metadata database \(path): \(reason)"))
-        }
-        let connection: SQLiteConnection
-        do {
-            connection = try SQLiteConnection(path: path)
-        } catch {
-            return failure("cannot open: \(error)")
-        }
-        guard !connection.isReadOnly else { return failure("the file is read-only") }
-        do {
-            // One server per file: the lock is taken by the first read and held until close.
-            try connection.execute("PRAGMA locking_mode = EXCLUSIVE")
-            let mode = try connection.text("PRAGMA journal_mode = WAL")
-            guard mode?.lowercased() == "wal" else { return failure("cannot use write-ahead logging (journal mode \(mode ?? "?"))") }
-            // In WAL mode, FULL syncs the log on every commit: a commit that returned survives a crash.
-            try connection.execute("PRAGMA synchronous = FULL")
-            let check = try connection.text("PRAGMA quick_check")
-            guard check == "ok" else { return failure("the file is damaged: \(check ?? "no answer from the integrity check")") }
-            let found = Int(try connection.integer("PRAGMA user_version") ?? 0)
-            guard found <= currentVersion else {
-                return failure("schema version \(found) is newer than this server's \(currentVersion)")
-            }
-            for step in found..<max(found, version) {
-                try connection.execute("BEGIN IMMEDIATE")
-                do {
-                    try connection.execute(migrations[step])
-                    try connection.execute("PRAGMA user_version = \(step + 1)")
-                    try connection.execute("COMMIT")
-                } catch {
-                    try? connection.execute("ROLLBACK")
-                    throw error
-                }
-            }
-        } catch let error as SQLiteError {
-            return failure(error.message)
-        } catch {
-            return failure("\(error)")
-        }
-        return .success(connection)
+        VersionedDatabase.open(path: path, migrations: migrations, version: version)
+            .mapError { StorageStartupError("metadata database \(path): \($0.reason)") }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardCore
+import SwitchboardSQLite
 
 /// Metadata in an SQLite database file: write-ahead logging, `synchronous=FULL`, one server per
 /// file. Every write is answered only once it is on disk, so an answered write survives a crash
@@ -12,7 +13,7 @@ public final class SQLiteMetadataStore: MetadataStore {
     /// The store in the file `path` (created if missing, with its directory).
     public init(path: String) {
         self.path = path
-        thread = DatabaseThread(name: "switchboard-metadata")
+        thread = DatabaseThread(name: "switchboard-metadata", subject: "the metadata store")
     }
 
     /// The store in `metadata.sqlite` under `directory`.
@@ -30,14 +31,7 @@ public final class SQLiteMetadataStore: MetadataStore {
     func open(schemaVersion: Int) async throws(StorageStartupError) {
         let path = path
         // Everything that touches the disk, creating the directory included, runs on the store's thread.
-        try await thread.start {
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                return .failure(
-                    StorageStartupError("metadata database \(path): cannot create its directory: \(error.localizedDescription)"))
-            }
+        try await thread.start(alreadyStarted: StorageStartupError("metadata database \(path) was already opened")) {
             let opened = MetadataSchema.open(path: path, version: schemaVersion)
             guard case .success(let connection) = opened, schemaVersion >= 2 else { return opened }
             do {

@@ -1,3 +1,5 @@
+import SwitchboardCore
+
 /// Reads one JSON text (RFC 8259) into a `JSONValue`, bounded: nesting deeper than `maxDepth`,
 /// a string that is not UTF-8, a member name given twice or anything after the value is refused,
 /// so a hostile body costs at most its length in time and memory (the HTTP server bounds that).

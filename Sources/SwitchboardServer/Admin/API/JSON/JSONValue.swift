@@ -1,3 +1,5 @@
+import SwitchboardCore
+
 /// A JSON value as the server API reads and writes it. Objects keep their members in order (an
 /// answer is written in the order it was built); integers that fit 64 bits stay exact.
 public enum JSONValue: Sendable, Equatable {

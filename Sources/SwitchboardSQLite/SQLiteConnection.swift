@@ -1,37 +1,47 @@
 import CSQLite
 
 /// A failed SQLite call: its result code and message.
-struct SQLiteError: Error, CustomStringConvertible {
-    let code: Int32
-    let message: String
-    var description: String { "\(message) (SQLite code \(code))" }
+public struct SQLiteError: Error, CustomStringConvertible {
+    /// SQLite's (extended) result code.
+    public let code: Int32
+    /// SQLite's message.
+    public let message: String
+    public var description: String { "\(message) (SQLite code \(code))" }
 }
 
 /// A value bound to a statement parameter.
-enum SQLiteValue {
+public enum SQLiteValue {
+    /// A 64-bit integer.
     case integer(Int64)
+    /// UTF-8 text.
     case text(String)
+    /// Bytes.
     case blob([UInt8])
+    /// NULL.
     case null
 }
 
 /// One row of a query result, valid only inside the row callback.
-struct SQLiteRow {
+public struct SQLiteRow {
     fileprivate let statement: OpaquePointer
 
-    func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+    /// The column as an integer.
+    public func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
 
-    func optionalInteger(_ column: Int32) -> Int64? {
+    /// The column as an integer; nil when NULL.
+    public func optionalInteger(_ column: Int32) -> Int64? {
         sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : integer(column)
     }
 
-    func text(_ column: Int32) -> String {
+    /// The column as text.
+    public func text(_ column: Int32) -> String {
         guard let bytes = sqlite3_column_text(statement, column) else { return "" }
         let count = Int(sqlite3_column_bytes(statement, column))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
-    func blob(_ column: Int32) -> [UInt8] {
+    /// The column as bytes.
+    public func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(statement, column))
         guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
@@ -39,13 +49,14 @@ struct SQLiteRow {
 }
 
 /// One SQLite connection. Not thread-safe: it lives on one `DatabaseThread` and is used there only.
-final class SQLiteConnection {
-    let path: String
+public final class SQLiteConnection {
+    /// The database file.
+    public let path: String
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
 
     /// Opens (creating if needed) the database at `path` for reading and writing.
-    init(path: String) throws(SQLiteError) {
+    public init(path: String) throws(SQLiteError) {
         self.path = path
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -62,7 +73,7 @@ final class SQLiteConnection {
     deinit { close() }
 
     /// Closes the connection (and releases its lock on the file); later calls fail.
-    func close() {
+    public func close() {
         for statement in statements.values { sqlite3_finalize(statement) }
         statements.removeAll()
         if let handle { sqlite3_close_v2(handle) }
@@ -70,17 +81,17 @@ final class SQLiteConnection {
     }
 
     /// Whether the file could only be opened read-only.
-    var isReadOnly: Bool { handle.map { sqlite3_db_readonly($0, "main") == 1 } ?? true }
+    public var isReadOnly: Bool { handle.map { sqlite3_db_readonly($0, "main") == 1 } ?? true }
 
     /// Runs one or more statements that return nothing of interest.
-    func execute(_ sql: String) throws(SQLiteError) {
+    public func execute(_ sql: String) throws(SQLiteError) {
         guard let handle else { throw closed }
         let code = sqlite3_exec(handle, sql, nil, nil, nil)
         guard code == SQLITE_OK else { throw error(code) }
     }
 
     /// Runs `sql` with `bindings`, handing each result row to `row`.
-    func query(_ sql: String, _ bindings: [SQLiteValue] = [], row: (SQLiteRow) throws -> Void) throws {
+    public func query(_ sql: String, _ bindings: [SQLiteValue] = [], row: (SQLiteRow) throws -> Void) throws {
         let statement = try prepared(sql)
         defer {
             sqlite3_reset(statement)
@@ -96,19 +107,19 @@ final class SQLiteConnection {
     }
 
     /// Runs `sql` with `bindings` for its effect.
-    func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws {
+    public func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws {
         try query(sql, bindings) { _ in }
     }
 
     /// The first column of the first row, as text (for pragmas).
-    func text(_ sql: String) throws -> String? {
+    public func text(_ sql: String) throws -> String? {
         var result: String?
         try query(sql) { row in if result == nil { result = row.text(0) } }
         return result
     }
 
     /// The first column of the first row, as an integer.
-    func integer(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> Int64? {
+    public func integer(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> Int64? {
         var result: Int64?
         try query(sql, bindings) { row in if result == nil { result = row.optionalInteger(0) } }
         return result

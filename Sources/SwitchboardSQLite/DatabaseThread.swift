@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
-import SwitchboardCore
+import SwitchboardReference
 
 /// A thread of its own for one SQLite connection, so that blocking disk I/O never runs on Swift's
 /// cooperative pool. Callers enqueue jobs and await their answers.
@@ -10,8 +10,8 @@ import SwitchboardCore
 /// transaction, each inside a savepoint (a job that fails is rolled back alone), and every one is
 /// answered only after the `COMMIT` has returned, that is once the data is on disk
 /// (`synchronous=FULL`). Reads run outside transactions, in queue order, so they never see a
-/// write that is not yet durable.
-final class DatabaseThread: Sendable {
+/// write that is not yet durable. The metadata store and the webhook queue each run one.
+public final class DatabaseThread: Sendable {
     /// What a job reports once it ran: whether it failed (its savepoint is rolled back), and how
     /// to answer its caller once the batch is durable (nil) or could not be committed (an error).
     struct Outcome: Sendable {
@@ -34,22 +34,28 @@ final class DatabaseThread: Sendable {
     }
 
     private let name: String
+    /// What the thread's database holds, for the errors its callers get ("the metadata store").
+    private let subject: String
     private let queue = Mutex(Queue())
     private let wakeup = DispatchSemaphore(value: 0)
 
-    /// A thread named `name`, not yet started.
-    init(name: String) { self.name = name }
+    /// A thread named `name`, not yet started, for `subject` (what its errors call the database).
+    public init(name: String, subject: String) {
+        self.name = name
+        self.subject = subject
+    }
 
-    /// Starts the thread, which opens its connection with `open`; returns once it is open.
-    func start(
-        _ open: @escaping @Sendable () -> Result<SQLiteConnection, StorageStartupError>
-    ) async throws(StorageStartupError) {
+    /// Starts the thread, which opens its connection with `open`; returns once it is open. A
+    /// second start fails with `alreadyStarted`.
+    public func start<Failure: Error>(
+        alreadyStarted: Failure, _ open: @escaping @Sendable () -> Result<SQLiteConnection, Failure>
+    ) async throws(Failure) {
         let first = queue.withLock { queue -> Bool in
             defer { queue.started = true }
             return !queue.started
         }
-        guard first else { throw StorageStartupError("\(name) was already opened") }
-        let opened: Result<Void, StorageStartupError> = await withCheckedContinuation { continuation in
+        guard first else { throw alreadyStarted }
+        let opened: Result<Void, Failure> = await withCheckedContinuation { continuation in
             let thread = Thread { [self] in
                 switch open() {
                 case .success(let connection):
@@ -68,7 +74,7 @@ final class DatabaseThread: Sendable {
 
     /// Runs `body` on the thread and returns its result; with `writes`, inside the next group
     /// commit, answering once it is durable. Errors other than `RtmError` become `storageOperationFailed`.
-    func perform<T: Sendable>(
+    public func perform<T: Sendable>(
         writes: Bool, operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws -> T
     ) async throws(RtmError) -> T {
         let result: Result<T, RtmError> = await withCheckedContinuation { continuation in
@@ -95,7 +101,7 @@ final class DatabaseThread: Sendable {
     }
 
     /// Answers what is queued, then closes the connection and ends the thread.
-    func stop() async {
+    public func stop() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resumeNow = queue.withLock { queue -> Bool in
                 if queue.finished || !queue.started { return true }
@@ -116,7 +122,7 @@ final class DatabaseThread: Sendable {
         if accepted {
             wakeup.signal()
         } else {
-            job.reject(RtmError(.storageNotAvailable, operation: operation, reason: "the metadata store is not open"))
+            job.reject(RtmError(.storageNotAvailable, operation: operation, reason: "\(subject) is not open"))
         }
     }
 
@@ -195,7 +201,7 @@ final class DatabaseThread: Sendable {
             }
             return (queue.jobs, queue.stopped)
         }
-        let failure = RtmError(.storageNotAvailable, operation: "storage", reason: "the metadata store is closed")
+        let failure = RtmError(.storageNotAvailable, operation: "storage", reason: "\(subject) is closed")
         for job in jobs { job.reject(failure) }
         stopped?.resume()
     }
