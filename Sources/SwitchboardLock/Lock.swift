@@ -120,7 +120,7 @@ public actor Lock: Module {
         let operation = RevokeLock.operation
         let channel = try checkedLock(request.caller, request.lock, operation)
         try Validation.checkUserId(request.userId, limits: try running(operation).context.limits, operation: operation)
-        return try await change(operation, request.lock.name, in: channel, by: request.caller, serverMay: true) {
+        return try await change(operation, request.lock.name, in: channel, by: request.caller, serverMay: true, revoking: true) {
             store, context throws(LockRefusal) in
             try await store.revokeLock(request.lock.name, in: channel, from: request.userId, now: context.clock.wallNow)
         }
@@ -209,12 +209,23 @@ public actor Lock: Module {
     // MARK: Effects
 
     /// Tells the people concerned what the store did, in the order it did it: lock events go to
-    /// the members that heard lock events when the operation began (roster version `since`).
-    private func publish(_ effects: [LockEffect], _ context: ModuleContext, _ since: UInt64) {
+    /// the members that heard lock events when the operation began (roster version `since`), and
+    /// to the bus as `LockChanged` when someone listens there; with `revoking`, the release the
+    /// store reports first is the revocation.
+    private func publish(_ effects: [LockEffect], _ context: ModuleContext, _ since: UInt64, revoking: Bool = false) {
         guard let members = try? running("").members else { return }
+        let announced = context.bus.listenerCount(of: LockChanged.self).current > 0
+        var revocation = revoking
         for effect in effects {
             switch effect {
             case .event(let channel, let type, let detail):
+                if announced, var change = Self.change(type) {
+                    if change == .released && revocation {
+                        change = .revoked
+                        revocation = false
+                    }
+                    context.bus.publish(LockChanged(channel: channel, change: change, lock: detail))
+                }
                 let receivers = members.read { $0.listeners(of: channel, hearing: .lock, asOf: since) }
                 guard !receivers.isEmpty else { continue }
                 let event = LockEventDelivery(
@@ -228,6 +239,18 @@ public actor Lock: Module {
                 let code: RtmErrorCode = why == .lockRemoved ? .lockNotExist : .lockAcquireFailed
                 context.outbox.deliver(.lock(.waitFailed(lock, code: code, reason: Self.reason(why, lockName))), to: [session])
             }
+        }
+    }
+
+    /// The bus's name for a lock event; nil for a snapshot, which changes nothing.
+    private static func change(_ type: RtmLockEventType) -> LockChange? {
+        switch type {
+        case .lockSet: .set
+        case .lockRemoved: .removed
+        case .lockAcquired: .acquired
+        case .lockReleased: .released
+        case .lockExpired: .expired
+        case .snapshot, .none: nil
         }
     }
 
@@ -245,11 +268,11 @@ public actor Lock: Module {
     /// publishes its effects, and answers its refusal with the reference's code.
     private func change(
         _ operation: String, _ lockName: String, in channel: ChannelKey, by caller: Caller, serverMay: Bool = false,
-        _ body: (any LockStore, ModuleContext) async throws(LockRefusal) -> [LockEffect]
+        revoking: Bool = false, _ body: (any LockStore, ModuleContext) async throws(LockRefusal) -> [LockEffect]
     ) async throws(RtmError) -> Done {
         try await inChannelTurn(caller, channel, operation, serverMay: serverMay) { store, context, since throws(RtmError) in
             do throws(LockRefusal) {
-                publish(try await body(store, context), context, since)
+                publish(try await body(store, context), context, since, revoking: revoking)
                 return Done()
             } catch {
                 throw refusal(error, operation, lockName)

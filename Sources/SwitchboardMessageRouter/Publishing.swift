@@ -43,9 +43,7 @@ struct Publishing: Sendable {
             let sessions = routes.sessions(of: UserKey(caller.app, request.channelName))
             guard !sessions.isEmpty else {
                 if context.bus.hasHandler(ForwardUserMessage.self) { return nil }
-                throw RtmError(
-                    .channelReceiverOffline, operation: Publish.operation,
-                    reason: "user \(request.channelName) is not online")
+                throw receiverOffline(request)
             }
             // Several sessions of one user get the message oldest first.
             receivers = sessions.onlyElement.map(Receivers.one) ?? .list(sessions.sorted())
@@ -84,12 +82,21 @@ struct Publishing: Sendable {
         } catch {
             throw RtmError(error.code, operation: Publish.operation, reason: error.reason)
         }
-        guard taken else {
-            throw RtmError(
-                .channelReceiverOffline, operation: Publish.operation,
-                reason: "user \(request.channelName) is not online")
-        }
+        guard taken else { throw receiverOffline(request, delivery) }
         return Done()
+    }
+
+    /// The refusal of a user-channel message whose receiver is offline, announced first as
+    /// `UserMessageUndelivered` when someone listens (the webhooks' push-notification hook): off
+    /// the delivered path, so a message that reaches its receiver never pays for it.
+    private func receiverOffline(_ request: Publish, _ made: MessageDelivery? = nil) -> RtmError {
+        if context.bus.listenerCount(of: UserMessageUndelivered.self).current > 0 {
+            let delivery = made ?? delivery(of: request, named: request.caller.userId)
+            context.bus.publish(
+                UserMessageUndelivered(
+                    publisher: request.caller, receiver: UserKey(request.caller.app, request.channelName), delivery: delivery))
+        }
+        return RtmError(.channelReceiverOffline, operation: Publish.operation, reason: "user \(request.channelName) is not online")
     }
 
     /// Hands a message another node accepted to this node's listeners of its target.

@@ -127,6 +127,10 @@ extension Presence {
         try await turns.run { () async throws(RtmError) in
             let shows = try visible()
             let result = try await change()
+            // In the turn, so the webhooks hear a user's states in the order they were made.
+            if result.changed && context.bus.listenerCount(of: PresenceStateChanged.self).current > 0 {
+                context.bus.publish(PresenceStateChanged(user: UserKey(channel.app, userId), channel: channel, states: result.states))
+            }
             if result.changed && shows {
                 try await announceState(result.states, of: userId, in: channel, except: except, context)
             }

@@ -160,3 +160,21 @@ public struct MessageDelivery: Sendable, Hashable {
             + customType.utf8.count + 32
     }
 }
+
+/// A user-channel message found its receiver offline and was refused with
+/// `channelReceiverOffline` (published only when someone subscribes to it: the webhooks, for
+/// push notifications).
+public struct UserMessageUndelivered: BusEvent, Hashable {
+    /// The publisher.
+    public var publisher: Caller
+    /// The receiver, offline.
+    public var receiver: UserKey
+    /// The message as the receiver would have got it.
+    public var delivery: MessageDelivery
+    /// Creates the event.
+    public init(publisher: Caller, receiver: UserKey, delivery: MessageDelivery) {
+        self.publisher = publisher
+        self.receiver = receiver
+        self.delivery = delivery
+    }
+}

@@ -233,3 +233,36 @@ public struct LockCounts: Sendable, Hashable {
         self.waiters = waiters
     }
 }
+
+/// What happened to a lock, as the lock module's store did it.
+public enum LockChange: String, Sendable, Hashable, CaseIterable {
+    /// The lock was set (created, free).
+    case set
+    /// The lock was removed.
+    case removed
+    /// A session acquired it (itself, or as the first in line).
+    case acquired
+    /// Its owner released it, left the channel or ended its session.
+    case released
+    /// Its lost owner's ttl ran out, or the owner's session timed out.
+    case expired
+    /// The server's API took it from its owner (`RevokeLock`).
+    case revoked
+}
+
+/// A lock changed (published only when someone subscribes to it: the webhooks), in the order the
+/// lock module's store made the changes.
+public struct LockChanged: BusEvent, Hashable {
+    /// The lock's channel.
+    public var channel: ChannelKey
+    /// What happened.
+    public var change: LockChange
+    /// The lock: for `released`, `expired` and `revoked`, the owner it had.
+    public var lock: LockDetail
+    /// Creates the event.
+    public init(channel: ChannelKey, change: LockChange, lock: LockDetail) {
+        self.channel = channel
+        self.change = change
+        self.lock = lock
+    }
+}

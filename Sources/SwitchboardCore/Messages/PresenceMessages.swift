@@ -372,3 +372,20 @@ extension PresenceDelivery: PartedEvent {
         interval = merged
     }
 }
+
+/// A member's temporary state in a channel changed: set, updated or removed (published only when
+/// someone subscribes to it: the webhooks).
+public struct PresenceStateChanged: BusEvent, Hashable {
+    /// Whose state.
+    public var user: UserKey
+    /// The channel, message or stream.
+    public var channel: ChannelKey
+    /// The whole state as it is now.
+    public var states: [String: String]
+    /// Creates the event.
+    public init(user: UserKey, channel: ChannelKey, states: [String: String]) {
+        self.user = user
+        self.channel = channel
+        self.states = states
+    }
+}
