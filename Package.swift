@@ -7,20 +7,22 @@ import PackageDescription
 /// list.
 let moduleTargets = [
     "SwitchboardSession", "SwitchboardMessageRouter", "SwitchboardTopicRouter", "SwitchboardPresence", "SwitchboardStorage",
-    "SwitchboardLock", "SwitchboardCrypto",
+    "SwitchboardLock", "SwitchboardCrypto", "SwitchboardWebhooks",
 ]
 
-/// What a module needs beyond SwitchboardCore: its C shims (and Crypto its primitives; Storage the
-/// SQLite connection and its thread).
+/// What a module needs beyond SwitchboardCore: its C shims (and Crypto its primitives; Storage and
+/// Webhooks the SQLite connection and its thread; Webhooks HMAC-SHA256 for its signatures).
 let moduleDependencies: [String: [Target.Dependency]] = [
     "SwitchboardCrypto": ["SwitchboardCryptography", "COpenSSL", "CZlib"],
     "SwitchboardStorage": ["SwitchboardSQLite"],
+    "SwitchboardWebhooks": ["SwitchboardSQLite", "SwitchboardCryptography"],
 ]
 
 /// What a module's tests need beyond the module and SwitchboardTestKit: the contract its store
 /// protocol's implementations keep, which the cluster's stores are tested against too.
 let moduleTestDependencies: [String: [Target.Dependency]] = [
     "SwitchboardStorage": ["SwitchboardStorageContract", "SwitchboardSQLite"],
+    "SwitchboardWebhooks": ["SwitchboardSQLite"],
 ]
 
 let package = Package(
@@ -92,6 +94,7 @@ let package = Package(
                 "SwitchboardPresence",
                 "SwitchboardStorage",
                 "SwitchboardLock",
+                "SwitchboardWebhooks",
             ],
             // The admin page, compiled into the binary as bytes (`PackageResources`): no files to ship.
             resources: [
@@ -118,7 +121,7 @@ let package = Package(
             name: "SwitchboardCommandLine",
             dependencies: [
                 "SwitchboardServer", "SwitchboardCore", "SwitchboardCrypto", "SwitchboardTransport", "SwitchboardCluster",
-                "SwitchboardRedis", "SwitchboardClient",
+                "SwitchboardRedis", "SwitchboardClient", "SwitchboardWebhooks",
             ]),
         .executableTarget(name: "switchboard", dependencies: ["SwitchboardCommandLine"]),
 
@@ -153,7 +156,7 @@ let package = Package(
             name: "SwitchboardServerTests",
             dependencies: [
                 "SwitchboardServer", "SwitchboardClient", "SwitchboardTesting", "SwitchboardTestKit",
-                "SwitchboardWire", "SwitchboardTransport", "SwitchboardCrypto", "SwitchboardLock",
+                "SwitchboardWire", "SwitchboardTransport", "SwitchboardCrypto", "SwitchboardLock", "SwitchboardWebhooks",
             ]),
         .testTarget(
             name: "SwitchboardClientTests",

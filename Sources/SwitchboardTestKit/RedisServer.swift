@@ -107,8 +107,9 @@ public actor RedisServer {
         if let process { Glibc.kill(process.processIdentifier, SIGCONT) }
     }
 
-    /// A loopback port nothing listens on now (the kernel's pick).
-    private static func freePort() throws -> Int {
+    /// A loopback port nothing listens on now (the kernel's pick), for any server a test starts
+    /// that must be told its port (a `switchboard serve` admin listener, say).
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RedisServerError("socket") }
         defer { close(fd) }

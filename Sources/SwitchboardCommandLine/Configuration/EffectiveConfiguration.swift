@@ -92,13 +92,9 @@ public struct EffectiveConfiguration: Sendable, Equatable {
         }
         if let given = options.values[setting.name] {
             let value: SettingValue
-            if setting.kind.isList {
-                value = .list(given)
-            } else {
-                switch setting.kind.read(given.last ?? "") {
-                case .success(let read): value = read
-                case .failure(let problem): throw UsageError("--\(setting.name) \(problem)")
-                }
+            switch setting.kind.isList ? setting.kind.check(.list(given)) : setting.kind.read(given.last ?? "") {
+            case .success(let read): value = read
+            case .failure(let problem): throw UsageError("--\(setting.name) \(problem)")
             }
             return Entry(name: setting.name, value: value, source: .flag(setting.name))
         }

@@ -48,6 +48,18 @@ public enum ServeSettings {
         Setting(
             "login-timeout", .number(0...86_400), "SECONDS", default: .number(10),
             "close connections not logged in after SECONDS; 0 for never"),
+        Setting(
+            "webhook-url", .webhookReceivers, "URL", key: "webhookUrls",
+            "post every event to URL (http:// or https://); APP=URL for one app's events\nonly; repeatable"),
+        Setting(
+            "webhook-secret-file", .text, "FILE",
+            "the key in FILE signs each delivery (X-Switchboard-Signature); needed with\nwebhook-url"),
+        Setting(
+            "webhook-retry-for", .number(1...604_800), "SECONDS", default: .number(3600),
+            "retry a delivery this long after its event, then drop it"),
+        Setting(
+            "webhook-message-content", .choice(["payload", "size"]), default: .text("payload"),
+            "what message.offline carries of the message: the payload, or only its size"),
     ]
 
     /// The setting named `name` (an option name).

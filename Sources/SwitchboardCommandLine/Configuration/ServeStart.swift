@@ -5,6 +5,7 @@ import SwitchboardRedis
 import SwitchboardCore
 import SwitchboardServer
 import SwitchboardTransport
+import SwitchboardWebhooks
 
 /// What `serve` starts from an effective configuration: the server's configuration, the app
 /// certificates and the at-rest key. Reading it loads the files it names (TLS, storage key), so
@@ -47,6 +48,33 @@ struct ServeStart {
             if case .text(let certificate)? = app.settings["certificate"]?.value { credentials[app.id] = certificate }
         }
         storageKey = try text("storage-key-file").map { try StorageKey(contentsOfFile: $0) }
+        if case .list(let receivers)? = effective["webhook-url"], !receivers.isEmpty, let secretFile = text("webhook-secret-file") {
+            var webhooks = WebhookConfiguration(secret: try Self.webhookSecret(secretFile))
+            for receiver in receivers.compactMap(WebhookReceiver.init) {
+                if let app = receiver.app {
+                    webhooks.appTargets[app, default: []].append(WebhookTarget(url: receiver.url))
+                } else {
+                    webhooks.targets.append(WebhookTarget(url: receiver.url))
+                }
+            }
+            if let seconds = number("webhook-retry-for") { webhooks.retryWindow = .seconds(seconds) }
+            if let content = text("webhook-message-content").flatMap(OfflineMessageContent.init(rawValue:)) {
+                webhooks.messageContent = content
+            }
+            configuration.webhooks = webhooks
+        }
+    }
+
+    /// The webhook secret in `path`: its bytes without a final line break; an empty or unreadable
+    /// file stops the start.
+    static func webhookSecret(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("webhook-secret-file \(path) cannot be read")
+        }
+        var bytes = [UInt8](data)
+        while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
+        guard !bytes.isEmpty else { throw ConfigurationError("webhook-secret-file \(path) is empty") }
+        return bytes
     }
 
     /// The limits `effective` gives: the reference's, with the file's over them, the rates

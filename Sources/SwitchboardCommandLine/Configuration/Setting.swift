@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardRedis
 import SwitchboardServer
+import SwitchboardTransport
 
 /// A value of a setting, whichever layer gave it.
 public enum SettingValue: Sendable, Hashable, CustomStringConvertible {
@@ -49,6 +50,9 @@ public enum SettingKind: Sendable {
     case choice([String])
     /// A Redis URL (`redis://…`, `rediss://…`); its password is masked when shown.
     case redisURL
+    /// Webhook receivers, as a list: each `http://…` or `https://…`, or `APP=URL` for one app's
+    /// events only.
+    case webhookReceivers
 
     /// Reads `text` (from a flag or a variable); nil with the reason when it does not fit.
     func read(_ text: String) -> Result<SettingValue, SettingProblem> {
@@ -59,8 +63,8 @@ public enum SettingKind: Sendable {
             case "0", "false", "no", "off", "": return .success(.flag(false))
             default: return .failure(SettingProblem("takes true or false, not '\(text)'"))
             }
-        case .list:
-            return .success(.list(text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }))
+        case .list, .webhookReceivers:
+            return check(.list(text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }))
         case .number(let range):
             guard let number = Int(text) else { return .failure(SettingProblem("takes a whole number, not '\(text)'")) }
             return check(.number(number))
@@ -78,14 +82,14 @@ public enum SettingKind: Sendable {
             guard let number = Int(exactly: number) else { return .failure(SettingProblem("is too large")) }
             return check(.number(number))
         case (.number(let range), _): return .failure(SettingProblem("takes a whole number in \(range.lowerBound)…\(range.upperBound)"))
-        case (.list, .array(let items)):
+        case (.list, .array(let items)), (.webhookReceivers, .array(let items)):
             var texts: [String] = []
             for item in items {
                 guard case .string(let text) = item else { return .failure(SettingProblem("takes an array of strings")) }
                 texts.append(text)
             }
-            return .success(.list(texts))
-        case (.list, _): return .failure(SettingProblem("takes an array of strings"))
+            return check(.list(texts))
+        case (.list, _), (.webhookReceivers, _): return .failure(SettingProblem("takes an array of strings"))
         case (_, .string(let text)): return check(.text(text))
         case (.choice(let names), _): return .failure(SettingProblem("takes one of \(names.joined(separator: ", ")), as a string"))
         default: return .failure(SettingProblem("takes a string"))
@@ -116,6 +120,10 @@ public enum SettingKind: Sendable {
             guard RedisURL(text) != nil else {
                 return .failure(SettingProblem("takes redis://[user:password@]HOST:PORT[/DB] or rediss://…, not '\(text)'"))
             }
+        case (.webhookReceivers, .list(let receivers)):
+            for text in receivers where WebhookReceiver(text) == nil {
+                return .failure(SettingProblem("takes http://… or https://… URLs (or APP=URL), not '\(text)'"))
+            }
         default: break
         }
         return .success(value)
@@ -131,8 +139,29 @@ public enum SettingKind: Sendable {
         case .flag: ""
         case .list: "VALUE"
         case .choice(let names): names.joined(separator: "|")
-        case .redisURL: "URL"
+        case .redisURL, .webhookReceivers: "URL"
         }
+    }
+}
+
+/// One receiver of `webhook-url`: `URL` for every app's events, `APP=URL` for one app's.
+struct WebhookReceiver: Equatable {
+    /// The app whose events it takes; nil for every app.
+    let app: String?
+    let url: String
+
+    /// Reads `URL` or `APP=URL` (an `=` before any `/` splits); nil unless the URL is one the
+    /// webhooks' HTTP client can post to.
+    init?(_ text: String) {
+        if let equals = text.firstIndex(of: "="), !text[..<equals].contains("/") {
+            app = String(text[..<equals])
+            url = String(text[text.index(after: equals)...])
+            guard !(app ?? "").isEmpty else { return nil }
+        } else {
+            app = nil
+            url = text
+        }
+        guard HTTPURL(url) != nil else { return nil }
     }
 }
 
@@ -206,7 +235,7 @@ public struct Setting: Sendable {
         let arity: OptionSpec.Arity
         switch kind {
         case .flag: arity = .flag
-        case .list: arity = .repeatable
+        case .list, .webhookReceivers: arity = .repeatable
         default: arity = .value
         }
         var notes = [environment + (kind.isList ? ", comma-separated" : kind.isFlag ? "=1" : "")]
@@ -223,6 +252,11 @@ public struct Setting: Sendable {
 }
 
 extension SettingKind {
-    var isList: Bool { if case .list = self { true } else { false } }
+    var isList: Bool {
+        switch self {
+        case .list, .webhookReceivers: true
+        default: false
+        }
+    }
     var isFlag: Bool { if case .flag = self { true } else { false } }
 }

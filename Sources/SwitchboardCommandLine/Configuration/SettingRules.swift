@@ -26,6 +26,12 @@ enum SettingRules {
             if value("cluster") == nil { broken.append(Broken(name: "node-id", message: "\(n("node-id")) needs \(n("cluster"))")) }
             if node.utf8.count > 64 { broken.append(Broken(name: "node-id", message: "takes a name of 1 to 64 bytes")) }
         }
+        if value("webhook-url") != nil && value("webhook-secret-file") == nil {
+            broken.append(Broken(name: "webhook-url", message: "\(n("webhook-url")) needs \(n("webhook-secret-file")): every delivery is signed"))
+        }
+        if value("webhook-secret-file") != nil && value("webhook-url") == nil {
+            broken.append(Broken(name: "webhook-secret-file", message: "\(n("webhook-secret-file")) needs \(n("webhook-url"))"))
+        }
         return broken
     }
 

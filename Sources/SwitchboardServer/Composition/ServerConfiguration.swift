@@ -1,5 +1,6 @@
 import SwitchboardCluster
 import SwitchboardCore
+import SwitchboardWebhooks
 
 /// How a server listens and which limits it enforces.
 public struct ServerConfiguration: Sendable {
@@ -54,6 +55,12 @@ public struct ServerConfiguration: Sendable {
     /// name; nil for one node on its own. In cluster mode metadata lives in that Redis, whatever
     /// `metadataStorage` says.
     public var cluster: ClusterConfiguration?
+    /// Webhooks: receivers of every app and of single apps, the signing secret, the retry rules;
+    /// nil (or no receiver) for none. Deliveries wait in `webhooks.sqlite` under `dataDirectory`
+    /// unless `webhookQueue` is `.memory`.
+    public var webhooks: WebhookConfiguration?
+    /// Where webhook deliveries wait: SQLite under `dataDirectory` (durable), or memory only.
+    public var webhookQueue: MetadataStorage = .sqlite
 
     /// The defaults: 127.0.0.1:9100, the reference's limits, any app id.
     public init() {}

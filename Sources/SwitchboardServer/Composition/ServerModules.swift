@@ -7,6 +7,7 @@ import SwitchboardPresence
 import SwitchboardSession
 import SwitchboardStorage
 import SwitchboardTopicRouter
+import SwitchboardWebhooks
 
 /// The modules a server runs: one slot per built-in module, each replaceable, plus any number of
 /// extra modules that the built-in ones do not know about.
@@ -27,6 +28,10 @@ public struct ServerModules: Sendable {
     public var storage: any Module
     /// Locks (answers `SetLock`, `RemoveLock`, `AcquireLock`, `ReleaseLock`, `RevokeLock`, `GetLocks`, `CheckLockHolder`).
     public var lock: any Module
+    /// Webhooks to the app's backend, when `ServerConfiguration.webhooks` names a receiver; nil
+    /// otherwise (then nothing listens for the events only webhooks need, and their publishers
+    /// skip them).
+    public var webhooks: (any Module)?
     /// Extra modules, started after the built-in ones, in order.
     public var extensions: [any Module] = []
     /// In cluster mode, the link to the other nodes (the relay the modules ask for); nil on one
@@ -42,6 +47,15 @@ public struct ServerModules: Sendable {
         lock = Lock()
         cluster = configuration.cluster.map { ClusterLink($0) }
         storage = Storage(store: Self.metadataStore(for: configuration))
+        webhooks = configuration.webhooks.flatMap { webhooks in
+            guard webhooks.hasTargets else { return nil }
+            let queue: any WebhookQueue =
+                switch configuration.webhookQueue {
+                case .sqlite: SQLiteWebhookQueue(directory: configuration.dataDirectory)
+                case .memory: InMemoryWebhookQueue()
+                }
+            return Webhooks(configuration: webhooks, queue: queue, poster: HTTPWebhookPoster())
+        }
     }
 
     /// Where metadata lives: in the cluster's Redis (shared by every node) in cluster mode, else
@@ -66,6 +80,7 @@ public struct ServerModules: Sendable {
 
     /// Every module, in start order.
     var all: [any Module] {
-        [session, messageRouter, topicRouter, presence, storage, lock] + extensions + (cluster.map { [$0] } ?? [])
+        [session, messageRouter, topicRouter, presence, storage, lock] + (webhooks.map { [$0] } ?? []) + extensions
+            + (cluster.map { [$0] } ?? [])
     }
 }

@@ -6,6 +6,7 @@ extension MetricsExposition {
         if let presence = modules.presence { writePresence(presence, &out) }
         if let storage = modules.storage { writeStorage(storage, &out) }
         if let locks = modules.locks { writeLocks(locks, &out) }
+        if let webhooks = modules.webhooks { writeWebhooks(webhooks, &out) }
     }
 
     private func writePresence(_ counts: [RtmChannelType: MembershipCount], _ out: inout PrometheusText) {
@@ -42,5 +43,24 @@ extension MetricsExposition {
         out.sample("switchboard_locks", [("state", "held")], UInt64(counts.held))
         out.sample("switchboard_locks", [("state", "free")], UInt64(counts.locks - counts.held))
         out.single("switchboard_lock_waiters", .gauge, help: "Sessions waiting in the lines of locks.", UInt64(counts.waiters))
+    }
+
+    private func writeWebhooks(_ counts: WebhookCounts, _ out: inout PrometheusText) {
+        out.single(
+            "switchboard_webhook_queued", .gauge, help: "Webhook deliveries waiting (one per event and receiver), in flight included.",
+            UInt64(counts.queued))
+        out.single("switchboard_webhook_enqueued_total", .counter, help: "Webhook deliveries added to the queue.", counts.enqueued)
+        out.single("switchboard_webhook_sent_total", .counter, help: "Webhook deliveries a receiver took (a 2xx answer).", counts.sent)
+        out.single(
+            "switchboard_webhook_failed_attempts_total", .counter,
+            help: "Webhook attempts that failed (no answer in time, no connection, a status other than 2xx); each is retried.",
+            counts.failed)
+        out.single(
+            "switchboard_webhook_dropped_total", .counter,
+            help: "Webhook deliveries given up: retried for the whole retry window, or refused by a full queue.", counts.dropped)
+        out.family(
+            "switchboard_webhook_delivery_duration_seconds", .histogram,
+            help: "From a webhook event to its receiver's 2xx answer, retries included.")
+        out.histogram("switchboard_webhook_delivery_duration_seconds", [], counts.latency)
     }
 }
