@@ -6,11 +6,15 @@
 # SCENARIOS="point-to-point" limits the runs to the scenarios named; besides the default three,
 # many-to-many, fanout-1m (1,000,000 deliveries/s), point-to-point-100k (100,000 messages/s) and
 # idle-10k (10,000 idle logged-in connections: memory each, login rate).
+# BEFORE_FLAGS and AFTER_FLAGS add `serve` options to one side (the same tree twice with and
+# without an option: `AFTER_FLAGS="--webhook-url …" tools/bench-ab.sh . .`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BEFORE="$1"
 AFTER="$2"
 ROUNDS="${3:-3}"
+BEFORE_FLAGS="${BEFORE_FLAGS:-}"
+AFTER_FLAGS="${AFTER_FLAGS:-}"
 PORT="${BENCH_PORT:-19500}"
 WORK="$(mktemp -d /tmp/switchboard-ab.XXXXXX)"
 # shellcheck source=tools/bench-server.sh
@@ -36,7 +40,9 @@ arguments() {
 
 run() {
     local side="$1" tree="$2" name="$3"
-    start_server "$tree/.build/release/switchboard"
+    local flags="$BEFORE_FLAGS"
+    [[ "$side" == after ]] && flags="$AFTER_FLAGS"
+    SERVER_FLAGS="$flags" start_server "$tree/.build/release/switchboard"
     # shellcheck disable=SC2046
     "$BENCH" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --label "$name@$side" $(arguments "$name")
     stop_server

@@ -32,13 +32,16 @@ stop_server() {
     fi
 }
 
-# start_server BINARY [CORE]: BINARY serving on 127.0.0.1:$PORT, pinned to CORE when given.
+# start_server BINARY [CORE]: BINARY serving on 127.0.0.1:$PORT, pinned to CORE when given, with
+# the extra options in SERVER_FLAGS (split on spaces) when set.
 start_server() {
     rm -rf "$WORK/data"
     local pin=()
     [[ -n "${2:-}" ]] && pin=(taskset -c "$2")
+    local extra=()
+    [[ -n "${SERVER_FLAGS:-}" ]] && read -r -a extra <<<"$SERVER_FLAGS"
     "${pin[@]}" "$1" serve --listen "127.0.0.1:$PORT" --no-rate-limits --log-level warning --data-dir "$WORK/data" \
-        >"$WORK/server.log" 2>&1 &
+        "${extra[@]}" >"$WORK/server.log" 2>&1 &
     SERVER_PID=$!
     wait_for_port "$PORT" "$WORK/server.log"
 }
