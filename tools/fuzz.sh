@@ -4,7 +4,8 @@
 # Targets: websocket (WebSocketParser), http (HTTPHeadReader + both handshakes), httprequest
 # (HTTPRequestParser, the admin listener's), msgpack (MessagePackReader, ClientFrame/ServerFrame
 # decoding), tokens (006/007 parsers, verifier), resp (the Redis protocol reader, read whole and in
-# chunks), json (the server API's JSON reader).
+# chunks), json (the server API's JSON reader), httpresponse (the webhooks' HTTP client's response
+# heads, read whole and in chunks).
 # Each binary is the harness compiled with the library sources it exercises, under
 # -sanitize=fuzzer,address. Seeds come from tools/fuzz/corpus/<target>/ (read only); what the fuzzer
 # learns goes to .build/fuzz/corpus/<target>/, crashes to .build/fuzz/crashes/. A crash fails the
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(websocket http httprequest msgpack tokens resp json)
+[ ${#targets[@]} -gt 0 ] || targets=(websocket http httprequest httpresponse msgpack tokens resp json)
 
 out=.build/fuzz
 # Short allocation stacks: with full ones ASan's stack store grows with every new call path and a
@@ -57,18 +58,19 @@ build() {
     local target="$1"
     echo "building fuzz-$target" >&2
     case "$target" in
-    websocket | http | httprequest)
+    websocket | http | httprequest | httpresponse)
         local harness
         case "$target" in
         websocket) harness=WebSocketParser ;;
         http) harness=HTTPHandshake ;;
         httprequest) harness=HTTPRequest ;;
+        httpresponse) harness=HTTPResponse ;;
         esac
         build_cryptography
         swiftc "${flags[@]}" -module-name "Fuzz$harness" "${transport_inputs[@]}" -o "$out/fuzz-$target" \
             "tools/fuzz/${harness}Fuzz.swift" \
             $(sources Sources/SwitchboardTransport/Codec Sources/SwitchboardTransport/Handshake Sources/SwitchboardTransport/HTTP/Parsing) \
-            $(transport_objects) ;;
+            Sources/SwitchboardTransport/HTTP/Client/HTTPResponseHead.swift $(transport_objects) ;;
     msgpack)
         build_core
         swiftc "${flags[@]}" -module-name FuzzMessagePack -I "$out/modules" -o "$out/fuzz-$target" \
