@@ -73,7 +73,7 @@ final class MisbehavingPeer: Sendable {
         }
     }
 
-    func post(_ port: Int, timeout: Duration = .seconds(5)) async throws -> (Result<HTTPResponseHead, HTTPClientError>, Duration) {
+    func post(_ port: Int, timeout: Duration = .seconds(30)) async throws -> (Result<HTTPResponseHead, HTTPClientError>, Duration) {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let client = HTTPClient(group: group)
@@ -87,7 +87,10 @@ final class MisbehavingPeer: Sendable {
     @Test func aPostReachesTheServerWithItsHeadersAndBodyAndGetsTheStatus() async throws {
         let group = try EventLoopGroup(threads: 1)
         let responder = RecordingResponder()
-        let server = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0), group: group, responder: responder)
+        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        // A full test run on two cores can keep the responder's task waiting for seconds.
+        configuration.requestTimeout = .seconds(60)
+        let server = HTTPServer(configuration: configuration, group: group, responder: responder)
         let port = try server.start()
         defer {
             server.stop()
@@ -122,7 +125,9 @@ final class MisbehavingPeer: Sendable {
         defer { peer.stop() }
         let (result, took) = try await post(peer.port, timeout: .milliseconds(300))
         #expect(result == .failure(.timedOut))
-        #expect(took >= .milliseconds(250) && took < .seconds(5), "\(took)")
+        // Ends at its timeout, not at the peer's pleasure (bounded loosely: a full test run on two
+        // cores can hold a resumption back for seconds).
+        #expect(took >= .milliseconds(250) && took < .seconds(20), "\(took)")
     }
 
     @Test func anEndlessResponseHeadIsRefusedWithoutWaitingForItsEnd() async throws {
