@@ -18,6 +18,8 @@ import SwitchboardServer
         case .list: [.list(["https://a.example"]), .list(["https://b.example", "https://c.example"]), .list(["https://d.example"])]
         case .choice(let names): [names.last!, names.first!, names.last!].map { .text($0) }
         case .redisURL: ["redis://10.0.0.1:6379", "redis://10.0.0.2:6380", "rediss://10.0.0.3:6381/2"].map { .text($0) }
+        case .webhookReceivers:
+            [.list(["https://a.example/hooks"]), .list(["http://10.0.0.2:8080/h", "demo=https://c.example/h"]), .list(["demo=http://d.example/"])]
         }
     }
 
@@ -26,6 +28,8 @@ import SwitchboardServer
         "tls-cert": [("tlsKey", "/srv/key.pem")], "tls-key": [("tlsCert", "/srv/cert.pem")],
         "admin-tls": [("tlsCert", "/srv/cert.pem"), ("tlsKey", "/srv/key.pem")],
         "node-id": [("cluster", "redis://127.0.0.1:6379")],
+        "webhook-url": [("webhookSecretFile", "/srv/webhook.secret")],
+        "webhook-secret-file": [("webhookUrls", .array(["https://backend.example/hooks"]))],
     ]
 
     /// A file with `members` (each on a line of its own, so lines can be checked), which other
@@ -73,7 +77,7 @@ import SwitchboardServer
         let wrong: (text: String, json: JSONValue)
         switch setting.kind {
         case .flag: wrong = ("maybe", "maybe")
-        case .list: wrong = ("", 7)
+        case .list, .webhookReceivers: wrong = ("", 7)
         case .number(let range): wrong = (String(range.upperBound + 1), .integer(Int64(range.upperBound + 1)))
         case .text: wrong = ("", 7)
         default: wrong = ("nowhere", "nowhere")
@@ -139,12 +143,16 @@ import SwitchboardServer
         defer { try? FileManager.default.removeItem(at: directory) }
         let keyFile = directory.appendingPathComponent("storage.key").path
         try String(repeating: "ab", count: 32).write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let secretFile = directory.appendingPathComponent("webhook.secret").path
+        try "s3cret\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
         let file = try Self.file([
             ("listen", "127.0.0.2:7100"), ("dataDir", .string(directory.path)), ("storageKeyFile", .string(keyFile)),
             ("adminListen", "127.0.0.3:7101"), ("apiKeyFile", "/srv/keys"), ("shutdownDrain", 4),
             ("cluster", "redis://u:pw@127.0.0.4:6390/1"), ("nodeId", "n7"), ("logLevel", "debug"), ("logFormat", "json"),
             ("allowedOrigins", .array(["https://a.example"])), ("maxConnectionsPerAddress", 0), ("maxFramesPerSecond", 50),
             ("loginTimeout", 0), ("apps", .object([("demo", .object([("certificate", "5CFd2fd1755d40ecb72977518be15d3b")]))])),
+            ("webhookUrls", .array(["https://backend.example/all", "demo=http://10.0.0.9:8080/demo"])),
+            ("webhookSecretFile", .string(secretFile)), ("webhookRetryFor", 90), ("webhookMessageContent", "size"),
         ])
         let start = try ServeStart(try EffectiveConfiguration.resolve(ParsedOptions(), environment: [:], file: file))
         let configuration = start.configuration
@@ -163,10 +171,56 @@ import SwitchboardServer
         #expect(configuration.loginTimeout == nil)
         #expect(configuration.appIds == ["demo"])
         #expect(start.credentials == ["demo": "5CFd2fd1755d40ecb72977518be15d3b"])
+        let webhooks = try #require(configuration.webhooks)
+        #expect(webhooks.targets.map(\.url) == ["https://backend.example/all"])
+        #expect(webhooks.appTargets.mapValues { $0.map(\.url) } == ["demo": ["http://10.0.0.9:8080/demo"]])
+        #expect(webhooks.secret == Array("s3cret".utf8), "the file's final line break is not part of the key")
+        #expect(webhooks.retryWindow == .seconds(90))
+        #expect(webhooks.messageContent == .size)
 
         let noLimits = try ServeStart(try EffectiveConfiguration.resolve(try ServeCommand.table.parse(["--no-rate-limits"]), environment: [:], file: nil))
         #expect(noLimits.configuration.limits == .withoutRateLimits && noLimits.configuration.maxFramesPerSecond == nil)
+        #expect(noLimits.configuration.webhooks == nil, "no receiver, no webhooks")
         let off = try ServeStart(try EffectiveConfiguration.resolve(try ServeCommand.table.parse(["--admin-listen", "off"]), environment: [:], file: nil))
         #expect(off.configuration.adminListener == nil)
+    }
+
+    @Test func webhookReceiversAreCheckedInEveryLayerAndNeedTheirSecret() throws {
+        // A receiver that is not an http(s) URL is refused from the flag, the variable and the file.
+        let flags = try ServeCommand.table.parse(["--webhook-url", "ftp://backend.example/h", "--webhook-secret-file", "/srv/s"])
+        let fromFlag = #expect(throws: UsageError.self) { try EffectiveConfiguration.resolve(flags, environment: [:], file: nil) }
+        #expect(fromFlag?.description == "--webhook-url takes http://… or https://… URLs (or APP=URL), not 'ftp://backend.example/h'")
+        let fromEnvironment = #expect(throws: ConfigurationError.self) {
+            try EffectiveConfiguration.resolve(
+                ParsedOptions(),
+                environment: ["SWITCHBOARD_WEBHOOK_URL": "https://ok.example/h,=https://no-app.example/h", "SWITCHBOARD_WEBHOOK_SECRET_FILE": "/srv/s"],
+                file: nil)
+        }
+        #expect(fromEnvironment?.description.contains("not '=https://no-app.example/h'") == true)
+        let (_, problems) = ConfigFile.check(
+            Array(#"{"webhookUrls": ["https://ok.example/h", "backend.example"], "webhookSecretFile": "/srv/s"}"#.utf8), path: "bad.json",
+            rules: false)
+        #expect(problems.map(\.key) == ["webhookUrls"], "\(problems)")
+        #expect(problems.first?.message.contains("not 'backend.example'") == true)
+
+        // Receivers without the secret that signs their deliveries, and a secret without receivers.
+        let unsigned = #expect(throws: ConfigurationError.self) {
+            try EffectiveConfiguration.resolve(try ServeCommand.table.parse(["--webhook-url", "https://a.example/h"]), environment: [:], file: nil)
+        }
+        #expect(unsigned?.description.contains("--webhook-url needs --webhook-secret-file") == true)
+        let unused = #expect(throws: ConfigurationError.self) {
+            try EffectiveConfiguration.resolve(try ServeCommand.table.parse(["--webhook-secret-file", "/srv/s"]), environment: [:], file: nil)
+        }
+        #expect(unused?.description.contains("--webhook-secret-file needs --webhook-url") == true)
+
+        // An empty secret file stops the start.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webhook-secret-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let empty = directory.appendingPathComponent("empty.secret").path
+        try "\n".write(toFile: empty, atomically: true, encoding: .utf8)
+        let withEmpty = try EffectiveConfiguration.resolve(
+            try ServeCommand.table.parse(["--webhook-url", "https://a.example/h", "--webhook-secret-file", empty]), environment: [:], file: nil)
+        #expect(throws: ConfigurationError("webhook-secret-file \(empty) is empty")) { try ServeStart(withEmpty) }
     }
 }
