@@ -56,7 +56,7 @@ public actor Lock: Module {
         guard case .running(let context, _) = state else { return }
         for await _ in context.clock.ticks(every: tickInterval) {
             await inEventTurn("expiring ttls") { store, context, since in
-                publish(await store.expire(now: context.clock.wallNow), context, since)
+                publish(await store.expire(now: context.clock.wallNow), context, since, expiring: true)
             }
         }
     }
@@ -211,8 +211,11 @@ public actor Lock: Module {
     /// Tells the people concerned what the store did, in the order it did it: lock events go to
     /// the members that heard lock events when the operation began (roster version `since`), and
     /// to the bus as `LockChanged` when someone listens there; with `revoking`, the release the
-    /// store reports first is the revocation.
-    private func publish(_ effects: [LockEffect], _ context: ModuleContext, _ since: UInt64, revoking: Bool = false) {
+    /// store reports first is the revocation; with `expiring` (the ttl sweep), each release is a
+    /// lost owner's ttl running out, which clients hear as `lockReleased` and the bus as `expired`.
+    private func publish(
+        _ effects: [LockEffect], _ context: ModuleContext, _ since: UInt64, revoking: Bool = false, expiring: Bool = false
+    ) {
         guard let members = try? running("").members else { return }
         let announced = context.bus.listenerCount(of: LockChanged.self).current > 0
         var revocation = revoking
@@ -223,6 +226,8 @@ public actor Lock: Module {
                     if change == .released && revocation {
                         change = .revoked
                         revocation = false
+                    } else if change == .released && expiring {
+                        change = .expired
                     }
                     context.bus.publish(LockChanged(channel: channel, change: change, lock: detail))
                 }

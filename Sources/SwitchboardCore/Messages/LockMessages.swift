@@ -244,7 +244,7 @@ public enum LockChange: String, Sendable, Hashable, CaseIterable {
     case acquired
     /// Its owner released it, left the channel or ended its session.
     case released
-    /// Its lost owner's ttl ran out, or the owner's session timed out.
+    /// Its lost owner's ttl ran out (clients hear this as `lockReleased`, as in the reference).
     case expired
     /// The server's API took it from its owner (`RevokeLock`).
     case revoked
