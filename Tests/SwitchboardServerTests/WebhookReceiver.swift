@@ -2,8 +2,10 @@ import Foundation
 import SwitchboardTestKit
 
 /// tools/webhook_receiver.py as a child process: a real HTTP receiver that checks each delivery's
-/// signature with Python's `hmac` and logs it as a JSON line.
-struct WebhookReceiver {
+/// signature with Python's `hmac` and logs it as a JSON line. A receiver still running when its
+/// test lets go of it (a `#require` that threw) is killed then: it holds the test process's
+/// standard error, and `swift test` would wait for it to close.
+final class WebhookReceiver {
     let process: Process
     let port: Int
     let log: URL
@@ -31,6 +33,17 @@ struct WebhookReceiver {
         let line = try await BlockingWork.run { BlockingWork.readLine(handle) }
         guard let port = Int(line) else { throw ReceiverError("the receiver printed '\(line)', not its port") }
         return WebhookReceiver(process: process, port: port, log: log, secretFile: secretFile)
+    }
+
+    private init(process: Process, port: Int, log: URL, secretFile: URL) {
+        self.process = process
+        self.port = port
+        self.log = log
+        self.secretFile = secretFile
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     /// Every request it logged, in arrival order.

@@ -18,10 +18,14 @@ import SwitchboardWire
         FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-webhooks-\(UUID())")
     }
 
-    /// A client logged in with a presence timeout of 1 s, so a cut connection times out quickly.
-    func client(_ userId: String, _ server: SwitchboardServer, _ group: EventLoopGroup) async throws -> RawClient {
+    /// A client logged in with a presence timeout of `presenceTimeout` seconds (1 s by default, so
+    /// a cut connection times out quickly).
+    func client(
+        _ userId: String, _ server: SwitchboardServer, _ group: EventLoopGroup, presenceTimeout: Int = 1
+    ) async throws -> RawClient {
         let client = try await RawClient.connect(to: server.url, group: group)
-        client.send(ClientFrame(id: 1, .session(.login(Login(appId: "test-app", userId: userId, token: "", heartbeatInterval: 5, presenceTimeout: 1)))))
+        client.send(ClientFrame(id: 1, .session(.login(Login(
+            appId: "test-app", userId: userId, token: "", heartbeatInterval: 5, presenceTimeout: presenceTimeout)))))
         #expect(await client.answer(to: 1)?.loginAccepted != nil)
         return client
     }
@@ -52,14 +56,16 @@ import SwitchboardWire
         let lock = LockAddress(.message, "room", "L")
         let features: RtmSubscribeChannelFeature = [.message, .presence, .lock, .metadata]
 
-        let alice = try await client("alice", server, group)
+        // alice's session outlives her lock's 10 s ttl once her connection is cut, so the lock
+        // expires (a session that ends first releases its locks instead).
+        let alice = try await client("alice", server, group, presenceTimeout: 12)
         await ok(alice, .subscribe(id: 2, channel: "room", features: features))
         let bob = try await client("bob", server, group)
         await ok(bob, .subscribe(id: 2, channel: "room", features: features))
         await ok(alice, ClientFrame(id: 3, .presence(.setState(channel: room, items: [StateItem(key: "mood", value: "busy")]))))
         await ok(alice, .storage(id: 4, .setChannel("room", [("topic", "news")])))
         await ok(alice, .storage(id: 5, .setUser("alice", [("city", "Oslo")])))
-        await ok(alice, .lock(id: 6, .setLock(lock, ttl: nil)))
+        await ok(alice, .lock(id: 6, .setLock(lock, ttl: 10)))
         await ok(alice, .lock(id: 7, .acquireLock(lock, retry: false)))
         await ok(alice, .lock(id: 8, .releaseLock(lock)))
         await ok(bob, .lock(id: 9, .acquireLock(lock, retry: false)))
@@ -67,10 +73,12 @@ import SwitchboardWire
         await ok(alice, .lock(id: 11, .acquireLock(lock, retry: false)))
         bob.send(.publish(id: 12, channelType: .user, channel: "carol", message: .string("are you there?")))
         #expect(await bob.answer(to: 12)?.errorCode == .channelReceiverOffline)
-        // Alice's connection is cut: after her 1 s presence timeout she times out of the room, her
-        // lock expires and she goes offline. Bob logs out; Dave is kicked by the server.
+        // Alice's connection is cut: her lock's 10 s ttl runs out, then her 12 s presence timeout,
+        // and she times out of the room and goes offline. Bob logs out; Dave is kicked by the server.
         alice.connection.close()
-        #expect(await eventually { receiver.taken.contains { $0["type"] as? String == "lock.expired" } })
+        #expect(await eventually(within: .seconds(40)) {
+            receiver.taken.contains { $0["type"] as? String == "user.offline" && $0["user"] as? String == "alice" }
+        })
         await ok(bob, .logout(id: 13))
         let dave = try await client("dave", server, group)
         _ = try await server.bus.request(DisconnectUser(caller: .server(app: "test-app", userId: "api"), userId: "dave"))
@@ -89,7 +97,7 @@ import SwitchboardWire
         #expect(
             about("alice") == [
                 "user.online", "channel.joined", "presence.state_changed", "metadata.changed", "lock.acquired",
-                "lock.released", "lock.acquired", "channel.timeout", "user.offline", "lock.expired",
+                "lock.released", "lock.acquired", "lock.expired", "channel.timeout", "user.offline",
             ])
         #expect(about("bob") == ["user.online", "channel.joined", "lock.acquired", "lock.revoked", "message.offline", "channel.left", "user.offline"])
         #expect(about("dave") == ["user.online", "user.offline"])
