@@ -203,12 +203,13 @@ import SwitchboardServer
         #expect(problems.map(\.key) == ["webhookUrls"], "\(problems)")
         #expect(problems.first?.message.contains("not 'backend.example'") == true)
 
-        // Receivers without the secret that signs their deliveries, and a secret without receivers.
-        let unsigned = #expect(throws: ConfigurationError.self) {
+        // Receivers without the secret that signs their deliveries, and a secret without receivers
+        // (given as flags: a usage error).
+        let unsigned = #expect(throws: UsageError.self) {
             try EffectiveConfiguration.resolve(try ServeCommand.table.parse(["--webhook-url", "https://a.example/h"]), environment: [:], file: nil)
         }
         #expect(unsigned?.description.contains("--webhook-url needs --webhook-secret-file") == true)
-        let unused = #expect(throws: ConfigurationError.self) {
+        let unused = #expect(throws: UsageError.self) {
             try EffectiveConfiguration.resolve(try ServeCommand.table.parse(["--webhook-secret-file", "/srv/s"]), environment: [:], file: nil)
         }
         #expect(unused?.description.contains("--webhook-secret-file needs --webhook-url") == true)
