@@ -48,6 +48,8 @@ public final class InMemorySessionStore: SessionStore {
 
     public func counts(in app: AppID?) -> SessionCounts { table.withLock { $0.counts(in: app) } }
 
+    public func sessionsByApp() -> [AppID: Int] { table.withLock { $0.sessionsByApp } }
+
     public func sessions(of user: UserKey) -> [SessionRecord] {
         table.withLock { table in table.sessions(of: user).compactMap { table.sessions[$0] } }
     }

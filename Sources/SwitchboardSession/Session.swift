@@ -3,7 +3,7 @@ import SwitchboardCore
 /// The session module: every logged-in session of the server, per app.
 ///
 /// It answers `Login`, `Logout`, `Heartbeat` and `RenewToken`, and for the server
-/// `DisconnectUser`, `ListUserSessions` and `SessionStatistics`, and for the cluster relay
+/// `DisconnectUser`, `ListUserSessions`, `SessionStatistics` and `SessionsByApp`, and for the cluster relay
 /// `EndReplacedSession`; it asks the relay, when there is one, `OpenRelay`, `ClaimUser` and
 /// `CloseRelay` for its users; it listens for `SessionDisconnected`; it publishes `SessionOpened`, `SessionSuspended`, `SessionResumed`,
 /// `SessionTimedOut` and `SessionClosed`. Its `run()` ticks on the injected clock to find lost
@@ -64,6 +64,9 @@ public actor Session: Module {
         bus.handle(ListUserSessions.self) { [self] request throws(RtmError) in try await listSessions(request) }
         bus.handle(SessionStatistics.self) { [self] request throws(RtmError) in
             try await running(SessionStatistics.operation).1.counts(in: request.app)
+        }
+        bus.handle(SessionsByApp.self) { [self] _ throws(RtmError) in
+            try await running(SessionsByApp.operation).1.sessionsByApp()
         }
         bus.subscribe(SessionDisconnected.self) { [self] event in await disconnected(event.session) }
     }

@@ -35,6 +35,8 @@ public protocol SessionStore: Sendable {
     func counts(in app: AppID?) async throws(RtmError) -> SessionCounts
     /// The sessions of `user`, oldest first; changes nothing.
     func sessions(of user: UserKey) async throws(RtmError) -> [SessionRecord]
+    /// How many sessions each app has (live or suspended), apps with none left out.
+    func sessionsByApp() async throws(RtmError) -> [AppID: Int]
 }
 
 /// Everything the server keeps about one session.

@@ -29,6 +29,9 @@ struct SessionTable: Sendable {
     /// The sessions of `user`, oldest first.
     func sessions(of user: UserKey) -> [SessionID] { users.sessions(of: user).sorted() }
 
+    /// How many sessions each app has, apps with none left out (kept as sessions start and end).
+    var sessionsByApp: [AppID: Int] { users.sessionsByApp }
+
     /// Sessions and users of `app`, or (nil) of every app.
     func counts(in app: AppID?) -> SessionCounts {
         var counts = SessionCounts()

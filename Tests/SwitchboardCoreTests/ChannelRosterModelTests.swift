@@ -132,6 +132,8 @@ import SwitchboardTestKit
             check(roster.memberCount(of: channel) == (model.members[channel]?.count ?? 0), "member count")
             check(users.sessions(of: member.user).count == (online[member.user]?.count ?? 0), "a user's sessions")
             check(users.onlineUserCount(in: member.app) == online.keys.filter({ $0.app == member.app }).count, "online users")
+            let sessionsByApp = online.reduce(into: [AppID: Int]()) { counts, entry in counts[entry.key.app, default: 0] += entry.value.count }
+            check(users.sessionsByApp == sessionsByApp, "the sessions of each app")
             if let failure {
                 Issue.record("seed \(seed): the roster differs from the model at step \(step): \(failure)")
                 return

@@ -54,6 +54,10 @@ final class SuspendingSessionStore: SessionStore {
         await calls.pause("counts")
         return base.counts(in: app)
     }
+    func sessionsByApp() async throws(RtmError) -> [AppID: Int] {
+        await calls.pause("sessionsByApp")
+        return base.sessionsByApp()
+    }
     func sessions(of user: UserKey) async throws(RtmError) -> [SessionRecord] {
         await calls.pause("sessions")
         return base.sessions(of: user)

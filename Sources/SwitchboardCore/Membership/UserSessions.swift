@@ -4,6 +4,8 @@ public struct UserSessions: Sendable {
     /// A compact set: a user nearly always has one session.
     private var users: [UserKey: CompactSet<SessionID>] = [:]
     private var onlineUsers: [AppID: Int] = [:]
+    /// How many sessions each app has; apps with none are left out.
+    public private(set) var sessionsByApp: [AppID: Int] = [:]
 
     /// Nobody is online.
     public init() {}
@@ -13,6 +15,7 @@ public struct UserSessions: Sendable {
     public mutating func open(_ caller: Caller) -> Bool {
         let first = users[caller.user] == nil
         guard users[caller.user, default: []].insert(caller.session) else { return false }
+        sessionsByApp[caller.app, default: 0] += 1
         if first { onlineUsers[caller.app, default: 0] += 1 }
         return first
     }
@@ -22,6 +25,8 @@ public struct UserSessions: Sendable {
     public mutating func close(_ caller: Caller) -> Bool {
         guard users[caller.user]?.contains(caller.session) == true else { return false }
         users.remove(caller.session, fromSetAt: caller.user)
+        sessionsByApp[caller.app, default: 1] -= 1
+        if sessionsByApp[caller.app] == 0 { sessionsByApp[caller.app] = nil }
         guard users[caller.user] == nil else { return false }
         onlineUsers[caller.app, default: 1] -= 1
         if onlineUsers[caller.app] == 0 { onlineUsers[caller.app] = nil }

@@ -16,5 +16,7 @@ extension OperationName {
         case claimUser
         /// Ending a session here that a newer login of its user on another node replaced.
         case endReplacedSession
+        /// Reading the status every live node published.
+        case listClusterNodes
     }
 }

@@ -13,5 +13,7 @@ extension OperationName {
         case statistics
         /// The storage module's counts of its writes.
         case storageStatistics
+        /// This node's status (the API's `info`, the cluster's beat).
+        case nodeStatus
     }
 }
