@@ -17,7 +17,9 @@ import SwitchboardTransport
 ///   metadata store publishes as it commits them, before the storage module reads the set for a
 ///   new listener; the link unsubscribes once no member of the channel here has the metadata
 ///   feature, or no session here subscribes to the user's metadata;
-/// - what other nodes publish is delivered to this node's listeners (`InboundRelay`).
+/// - what other nodes publish is delivered to this node's listeners (`InboundRelay`);
+/// - every beat it writes this node's liveness record and status, and `ListClusterNodes` reads
+///   every live node's (`NodeDirectory`).
 ///
 /// With one subscription per node per channel, user or set, each message reaches each node once.
 public actor ClusterLink: OpeningModule {
@@ -37,6 +39,10 @@ public actor ClusterLink: OpeningModule {
     private var listening: Set<Listened> = []
     /// The injected clock, from `start` on.
     private var clock: (any SwitchboardClock)?
+    /// The bus, from `start` on: each beat asks it for this node's status.
+    private var bus: EventBus?
+    /// What this node's app hash in Redis holds, so a beat writes only what changed.
+    private var appLoads = AppLoadPublication()
     /// Opening and closing one at a time: a close still waiting for Redis must not unsubscribe
     /// after an open that came later has subscribed again.
     private let turns = OneAtATime()
@@ -68,6 +74,7 @@ public actor ClusterLink: OpeningModule {
 
     public func start(_ context: ModuleContext) async {
         clock = context.clock
+        bus = context.bus
         inbound.attach(context) { [weak self] in
             guard let self else { return }
             Task { await self.listUsersAgain() }
@@ -101,6 +108,15 @@ public actor ClusterLink: OpeningModule {
                 return Done()
             }
         bus.handle(ClaimUser.self) { [self] request throws(RtmError) in try await claim(request.caller) }
+        bus.handle(ListClusterNodes.self) { [clock = context.clock] request throws(RtmError) in
+            do {
+                let reply = try await redis.run(
+                    NodeDirectory.list, keys: [NodeDirectory.nodesKey], arguments: NodeDirectory.listArguments(now: clock.wallNow, app: request.app))
+                return NodeDirectory.liveNodes(from: reply, app: request.app)
+            } catch {
+                throw RtmError(.notConnected, operation: ListClusterNodes.operation, reason: "the cluster's Redis cannot be read: \(error)")
+            }
+        }
         bus.handle(ForwardUserMessage.self) { request throws(RtmError) in
             let target = RelayTarget.user(request.receiver)
             let envelope = RelayEnvelope(origin: origin, target: target, delivery: request.delivery)
@@ -189,26 +205,37 @@ public actor ClusterLink: OpeningModule {
         inbound.finish()
     }
 
-    /// One beat: the probe (pipelined, its arrival noted by the subscriber) and the record.
+    /// One beat: the probe (pipelined, its arrival noted by the subscriber), then the liveness
+    /// record with this node's status (`CurrentNodeStatus`, when something on the bus answers it)
+    /// in one script.
     private func beat(_ clock: any SwitchboardClock) async {
         if let (count, error) = inbound.takeNotRelayed() {
             inbound.log(.warning, "\(count) messages accepted here did not reach the other nodes since the last beat: \(error)")
         }
         let health = inbound.health
         redis.publish(health.nextProbe(), to: health.channel) { _ in }
+        var status: NodeStatus?
+        if let bus, bus.hasHandler(CurrentNodeStatus.self) {
+            status = try? await bus.request(CurrentNodeStatus())
+            status?.nodeID = configuration.nodeID
+        }
+        let apps = status?.apps ?? [:]
+        let changes = appLoads.changes(to: apps)
         let now = clock.wallNow
-        let expires = now + configuration.beatInterval * configuration.beatsToLive
+        let timeToLive = configuration.beatInterval * configuration.beatsToLive
+        let node = configuration.nodeID
         do {
             let sent = ContinuousClock.now
             let reply = try await redis.run(
-                NodeHealth.beat, keys: [NodeHealth.nodesKey],
-                arguments: [
-                    Array(configuration.nodeID.utf8), Array(String(expires.millisecondsSince1970).utf8),
-                    Array(String(now.millisecondsSince1970).utf8),
-                ])
+                NodeDirectory.beat, keys: [NodeDirectory.nodesKey, NodeDirectory.statusKey(of: node), NodeDirectory.appsKey(of: node)],
+                arguments: NodeDirectory.beatArguments(
+                    node: node, expires: now + timeToLive, now: now, timeToLive: timeToLive, status: status, changes: changes))
             health.roundTrip = ContinuousClock.now - sent
-            health.liveNodes = Int(reply.integer ?? 0)
+            let outcome = NodeDirectory.beatOutcome(reply)
+            health.liveNodes = outcome.liveNodes
+            if status != nil { appLoads.wrote(changes, toward: apps, hashWasThere: outcome.hashWasThere) }
         } catch {
+            appLoads.failed()
             inbound.log(.warning, "this node's liveness record was not written: \(error)")
         }
     }

@@ -7,9 +7,8 @@ import SwitchboardRedis
 /// at its last beat.
 ///
 /// Every `ClusterConfiguration.beatInterval` the link publishes a probe on this node's own channel
-/// (`sb:n:{node}`), which only this node subscribes to, and writes its liveness record
-/// (`sb:nodes`, a sorted set of node → the wall-clock time its record expires). Times are the
-/// injected clock's.
+/// (`sb:n:{node}`), which only this node subscribes to, and writes its liveness record and status
+/// (`NodeDirectory`). Times are the injected clock's.
 final class NodeHealth: Sendable {
     private struct State {
         var probesSent: UInt64 = 0
@@ -59,15 +58,4 @@ final class NodeHealth: Sendable {
         get { state.withLock { $0.roundTrip } }
         set { state.withLock { $0.roundTrip = newValue } }
     }
-
-    /// The beat's script: writes this node's record (ARGV[1], expiring at ARGV[2]) into KEYS[1]
-    /// and returns how many records have not expired at ARGV[3].
-    static let beat = RedisScript(
-        """
-        redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-        return redis.call('ZCOUNT', KEYS[1], ARGV[3], '+inf')
-        """)
-
-    /// The sorted set of the nodes' liveness records.
-    static let nodesKey = Array("sb:nodes".utf8)
 }
