@@ -59,6 +59,7 @@ def samples(app):
         ("unsubscribe", {**room, "userId": "openapi-user"}, 404),
         ("channels", {"appId": app, "pattern": "openapi-*", "limit": 10}, 200),
         ("info", {"appId": app}, 200),
+        ("info", {}, 200),
         ("setChannelMetadata", {**room, "items": [{"key": "k", "value": "v", "ttlMs": 60000}], "recordTs": True}, 200),
         ("getChannelMetadata", room, 200),
         ("setChannelMetadata", {**room, "majorRevision": 999999, "items": [{"key": "k", "value": "w"}]}, 409),

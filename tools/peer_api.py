@@ -95,7 +95,7 @@ def check_auth_and_errors(c):
     status, answer = c.call("info", colour="blue")
     c.check("an unknown parameter: 400 naming it", failed(status, answer, 400, INVALID_PARAMETER) and "colour" in answer["reason"],
             f"{status} {answer}")
-    status, answer = c.api.call("info", {})
+    status, answer = c.api.call("channels", {})
     c.check("no appId: 400", failed(status, answer, 400, INVALID_PARAMETER), f"{status} {answer}")
     status, answer = c.api.call("info", {"appId": "not-served"})
     c.check(f"an app the server does not serve: 400 with {INVALID_APP_ID}", failed(status, answer, 400, INVALID_APP_ID),
@@ -233,6 +233,17 @@ def check_channels_and_info(c):
     c.check("info counts the app's sessions, users and channels", app.get("sessions") == 3 and app.get("users") == 3
             and app.get("channels", {}).get("message") == {"channels": 2, "members": 3}
             and app.get("channels", {}).get("stream") == {"channels": 1, "members": 1}, repr(app))
+    node = (answer.get("nodes") or [{}])[0]
+    c.check("info: the node is this one, ready, with its load and the app's", node.get("self") is True and node.get("ready") is True
+            and node.get("checks", {}).get("listener") == "ok" and node.get("version") == answer.get("version")
+            and node.get("connections") == 3 and node.get("sessions") == {"attached": 3, "detached": 0}
+            and node.get("app") == {"sessions": 3, "connections": 3} and isinstance(node.get("startedAtMs"), int)
+            and "nodeId" not in node, repr(node))
+    c.check("info: the app's sessions and connections summed over the nodes",
+            app.get("acrossNodes") == {"sessions": 3, "connections": 3}, repr(app))
+    status, answer = c.api.call("info", {})
+    c.check("info without appId: the nodes, no app", status == 200 and "app" not in answer and len(answer.get("nodes", [])) == 1
+            and "app" not in answer["nodes"][0], f"{status} {answer}")
 
 
 async def check_metadata(c, alice):

@@ -166,7 +166,12 @@ public final class SwitchboardServer: Sendable {
         let api: ServerAPI?
         do {
             port = try listener.start()
-            api = try makeAPI(url: "\(configuration.tls == nil ? "ws" : "wss")://\(configuration.host):\(port)")
+            let url = "\(configuration.tls == nil ? "ws" : "wss")://\(configuration.host):\(port)"
+            NodeStatusSource(
+                nodeID: configuration.cluster?.nodeID, url: url, host: configuration.host, startedAt: configuration.clock.wallNow,
+                readiness: readiness, registry: registry
+            ).register(on: bus)
+            api = try makeAPI(url: url)
             admin = try startAdmin(tls: tls, api: api)
         } catch {
             listener.stop()

@@ -301,6 +301,15 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         }
     }
 
+    /// Logged-in connections of each app, apps with none left out.
+    var connectionsByApp: [AppID: Int] {
+        state.withLock { state in
+            state.links.values.reduce(into: [:]) { counts, entry in
+                if !entry.closed, let app = entry.caller?.app { counts[app, default: 0] += 1 }
+            }
+        }
+    }
+
     /// Sessions with a connection, sessions waiting for a resume, and the bytes of pushes the
     /// waiting ones keep.
     var sessionStates: (attached: Int, detached: Int, detachedBytes: Int) {

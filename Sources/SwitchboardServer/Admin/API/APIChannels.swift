@@ -1,10 +1,9 @@
 import Foundation
 import SwitchboardCore
 
-/// The server's overview of an app: its channels in use (`channels`, paged, by a pattern) and
-/// `info` (version, uptime, nodes, the app's counts).
+/// The server's overview of an app: its channels in use (`channels`, paged, by a pattern).
 extension APIMethod {
-    static let channels = [APIMethod("channels", listChannels), APIMethod("info", info)]
+    static let channels = [APIMethod("channels", listChannels)]
 
     /// The most channels on one page.
     static let channelPageLimit: Int64 = 1_000
@@ -27,33 +26,6 @@ extension APIMethod {
             JSONValue.object(address(summary.channel).members + [("members", .int(summary.members)), ("users", .int(summary.users))])
         }
         return .object([("channels", .array(channels)), ("nextPage", .string(page.next.map(ChannelPageToken.encode) ?? ""))])
-    }
-
-    /// The server's version and uptime, its nodes (the one that answers, with its `nodeId` in
-    /// cluster mode), and the counts of the app named on that node: sessions, users, channels and
-    /// members by type, locks. A count whose module this server does not run is left out.
-    private static func info(_ params: inout APIParameters, _ api: APIContext) async throws(APIFailure) -> JSONValue {
-        let app = try api.app(&params)
-        try params.finish()
-        var counts: [(String, JSONValue)] = [("appId", .string(app))]
-        if let sessions = try await api.optionalRequest(SessionStatistics(app: app)) {
-            counts += [("sessions", .int(sessions.sessions)), ("suspendedSessions", .int(sessions.suspended)), ("users", .int(sessions.users))]
-        }
-        if let channels = try await api.optionalRequest(PresenceStatistics(app: app)) {
-            let byType = [RtmChannelType.message, .stream].map { type in
-                let count = channels[type] ?? MembershipCount()
-                return (type.apiName, JSONValue.object([("channels", .int(count.channels)), ("members", .int(count.members))]))
-            }
-            counts.append(("channels", .object(byType)))
-        }
-        if let locks = try await api.optionalRequest(LockStatistics(app: app)) {
-            counts.append(("locks", .object([("locks", .int(locks.locks)), ("held", .int(locks.held)), ("waiters", .int(locks.waiters))])))
-        }
-        let uptime = api.clock.now - api.startedAt
-        return .object([
-            ("version", .string(SwitchboardServer.version)), ("uptimeSeconds", .int(uptime.components.seconds)),
-            ("nodes", .array([api.node()])), ("app", .object(counts)),
-        ])
     }
 }
 

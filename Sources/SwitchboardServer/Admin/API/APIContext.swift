@@ -31,9 +31,19 @@ struct APIContext: Sendable {
 
     /// The app a call names (`appId`), which the server must serve.
     func app(_ params: inout APIParameters) throws(APIFailure) -> AppID {
-        let app = try params.string("appId")
+        try served(try params.string("appId"), method: params.method)
+    }
+
+    /// The app a call may name (`appId`), which the server must serve; nil when it names none.
+    func optionalApp(_ params: inout APIParameters) throws(APIFailure) -> AppID? {
+        guard let app = try params.optionalString("appId") else { return nil }
+        return try served(app, method: params.method)
+    }
+
+    /// `app`, refused unless the server serves it.
+    private func served(_ app: AppID, method: String) throws(APIFailure) -> AppID {
         guard !app.isEmpty, appIds?.contains(app) ?? true else {
-            throw APIFailure(status: 400, .invalidAppId, operation: params.method, reason: "this server does not serve app id '\(app)'")
+            throw APIFailure(status: 400, .invalidAppId, operation: method, reason: "this server does not serve app id '\(app)'")
         }
         return app
     }

@@ -1,9 +1,95 @@
 import SwitchboardCore
 
-/// What this node is doing, whatever the app: `counters`, the running totals and gauges the admin
-/// page turns into rates every second (a JSON view of part of `/metrics`, behind the API's key).
+/// What the nodes are doing: `counters`, this node's running totals and gauges the admin page
+/// turns into rates every second (a JSON view of part of `/metrics`, behind the API's key), and
+/// `info`, the server's version and uptime, every live node with its health and load, and the
+/// counts of the app named.
 extension APIMethod {
-    static let node = [APIMethod("counters", counters)]
+    static let node = [APIMethod("counters", counters), APIMethod("info", info)]
+
+    /// `{"version", "uptimeSeconds", "nodes": [...], "app": {...}}`. `nodes` lists this node
+    /// (`self`) and, in cluster mode, every other node whose liveness record has not expired, as
+    /// each published its status at its last beat (so at most a beat old); sorted by `nodeId`.
+    /// With `appId`, each node carries the app's load, and `app` the app's counts: those of this
+    /// node's modules (sessions, users, channels, locks: a count whose module this server does
+    /// not run is left out) and `acrossNodes`, its sessions and connections summed over the nodes
+    /// listed. When the cluster's Redis cannot be read, `nodes` is this node alone and
+    /// `nodesUnavailable` says why.
+    private static func info(_ params: inout APIParameters, _ api: APIContext) async throws(APIFailure) -> JSONValue {
+        let app = try api.optionalApp(&params)
+        try params.finish()
+        let here = try await api.request(CurrentNodeStatus())
+        var nodes: [(id: String?, status: NodeStatus?)] = [(here.nodeID, here)]
+        var unavailable: String?
+        if api.bus.hasHandler(ListClusterNodes.self) {
+            do {
+                let live = try await api.bus.request(ListClusterNodes(app: app))
+                nodes = live.filter { $0.nodeID != here.nodeID }.map { ($0.nodeID, $0.status) } + nodes
+                nodes.sort { ($0.id ?? "") < ($1.id ?? "") }
+            } catch {
+                unavailable = error.reason
+            }
+        }
+        let now = api.clock.wallNow
+        let listed = nodes.map { node in
+            nodeJSON(node.status, id: node.id, isSelf: node.id == here.nodeID, app: app, now: now)
+        }
+        let uptime = api.clock.now - api.startedAt
+        var answer: [(String, JSONValue)] = [
+            ("version", .string(SwitchboardServer.version)), ("uptimeSeconds", .int(uptime.components.seconds)), ("nodes", .array(listed)),
+        ]
+        if let app {
+            var counts = try await appCounts(app, api)
+            let loads = nodes.compactMap { $0.status?.apps[app] }
+            counts.append((
+                "acrossNodes",
+                .object([("sessions", .int(loads.reduce(0) { $0 + $1.sessions })), ("connections", .int(loads.reduce(0) { $0 + $1.connections }))])
+            ))
+            answer.append(("app", .object(counts)))
+        }
+        if let unavailable { answer.append(("nodesUnavailable", .string(unavailable))) }
+        return .object(answer)
+    }
+
+    /// One node as `info` lists it; a node that published no status shows its name only.
+    private static func nodeJSON(_ status: NodeStatus?, id: String?, isSelf: Bool, app: AppID?, now: WallClockTime) -> JSONValue {
+        let name = id.map { [("nodeId", JSONValue.string($0))] } ?? []
+        guard let status else { return .object(name + [("self", .bool(isSelf))]) }
+        let checks = status.checks.map { ($0.name, JSONValue.string($0.problem ?? "ok")) }
+        var members: [(String, JSONValue)] =
+            name + [
+                ("url", .string(status.url)), ("host", .string(status.host)), ("self", .bool(isSelf)),
+                ("connections", .int(status.connections)), ("version", .string(status.version)),
+                ("startedAtMs", .int(status.startedAt.millisecondsSince1970)),
+                ("uptimeSeconds", .int(max(0, (now - status.startedAt).components.seconds))), ("ready", .bool(status.isReady)),
+                ("checks", .object(checks)),
+                ("sessions", .object([("attached", .int(status.attachedSessions)), ("detached", .int(status.detachedSessions))])),
+            ]
+        if let app {
+            let load = status.apps[app] ?? AppLoad()
+            members.append(("app", .object([("sessions", .int(load.sessions)), ("connections", .int(load.connections))])))
+        }
+        return .object(members)
+    }
+
+    /// The counts this node's modules keep of `app`.
+    private static func appCounts(_ app: AppID, _ api: APIContext) async throws(APIFailure) -> [(String, JSONValue)] {
+        var counts: [(String, JSONValue)] = [("appId", .string(app))]
+        if let sessions = try await api.optionalRequest(SessionStatistics(app: app)) {
+            counts += [("sessions", .int(sessions.sessions)), ("suspendedSessions", .int(sessions.suspended)), ("users", .int(sessions.users))]
+        }
+        if let channels = try await api.optionalRequest(PresenceStatistics(app: app)) {
+            let byType = [RtmChannelType.message, .stream].map { type in
+                let count = channels[type] ?? MembershipCount()
+                return (type.apiName, JSONValue.object([("channels", .int(count.channels)), ("members", .int(count.members))]))
+            }
+            counts.append(("channels", .object(byType)))
+        }
+        if let locks = try await api.optionalRequest(LockStatistics(app: app)) {
+            counts.append(("locks", .object([("locks", .int(locks.locks)), ("held", .int(locks.held)), ("waiters", .int(locks.waiters))])))
+        }
+        return counts
+    }
 
     /// `{"node": {…as info lists it}, "uptimeSeconds", "connections": {awaitingLogin, loggedIn},
     /// "sessions": {attached, detached}, "logins", "publishes": {message, stream, user},
@@ -55,9 +141,7 @@ extension SessionRegistry {
         let sessions = sessionStates
         (counters.attachedSessions, counters.detachedSessions) = (sessions.attached, sessions.detached)
         counters.logins = metrics.logins.value
-        for (_, caller) in openLinks {
-            if let caller { counters.connectionsByApp[caller.app, default: 0] += 1 }
-        }
+        counters.connectionsByApp = connectionsByApp
         for type in NodeCounters.channelTypes {
             counters.publishes[type] = metrics.publishCount(type)
             counters.deliveries[type] = metrics.deliveryCount(type)
