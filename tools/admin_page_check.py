@@ -6,7 +6,8 @@ headless, through chromedriver, with PyPI's selenium.
       Checks the page's security headers and the API's (no caching, no sniffing, a CSP without
       inline script); loads the page on a link to APP's CHANNEL, gives the key; by the page's second
       refresh (a second apart: within two seconds of the key) the counters show a connection and
-      CHANNEL lists USER among its members (and it is among the busiest channels);
+      CHANNEL lists USER among its members (and it is among the busiest channels); the nodes
+      table lists this one node, ready, with the server's version, one connection and one session;
       then publishes the test message, revokes LOCK (with --lock) and kicks USER with their buttons
       (a revoke and a kick take two clicks). Prints one line per check; exits 0
       when all held, 1 otherwise, 2 when the browser could not run.
@@ -149,6 +150,27 @@ def click_twice(driver, selector, timeout=5):
     return True
 
 
+def node_rows(driver):
+    """The nodes table: per row its data attributes and each field cell's text."""
+    rows = []
+    for row in driver.find_elements(By.CSS_SELECTOR, "#nodes tbody tr[data-node]"):
+        cells = {cell.get_attribute("data-field"): cell.text for cell in row.find_elements(By.CSS_SELECTOR, "td[data-field]")}
+        rows.append({"self": row.get_attribute("data-self"), "ready": row.get_attribute("data-ready"), **cells})
+    return rows
+
+
+def check_nodes(report, driver, args):
+    """One node (a server on its own): this one, ready, with the server's version and the one
+    connected client's connection and session."""
+    version = api_call(args.admin_port, args.api_key, "info", {})["version"]
+    expected = {"self": "true", "ready": "true", "health": "ready", "version": version, "connections": "1", "sessions": "1"}
+    shown = wait_for(lambda: node_rows(driver) if [{k: r.get(k) for k in expected} for r in node_rows(driver)] == [expected] else None, 5)
+    report.check("the nodes table lists this node, ready, with its version, 1 connection and 1 session", bool(shown),
+                 f"{node_rows(driver)}")
+    uptime = shown[0].get("uptime", "") if shown else ""
+    report.check("the nodes table shows the node's uptime", uptime.endswith(" s") or uptime.endswith(" min"), uptime)
+
+
 def check(args):
     report = Report()
     check_headers(report, args.admin_port, args.api_key)
@@ -166,6 +188,7 @@ def check(args):
         report.check(f"{args.channel}'s members list {args.user} by the page's second refresh (within 2 s of the key)",
                      bool(listed) and rounds <= SHOWN_BY_REFRESH, f"refresh {rounds}, {shown_after:.2f} s: {members(driver)}")
         print(f"shown by refresh {rounds}, {shown_after:.2f} s after the key", flush=True)
+        check_nodes(report, driver, args)
         listed_channel = wait_for(lambda: args.channel in [row.get_attribute("data-channel") for row in
                                                            driver.find_elements(By.CSS_SELECTOR, "#channels tbody tr")], 5)
         report.check(f"{args.channel} is among the busiest channels", bool(listed_channel))

@@ -18,7 +18,6 @@ const state = {
   timer: null,
   refreshing: false,  // a refresh is under way
   again: false,       // another was asked for meanwhile
-  health: null,
   rounds: 0,          // refreshes completed since the key was given
 };
 
@@ -158,7 +157,6 @@ async function refreshHealth() {
     const failing = Object.entries(report.checks || {}).filter(([, v]) => v !== "ok");
     badge.textContent = response.ok ? "ready" : "not ready: " + failing.map(([k, v]) => k + " " + v).join(", ");
     badge.className = "badge " + (response.ok ? "ok" : "bad");
-    state.health = response.ok ? "ready" : "not ready";
     renderOnce("checks", report.checks, () => {
       $("checks").replaceChildren(...Object.entries(report.checks || {}).flatMap(([name, value]) =>
         [el("dt", {}, name), el("dd", {}, el("span", { class: "badge " + (value === "ok" ? "ok" : "bad") }, value))]));
@@ -166,16 +164,15 @@ async function refreshHealth() {
   } catch (_) {
     badge.textContent = "unreachable";
     badge.className = "badge bad";
-    state.health = "unreachable";
   }
 }
 
 async function refreshAPI() {
-  const calls = [["counters", {}]];
   const app = state.app;
   const channel = state.channel;
   const user = state.user;
-  if (app) calls.push(["info", { appId: app }], ["channels", { appId: app, limit: 1000 }]);
+  const calls = [["counters", {}], ["info", app ? { appId: app } : {}]];
+  if (app) calls.push(["channels", { appId: app, limit: 1000 }]);
   const where = channel && { appId: app, channelType: channel.type, channel: channel.name };
   if (where) calls.push(["presence", { ...where, includeState: true }], ["getChannelMetadata", where], ["getLocks", where]);
   if (app && user) calls.push(["sessions", { appId: app, userId: user }], ["whereNow", { appId: app, userId: user }]);
@@ -183,8 +180,10 @@ async function refreshAPI() {
   let next = 0;
   const take = () => results[next++];
   showCounters(take().result);
+  const info = take();
+  showNodes(info);
   if (app) {
-    showApp(take());
+    showApp(info);
     showChannels(take());
   }
   if (where) showChannel(take(), take(), take());
@@ -219,13 +218,7 @@ function showCounters(c) {
   }
   state.previous = { at: now, deliveries, publishes };
 
-  const node = c.node;
-  $("node-url").textContent = node.url;
-  renderOnce("nodes", [node, state.health], () => {
-    const health = el("span", { class: "badge " + (state.health === "ready" ? "ok" : "bad") }, state.health || "…");
-    $("nodes").tBodies[0].replaceChildren(
-      el("tr", {}, el("td", {}, node.nodeId || node.host), el("td", { class: "mono" }, node.url), el("td", {}, number(node.connections)), el("td", {}, health)));
-  });
+  $("node-url").textContent = c.node.url;
 
   if (!state.app && c.apps.length > 0) {
     const busiest = [...c.apps].sort((a, b) => b.connections - a.connections)[0];
@@ -235,6 +228,34 @@ function showCounters(c) {
     $("apps").replaceChildren(...c.apps.map((a) =>
       el("button", { type: "button", class: a.appId === state.app ? "selected" : "", data: { app: a.appId }, onclick: () => selectApp(a.appId) },
         a.appId + " · " + number(a.connections))));
+  });
+}
+
+/** The nodes `info` lists: each one's health (the failing checks named), version, uptime and load. */
+function showNodes(answer) {
+  renderOnce("nodes", answer.error ? answer : answer.result.nodes.concat([answer.result.nodesUnavailable || ""]), () => {
+    const body = $("nodes").tBodies[0];
+    const note = $("nodes-note");
+    if (answer.error) { body.replaceChildren(errorRow(answer.error, 6)); note.hidden = true; return; }
+    const info = answer.result;
+    note.hidden = !info.nodesUnavailable;
+    note.textContent = info.nodesUnavailable ? "Only this node is listed: " + info.nodesUnavailable : "";
+    body.replaceChildren(...info.nodes.map((n) => {
+      const name = el("td", {}, el("span", { class: "mono" }, n.nodeId || n.host || "?"), n.self ? el("span", { class: "muted" }, " (this node)") : null,
+        n.url ? el("div", { class: "muted mono" }, n.url) : null);
+      if (n.ready === undefined) {
+        return el("tr", { data: { node: n.nodeId || "", self: String(n.self) } }, name, el("td", { colSpan: 5, class: "muted" }, "no status published"));
+      }
+      const failing = Object.entries(n.checks || {}).filter(([, v]) => v !== "ok");
+      const health = el("span", { class: "badge " + (n.ready ? "ok" : "bad") },
+        n.ready ? "ready" : "not ready: " + failing.map(([k, v]) => k + " " + v).join(", "));
+      return el("tr", { data: { node: n.nodeId || "", self: String(n.self), ready: String(n.ready) } }, name,
+        el("td", { data: { field: "health" } }, health),
+        el("td", { data: { field: "version" } }, n.version),
+        el("td", { data: { field: "uptime" } }, duration(n.uptimeSeconds)),
+        el("td", { data: { field: "connections" } }, number(n.connections)),
+        el("td", { data: { field: "sessions" } }, number(n.sessions.attached + n.sessions.detached)));
+    }));
   });
 }
 
@@ -257,6 +278,10 @@ function showApp(answer) {
       rows.push(["Stream channels", number(a.channels.stream.channels) + " with " + number(a.channels.stream.members) + " members"]);
     }
     if (a.locks) rows.push(["Locks", number(a.locks.locks) + " (" + number(a.locks.held) + " held, " + number(a.locks.waiters) + " waiting)"]);
+    if (a.acrossNodes) {
+      rows.push(["On every node", number(a.acrossNodes.sessions) + " sessions, " + number(a.acrossNodes.connections) + " connections on " +
+        number(answer.result.nodes.length) + " node" + (answer.result.nodes.length === 1 ? "" : "s")]);
+    }
     rows.push(["Server", answer.result.version]);
     list.replaceChildren(...rows.flatMap(([name, value]) => [el("dt", {}, name), el("dd", {}, value)]));
   });
