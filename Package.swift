@@ -23,6 +23,7 @@ let moduleDependencies: [String: [Target.Dependency]] = [
 let moduleTestDependencies: [String: [Target.Dependency]] = [
     "SwitchboardStorage": ["SwitchboardStorageContract", "SwitchboardSQLite"],
     "SwitchboardWebhooks": ["SwitchboardSQLite"],
+    "SwitchboardLock": ["SwitchboardLockContract"],
 ]
 
 let package = Package(
@@ -82,7 +83,10 @@ let package = Package(
         // imports its module for the protocol; no module imports Redis).
         .target(
             name: "SwitchboardClusterStores",
-            dependencies: ["SwitchboardCore", "SwitchboardStorage", "SwitchboardRedis", "SwitchboardCluster", "SwitchboardTransport"]),
+            dependencies: [
+                "SwitchboardCore", "SwitchboardStorage", "SwitchboardLock", "SwitchboardRedis", "SwitchboardCluster",
+                "SwitchboardTransport", "SwitchboardWire",
+            ]),
 
         // Composition, SDK, test support, executable.
         .target(
@@ -112,6 +116,7 @@ let package = Package(
         // store keeps, and the server-level helpers.
         .target(name: "SwitchboardTestKit", dependencies: ["SwitchboardCore", "CLinux"]),
         .target(name: "SwitchboardStorageContract", dependencies: ["SwitchboardCore", "SwitchboardStorage"]),
+        .target(name: "SwitchboardLockContract", dependencies: ["SwitchboardCore", "SwitchboardLock"]),
         .target(
             name: "SwitchboardTesting",
             dependencies: ["SwitchboardCore", "SwitchboardTestKit", "SwitchboardServer"]),
@@ -139,13 +144,14 @@ let package = Package(
             dependencies: [
                 "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit",
                 "SwitchboardWire", "SwitchboardMessageRouter", "SwitchboardSession", "SwitchboardStorage",
-                "SwitchboardClusterStores",
+                "SwitchboardLock", "SwitchboardClusterStores",
             ]),
         .testTarget(
             name: "SwitchboardClusterStoresTests",
             dependencies: [
                 "SwitchboardClusterStores", "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardStorage",
-                "SwitchboardStorageContract", "SwitchboardTestKit", "SwitchboardTransport",
+                "SwitchboardStorageContract", "SwitchboardLock", "SwitchboardLockContract", "SwitchboardTestKit",
+                "SwitchboardTransport",
             ]),
         .testTarget(
             name: "SwitchboardRedisTests", dependencies: ["SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit"]),

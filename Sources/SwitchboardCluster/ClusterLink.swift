@@ -17,6 +17,10 @@ import SwitchboardTransport
 ///   metadata store publishes as it commits them, before the storage module reads the set for a
 ///   new listener; the link unsubscribes once no member of the channel here has the metadata
 ///   feature, or no session here subscribes to the user's metadata;
+/// - `OpenLockRelay` subscribes this node to the changes of a channel's locks, which the Redis
+///   lock store publishes as it makes them, before the lock module takes a snapshot for a member
+///   or lets a session wait in a line; the link unsubscribes once the node has no member of the
+///   channel;
 /// - what other nodes publish is delivered to this node's listeners (`InboundRelay`);
 /// - every beat it writes this node's liveness record and status, and `ListClusterNodes` reads
 ///   every live node's (`NodeDirectory`).
@@ -101,6 +105,9 @@ public actor ClusterLink: OpeningModule {
             }
             .answer(OpenMetadataRelay.self) { [self] request throws(RtmError) in
                 try await open(.metadata(request.target), operation: OpenMetadataRelay.operation)
+            }
+            .answer(OpenLockRelay.self) { [self] request throws(RtmError) in
+                try await open(.locks(request.channel), operation: OpenLockRelay.operation)
             }
             .answer(CloseRelay.self) { [self] request in
                 // Settled: the leaves and ends published before are applied, and closed what they emptied.
@@ -317,6 +324,7 @@ public actor ClusterLink: OpeningModule {
         case .messages(.user(let user)): users.isOnline(user)
         case .metadata(.channel(let channel)): membership.read { !$0.listeners(of: channel, hearing: .metadata).isEmpty }
         case .metadata(.user(let user)): userMetadataSubscribers[user] != nil
+        case .locks(let channel): membership.read { !$0.isEmpty(channel) }
         }
     }
 
@@ -334,6 +342,7 @@ public actor ClusterLink: OpeningModule {
     private func channelChanged(_ channel: ChannelKey) async {
         await closeIfUnheard(.messages(.channel(channel)))
         await closeIfUnheard(.metadata(.channel(channel)))
+        await closeIfUnheard(.locks(channel))
     }
 
     private func userMetadataSubscriptionChanged(_ event: UserMetadataSubscriptionChanged) async {

@@ -17,6 +17,8 @@ final class InboundRelay: Sendable {
     private let counters = Mutex(RelayCounters())
     /// The metadata news on their way to the storage module, in the order they came.
     private let metadataNews = SerialJobs()
+    /// The lock news on their way to the lock module, in the order they came.
+    private let lockNews = SerialJobs()
     /// The newest login of each user this node knows of.
     let claims = Mutex(UserClaims())
 
@@ -69,6 +71,9 @@ final class InboundRelay: Sendable {
             if let target = MetadataKeys.target(ofChannel: message.channel) {
                 counters.withLock { $0.metadataChanges += 1 }
                 tell(target, .change(message.payload), context)
+            } else if let channel = LockKeys.channel(ofEvents: message.channel) {
+                counters.withLock { $0.lockChanges += 1 }
+                tell(channel, .change(message.payload), context)
             } else {
                 deliver(message, context)
             }
@@ -79,21 +84,42 @@ final class InboundRelay: Sendable {
             counters.withLock { $0.gaps += gap.count }
             context.log(.warning, "the link to Redis pub/sub is back; \(gap.count) channels may have missed messages meanwhile")
             for target in gap.compactMap(MetadataKeys.target(ofChannel:)) { tell(target, .mayHaveMissedChanges, context) }
+            for channel in gap.compactMap(LockKeys.channel(ofEvents:)) { tell(channel, .mayHaveMissedChanges, context) }
             restored.withLock { $0 }?()
         }
     }
 
     /// Stops handing metadata news over once what is queued is handed over.
-    func finish() { metadataNews.finish() }
+    func finish() {
+        metadataNews.finish()
+        lockNews.finish()
+    }
 
     /// Hands `news` of `target` to the storage module behind the news before it.
     private func tell(_ target: MetadataTarget, _ news: RelayedMetadata, _ context: ModuleContext) {
+        hand(DeliverRelayedMetadata(target: target, news: news), behind: metadataNews, context) {
+            "cannot hand a metadata change of \(target) to the storage module: \($0)"
+        }
+    }
+
+    /// Hands `news` of `channel`'s locks to the lock module behind the news before it.
+    private func tell(_ channel: ChannelKey, _ news: RelayedLocks, _ context: ModuleContext) {
+        hand(DeliverRelayedLocks(channel: channel, news: news), behind: lockNews, context) {
+            "cannot hand a lock change of \(channel) to the lock module: \($0)"
+        }
+    }
+
+    /// Sends `request` once what `queue` holds before it is answered; logs its failure.
+    private func hand<Request: BusRequest>(
+        _ request: Request, behind queue: SerialJobs, _ context: ModuleContext,
+        failure: @escaping @Sendable (any Error) -> String
+    ) {
         let bus = context.bus
-        metadataNews.enqueue {
+        queue.enqueue {
             do {
-                _ = try await bus.request(DeliverRelayedMetadata(target: target, news: news))
+                _ = try await bus.request(request)
             } catch {
-                context.log(.warning, "cannot hand a metadata change of \(target) to the storage module: \(error)")
+                context.log(.warning, failure(error))
             }
         }
     }
@@ -157,4 +183,6 @@ public struct RelayCounters: Sendable, Hashable {
     var lastRelayError: RedisError?
     /// Metadata changes handed to this node's storage module.
     public var metadataChanges = 0
+    /// Changes of locks handed to this node's lock module.
+    public var lockChanges = 0
 }

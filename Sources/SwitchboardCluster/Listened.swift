@@ -2,18 +2,21 @@ import SwitchboardCore
 import SwitchboardRedis
 
 /// What a node listens to on Redis for its own listeners: a message channel's or a user's
-/// messages, or the changes of a metadata set.
+/// messages, the changes of a metadata set, or the changes of a channel's locks.
 enum Listened: Hashable, Sendable, CustomStringConvertible {
     /// Messages published to a message channel or a user on other nodes.
     case messages(RelayTarget)
     /// Changes other nodes commit to a metadata set.
     case metadata(MetadataTarget)
+    /// Changes of a channel's locks, wherever they are made.
+    case locks(ChannelKey)
 
     /// The Redis channel it comes on.
     var channel: RedisChannel {
         switch self {
         case .messages(let target): RelayChannels.channel(of: target)
         case .metadata(let target): MetadataKeys(target).channel
+        case .locks(let channel): LockKeys(channel).events
         }
     }
 
@@ -23,6 +26,7 @@ enum Listened: Hashable, Sendable, CustomStringConvertible {
         case .messages(.channel): .channelSubscribeTimeout
         case .messages(.user): .loginTimeout
         case .metadata: .storageOperationTimeout
+        case .locks: .lockOperationTimeout
         }
     }
 
@@ -30,6 +34,7 @@ enum Listened: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .messages(let target): "\(target)"
         case .metadata(let target): "metadata of \(target)"
+        case .locks(let channel): "locks of \(channel)"
         }
     }
 }

@@ -11,12 +11,17 @@ import SwitchboardCore
 /// session events (`SessionSuspended` starts the ttl of the locks a session owns,
 /// `SessionResumed` stops it, `SessionClosed` gives them back). Lock pushes go to sessions through
 /// the outbox. The state lives in a `LockStore`.
-public actor Lock: Module {
+///
+/// Over a store that publishes its effects (shared by the nodes of a cluster), the module tells
+/// what the relay brings (`DeliverRelayedLocks`) instead of what each call returns: every node
+/// then tells one channel's effects in the store's order, whichever node caused them.
+public actor Lock: OpeningModule {
     public nonisolated let name = "lock"
 
     /// How often `run()` looks for ttls that ran out.
     public nonisolated let tickInterval: Duration
-    private let store: any LockStore
+    /// Where the locks live.
+    public nonisolated let store: any LockStore
 
     private enum State {
         case idle
@@ -24,6 +29,10 @@ public actor Lock: Module {
     }
     private var state = State.idle
     private let turns = OneAtATime()
+    /// Over a publishing store: per channel, the members here whose snapshot is on its way (nil)
+    /// or includes the changes up to a number; a relayed change with a number not above it is
+    /// not told to them (their snapshot shows it).
+    private var snapshotFloors: [ChannelKey: [SessionID: UInt64?]] = [:]
 
     /// Creates the module over `store` (in memory by default).
     public init(store: any LockStore = InMemoryLockStore(), tickInterval: Duration = .milliseconds(100)) {
@@ -46,19 +55,35 @@ public actor Lock: Module {
             .answer(ReleaseLock.self) { [self] request throws(RtmError) in try await releaseLock(request) }
             .answer(RevokeLock.self) { [self] request throws(RtmError) in try await revokeLock(request) }
             .answer(GetLocks.self) { [self] request throws(RtmError) in try await getLocks(request) }
+            .answer(DeliverRelayedLocks.self) { [self] request in
+                await relayed(request)
+                return Done()
+            }
         context.bus.handle(CheckLockHolder.self) { [self] request throws(RtmError) in try await checkHolder(request) }
         context.bus.handle(LockStatistics.self) { [self] request throws(RtmError) in
-            try await inTurn { store, _, _ in await store.counts(in: request.app) }
+            try await inTurn { store, _, _ throws(RtmError) in
+                do throws(LockRefusal) {
+                    return try await store.counts(in: request.app)
+                } catch {
+                    throw refusal(error, LockStatistics.operation, "")
+                }
+            }
         }
+    }
+
+    /// Opens the store (a shared one connects); throws what it throws.
+    public func open() async throws {
+        try await store.open()
     }
 
     public func run() async throws {
         guard case .running(let context, _) = state else { return }
         for await _ in context.clock.ticks(every: tickInterval) {
-            await inEventTurn("expiring ttls") { store, context, since in
-                publish(await store.expire(now: context.clock.wallNow), context, since, expiring: true)
+            await inEventTurn("expiring ttls") { store, context, since throws(LockRefusal) in
+                publish(try await store.expire(now: context.clock.wallNow), context, since, expiring: true)
             }
         }
+        await store.close()
     }
 
     // MARK: Requests
@@ -96,6 +121,7 @@ public actor Lock: Module {
         guard !ended.contains(request.caller.session) else {
             throw RtmError(.notLogin, operation: operation, reason: "the session has ended")
         }
+        if request.retry { try await listenToOtherNodes(for: channel, operation: operation) }
         return try await inChannelTurn(request.caller, channel, operation) { store, context, since throws(RtmError) in
             do throws(LockRefusal) {
                 let (acquisition, effects) = try await store.acquireLock(
@@ -129,8 +155,12 @@ public actor Lock: Module {
     private func getLocks(_ request: GetLocks) async throws(RtmError) -> [LockDetail] {
         let operation = GetLocks.operation
         let channel = try checkedChannel(request.caller, request.channel, operation)
-        return try await inChannelTurn(request.caller, channel, operation, serverMay: true) { store, _, _ in
-            await store.locks(in: channel)
+        return try await inChannelTurn(request.caller, channel, operation, serverMay: true) { store, _, _ throws(RtmError) in
+            do throws(LockRefusal) {
+                return try await store.locks(in: channel)
+            } catch {
+                throw refusal(error, operation, "")
+            }
         }
     }
 
@@ -145,7 +175,7 @@ public actor Lock: Module {
             } catch {
                 throw refusal(error, operation, name)
             }
-            guard let holding, holding.session == request.caller.session else {
+            guard let holding, !holding.onAnotherNode, holding.session == request.caller.session else {
                 throw RtmError(.lockNotAcquired, operation: operation, reason: "\(request.caller.userId) does not hold \(name)")
             }
             if let token = request.fencingToken, token != holding.fencingToken {
@@ -163,46 +193,60 @@ public actor Lock: Module {
     private func membershipChanged(_ update: MembershipUpdate) async {
         switch update {
         case .changed(let change) where change.isLeave:
+            forgetFloor(of: change.member.session, in: change.channel)
             await left(change)
         case .changed(let change):
             if change.gained(.lock) { await sendSnapshot(to: change.member.session, of: change.channel) }
-        case .sessionEnded(let event, _):
+            if change.lost(.lock) { forgetFloor(of: change.member.session, in: change.channel) }
+        case .sessionEnded(let event, let left):
+            for change in left { forgetFloor(of: event.session, in: change.channel) }
             await sessionClosed(event)
         }
     }
 
     /// Sends a member that now hears lock events the channel's locks. Operations that began
     /// before it joined do not tell it their effects (`listeners(of:hearing:asOf:)`); this
-    /// snapshot, taken after them in the store's order, shows them instead.
+    /// snapshot, taken after them in the store's order, shows them instead. Over a publishing
+    /// store, the relay listens first, and the member hears the relayed changes after its
+    /// snapshot's only.
     private func sendSnapshot(to session: SessionID, of channel: ChannelKey) async {
-        await inEventTurn("the lock snapshot of \(channel) for \(session)") { store, context, _ in
-            let snapshot = LockEventDelivery(
-                channel: channel.address, eventType: .snapshot, locks: await store.locks(in: channel),
-                timestamp: context.clock.wallMilliseconds)
-            context.outbox.deliver(.lock(.event(snapshot)), to: [session])
+        let relayed = isRelayed
+        if relayed {
+            snapshotFloors[channel, default: [:]][session] = .some(nil)
+            try? await listenToOtherNodes(for: channel, operation: "snapshot")
+        }
+        await inEventTurn("the lock snapshot of \(channel) for \(session)") { store, context, _ throws(LockRefusal) in
+            let snapshot = try await store.snapshot(of: channel)
+            if relayed {
+                guard snapshotFloors[channel]?.keys.contains(session) == true else { return }
+                snapshotFloors[channel]?[session] = snapshot.sequence
+            }
+            let event = LockEventDelivery(
+                channel: channel.address, eventType: .snapshot, locks: snapshot.locks, timestamp: context.clock.wallMilliseconds)
+            context.outbox.deliver(.lock(.event(event)), to: [session])
         }
     }
 
     private func left(_ change: MembershipChange) async {
         let session = change.member.session, channel = change.channel
-        await inEventTurn("the leave of \(session) from \(channel)") { store, context, since in
-            publish(await store.sessionLeft(session, channel: channel, now: context.clock.wallNow), context, since)
+        await inEventTurn("the leave of \(session) from \(channel)") { store, context, since throws(LockRefusal) in
+            publish(try await store.sessionLeft(session, channel: channel, now: context.clock.wallNow), context, since)
         }
     }
 
     private func suspended(_ session: SessionID) async {
-        await inEventTurn("the suspension of \(session)") { store, context, _ in
-            await store.sessionSuspended(session, now: context.clock.wallNow)
+        await inEventTurn("the suspension of \(session)") { store, context, _ throws(LockRefusal) in
+            try await store.sessionSuspended(session, now: context.clock.wallNow)
         }
     }
 
     private func resumed(_ session: SessionID) async {
-        await inEventTurn("the resumption of \(session)") { store, _, _ in await store.sessionResumed(session) }
+        await inEventTurn("the resumption of \(session)") { store, _, _ throws(LockRefusal) in try await store.sessionResumed(session) }
     }
 
     private func sessionClosed(_ event: SessionClosed) async {
-        await inEventTurn("the end of \(event.session)") { store, context, since in
-            publish(await store.sessionEnded(event.session, now: context.clock.wallNow), context, since)
+        await inEventTurn("the end of \(event.session)") { store, context, since throws(LockRefusal) in
+            publish(try await store.sessionEnded(event.session, now: context.clock.wallNow), context, since)
         }
     }
 
@@ -210,28 +254,43 @@ public actor Lock: Module {
 
     /// Tells the people concerned what the store did, in the order it did it: lock events go to
     /// the members that heard lock events when the operation began (roster version `since`), and
-    /// to the bus as `LockChanged` when someone listens there; with `revoking`, the release the
-    /// store reports first is the revocation; with `expiring` (the ttl sweep), each release is a
-    /// lost owner's ttl running out, which clients hear as `lockReleased` and the bus as `expired`.
+    /// to the bus as `LockChanged` (`announce`). Over a publishing store with a relay, the members
+    /// hear nothing from here: the relay brings the effects, in the store's order (`relayed`); the
+    /// bus still hears each change once, from the node whose call made it.
     private func publish(
         _ effects: [LockEffect], _ context: ModuleContext, _ since: UInt64, revoking: Bool = false, expiring: Bool = false
     ) {
-        guard let members = try? running("").members else { return }
-        let announced = context.bus.listenerCount(of: LockChanged.self).current > 0
+        announce(effects, context, revoking: revoking, expiring: expiring)
+        guard !isRelayed, let members = try? running("").members else { return }
+        tell(effects, context) { channel in members.read { $0.listeners(of: channel, hearing: .lock, asOf: since) } }
+    }
+
+    /// Publishes `LockChanged` for each lock event of `effects` when someone listens on the bus
+    /// (the webhooks): with `revoking`, the release the store reports first is the revocation; with
+    /// `expiring` (the ttl sweep), each release is a lost owner's ttl running out, which clients
+    /// hear as `lockReleased` and the bus as `expired`.
+    private func announce(_ effects: [LockEffect], _ context: ModuleContext, revoking: Bool, expiring: Bool) {
+        guard context.bus.listenerCount(of: LockChanged.self).current > 0 else { return }
         var revocation = revoking
+        for case .event(let channel, let type, let detail) in effects {
+            guard var change = Self.change(type) else { continue }
+            if change == .released && revocation {
+                change = .revoked
+                revocation = false
+            } else if change == .released && expiring {
+                change = .expired
+            }
+            context.bus.publish(LockChanged(channel: channel, change: change, lock: detail))
+        }
+    }
+
+    /// Delivers `effects`: each event to the sessions `listeners` names for its channel, each
+    /// grant and ended wait to its session.
+    private func tell(_ effects: [LockEffect], _ context: ModuleContext, listeners: (ChannelKey) -> [SessionID]) {
         for effect in effects {
             switch effect {
             case .event(let channel, let type, let detail):
-                if announced, var change = Self.change(type) {
-                    if change == .released && revocation {
-                        change = .revoked
-                        revocation = false
-                    } else if change == .released && expiring {
-                        change = .expired
-                    }
-                    context.bus.publish(LockChanged(channel: channel, change: change, lock: detail))
-                }
-                let receivers = members.read { $0.listeners(of: channel, hearing: .lock, asOf: since) }
+                let receivers = listeners(channel)
                 guard !receivers.isEmpty else { continue }
                 let event = LockEventDelivery(
                     channel: channel.address, eventType: type, locks: [detail], timestamp: context.clock.wallMilliseconds)
@@ -257,6 +316,68 @@ public actor Lock: Module {
         case .lockExpired: .expired
         case .snapshot, .none: nil
         }
+    }
+
+    // MARK: Other nodes (over a store that publishes its effects)
+
+    /// True when the store publishes its effects and a relay brings them: the module tells what
+    /// the relay brings, and nothing of what its calls return.
+    private var isRelayed: Bool {
+        guard store.publishesEffects, case .running(let context, _) = state else { return false }
+        return context.bus.hasHandler(OpenLockRelay.self)
+    }
+
+    /// Makes sure the changes of `channel`'s locks reach this node from now on, when the store
+    /// publishes them and a relay exists; its failure is `lockOperationTimeout`.
+    private func listenToOtherNodes(for channel: ChannelKey, operation: String) async throws(RtmError) {
+        guard isRelayed, case .running(let context, _) = state else { return }
+        do {
+            _ = try await context.bus.request(OpenLockRelay(channel))
+        } catch {
+            context.log(.warning, "the lock changes of \(channel) may miss this node: \(error)")
+            throw RtmError(.lockOperationTimeout, operation: operation, reason: "cannot listen to the locks of \(channel.name): \(error.reason)")
+        }
+    }
+
+    /// A change of a channel's locks, from the store through the relay: told to the members here
+    /// that hear lock events (but not to those whose snapshot includes it), and its grants and
+    /// ended waits to their sessions. After a gap, every member that hears lock events gets the
+    /// channel's locks again.
+    private func relayed(_ request: DeliverRelayedLocks) async {
+        let channel = request.channel
+        await inEventTurn("the relayed locks of \(channel)") { store, context, _ throws(LockRefusal) in
+            guard let members = try? running("").members else { return }
+            switch request.news {
+            case .change(let payload):
+                guard let change = store.change(publishedAs: payload), change.channel == channel else {
+                    context.log(.warning, "skipped an unreadable lock change of \(channel)")
+                    return
+                }
+                let floors = snapshotFloors[channel] ?? [:]
+                tell(change.effects, context) { channel in
+                    members.read { $0.listeners(of: channel, hearing: .lock) }.filter { session in
+                        guard let floor = floors[session] else { return true }
+                        return floor.map { $0 < change.sequence } ?? false
+                    }
+                }
+                // A floor below this change's number no longer holds anyone back.
+                snapshotFloors[channel] = floors.filter { $0.value.map { $0 >= change.sequence } ?? true }
+                if snapshotFloors[channel]?.isEmpty == true { snapshotFloors[channel] = nil }
+            case .mayHaveMissedChanges:
+                let listeners = members.read { $0.listeners(of: channel, hearing: .lock) }
+                guard !listeners.isEmpty else { return }
+                let snapshot = try await store.snapshot(of: channel)
+                for session in listeners { snapshotFloors[channel, default: [:]][session] = snapshot.sequence }
+                let event = LockEventDelivery(
+                    channel: channel.address, eventType: .snapshot, locks: snapshot.locks, timestamp: context.clock.wallMilliseconds)
+                context.outbox.deliver(.lock(.event(event)), to: listeners)
+            }
+        }
+    }
+
+    private func forgetFloor(of session: SessionID, in channel: ChannelKey) {
+        snapshotFloors[channel]?[session] = nil
+        if snapshotFloors[channel]?.isEmpty == true { snapshotFloors[channel] = nil }
     }
 
     private static func reason(_ why: LockWaitEnd, _ lockName: String) -> String {
@@ -318,10 +439,16 @@ public actor Lock: Module {
     /// Runs an operation nobody waits for the answer of (an event, a tick) in its turn, and logs
     /// its failure: there is no client to tell.
     private func inEventTurn(
-        _ what: @autoclosure () -> String, _ body: (any LockStore, ModuleContext, _ since: UInt64) async throws(RtmError) -> Void
+        _ what: @autoclosure () -> String, _ body: (any LockStore, ModuleContext, _ since: UInt64) async throws(LockRefusal) -> Void
     ) async {
         do {
-            try await inTurn(body)
+            try await inTurn { store, context, since throws(RtmError) in
+                do throws(LockRefusal) {
+                    try await body(store, context, since)
+                } catch {
+                    throw refusal(error, "", "")
+                }
+            }
         } catch {
             guard case .running(let context, _) = state else { return }
             context.log(.error, "\(what()): \(error)")
@@ -340,7 +467,7 @@ public actor Lock: Module {
         return try await turns.run { () async throws(RtmError) in try await body(store, context, members.version) }
     }
 
-    private func refusal(_ refusal: LockRefusal, _ operation: String, _ lockName: String) -> RtmError {
+    private nonisolated func refusal(_ refusal: LockRefusal, _ operation: String, _ lockName: String) -> RtmError {
         switch refusal {
         case .notExist: RtmError(.lockNotExist, operation: operation, reason: "there is no lock \(lockName)")
         case .alreadyExists: RtmError(.lockAlreadyExist, operation: operation, reason: "\(lockName) exists already")
@@ -356,6 +483,8 @@ public actor Lock: Module {
                 reason: owner.isEmpty ? "nobody holds \(lockName)" : "\(owner) holds \(lockName)")
         case .alreadyWaiting:
             RtmError(.lockOperationPerforming, operation: operation, reason: "already waiting for \(lockName)")
+        case .unavailable(let timedOut, let reason):
+            RtmError(timedOut ? .lockOperationTimeout : .lockNotAvailable, operation: operation, reason: reason)
         }
     }
 

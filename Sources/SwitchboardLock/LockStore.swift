@@ -25,24 +25,84 @@ public protocol LockStore: Sendable {
     func revokeLock(_ name: String, in channel: ChannelKey, from owner: UserID, now: WallClockTime)
         async throws(LockRefusal) -> [LockEffect]
     /// Every lock of `channel`, sorted by name.
-    func locks(in channel: ChannelKey) async -> [LockDetail]
+    func locks(in channel: ChannelKey) async throws(LockRefusal) -> [LockDetail]
     /// Who holds the lock now (nil when free); refuses a lock that does not exist.
     func holder(of name: String, in channel: ChannelKey) async throws(LockRefusal) -> LockHolding?
     /// The session lost its connection: each lock it owns, and each it is given while away,
     /// stays its own for the lock's ttl from now.
-    func sessionSuspended(_ session: SessionID, now: WallClockTime) async
+    func sessionSuspended(_ session: SessionID, now: WallClockTime) async throws(LockRefusal)
     /// The session is back: its locks stop counting down.
-    func sessionResumed(_ session: SessionID) async
+    func sessionResumed(_ session: SessionID) async throws(LockRefusal)
     /// The session ended: it leaves every line, and its locks go to the next in line, with
     /// `lockReleased` (the reference's event, whether it logged out or never came back).
-    func sessionEnded(_ session: SessionID, now: WallClockTime) async -> [LockEffect]
+    func sessionEnded(_ session: SessionID, now: WallClockTime) async throws(LockRefusal) -> [LockEffect]
     /// The session left `channel`: it leaves the lines there and releases the locks it owns there.
-    func sessionLeft(_ session: SessionID, channel: ChannelKey, now: WallClockTime) async -> [LockEffect]
+    func sessionLeft(_ session: SessionID, channel: ChannelKey, now: WallClockTime) async throws(LockRefusal) -> [LockEffect]
     /// Locks whose lost owner's ttl ran out by `now` go to the next in line, with `lockReleased`
     /// (seed 000's ttl: "the lock is released and the users … receive the `lockReleased` event").
-    func expire(now: WallClockTime) async -> [LockEffect]
+    func expire(now: WallClockTime) async throws(LockRefusal) -> [LockEffect]
     /// The locks of `app` (nil: every app), held and waited for.
-    func counts(in app: AppID?) async -> LockCounts
+    func counts(in app: AppID?) async throws(LockRefusal) -> LockCounts
+
+    // MARK: A store shared by several nodes
+
+    /// Connects to what keeps the locks; throws an error naming what failed (the server does
+    /// not start). Called once, before any operation.
+    func open() async throws
+    /// Lets go of what `open` took.
+    func close() async
+    /// True when every operation's effects are published for every node that shares the store,
+    /// numbered per channel in the store's order: the module then tells its sessions what the
+    /// relay brings (`DeliverRelayedLocks`), its own operations' included, instead of what each
+    /// call returns, so every node tells one channel's effects in one order.
+    var publishesEffects: Bool { get }
+    /// The change of one channel's locks the store published as `payload`, with the effects for
+    /// this node (grants and ended waits of its own sessions; every event); nil when `payload`
+    /// is not one.
+    func change(publishedAs payload: [UInt8]) -> LockChange?
+    /// The locks of `channel` and the number of the channel's last published change (0 for a
+    /// store that does not publish).
+    func snapshot(of channel: ChannelKey) async throws(LockRefusal) -> LockSnapshot
+}
+
+extension LockStore {
+    public func open() async throws {}
+    public func close() async {}
+    public var publishesEffects: Bool { false }
+    public func change(publishedAs payload: [UInt8]) -> LockChange? { nil }
+    public func snapshot(of channel: ChannelKey) async throws(LockRefusal) -> LockSnapshot {
+        LockSnapshot(locks: try await locks(in: channel), sequence: 0)
+    }
+}
+
+/// What one operation of a publishing store did to one channel's locks: the channel's next
+/// change number (they follow one another: 1, 2, 3 …) and the effects, in order.
+public struct LockChange: Sendable, Hashable {
+    /// The channel whose locks changed.
+    public var channel: ChannelKey
+    /// The change's number in the channel's order.
+    public var sequence: UInt64
+    /// What it caused, in order.
+    public var effects: [LockEffect]
+    /// Creates a change.
+    public init(channel: ChannelKey, sequence: UInt64, effects: [LockEffect]) {
+        self.channel = channel
+        self.sequence = sequence
+        self.effects = effects
+    }
+}
+
+/// A channel's locks as of one of its changes.
+public struct LockSnapshot: Sendable, Hashable {
+    /// The locks, sorted by name.
+    public var locks: [LockDetail]
+    /// The number of the last change they include (0: none published, or a store that does not publish).
+    public var sequence: UInt64
+    /// Creates a snapshot.
+    public init(locks: [LockDetail], sequence: UInt64) {
+        self.locks = locks
+        self.sequence = sequence
+    }
 }
 
 /// Why a lock operation was refused; the module answers each with the reference's error code.
@@ -61,6 +121,9 @@ public enum LockRefusal: Error, Sendable, Hashable {
     case notOwner(owner: UserID)
     /// The caller already waits for it (`lockOperationPerforming`).
     case alreadyWaiting
+    /// A shared store could not be reached (`lockNotAvailable`) or did not answer in time
+    /// (`lockOperationTimeout`: the operation may or may not have been carried out).
+    case unavailable(timedOut: Bool, reason: String)
 }
 
 /// Who holds a lock now.
@@ -71,11 +134,15 @@ public struct LockHolding: Sendable, Hashable {
     public var userId: UserID
     /// The current acquisition's fencing token.
     public var fencingToken: UInt64
+    /// True when the owner is a session of another node sharing the store (`session` is then
+    /// that node's number, which means nothing here).
+    public var onAnotherNode: Bool
     /// Creates a holding.
-    public init(session: SessionID, userId: UserID, fencingToken: UInt64) {
+    public init(session: SessionID, userId: UserID, fencingToken: UInt64, onAnotherNode: Bool = false) {
         self.session = session
         self.userId = userId
         self.fencingToken = fencingToken
+        self.onAnotherNode = onAnotherNode
     }
 }
 

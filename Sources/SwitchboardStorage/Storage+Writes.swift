@@ -16,7 +16,7 @@ extension Storage {
             let token = try await checkLock(
                 lockName, token: request.options.fencingToken, of: channel, for: request.caller, operation: operation,
                 bus: running.context.bus)
-            fence = MetadataFence(lockName: lockName, token: token)
+            fence = MetadataFence(lockName: lockName, token: token, session: request.caller.session)
         }
         try await write(
             request.data, kind: R.kind, options: request.options, to: .channel(channel), caller: request.caller,

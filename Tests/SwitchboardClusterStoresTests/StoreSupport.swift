@@ -10,3 +10,12 @@ extension RedisServer {
         return store
     }
 }
+
+extension RedisServer {
+    /// An opened lock store of node `node` on this server.
+    func lockStore(node: String = "node-a") async throws -> RedisLockStore {
+        let store = RedisLockStore(configuration: RedisConfiguration(url: RedisURL(host: "127.0.0.1", port: port)), nodeID: node)
+        try await store.open()
+        return store
+    }
+}

@@ -1,6 +1,7 @@
 import SwitchboardCluster
 import SwitchboardClusterStores
 import SwitchboardCore
+import SwitchboardLock
 import SwitchboardMessageRouter
 import SwitchboardRedis
 import SwitchboardSession
@@ -9,20 +10,26 @@ import SwitchboardTestKit
 import SwitchboardTransport
 
 /// A node of a cluster in this process: its own bus with the real session module, message router
-/// and cluster link (and, when asked, the storage module over the Redis metadata store), on a
-/// shared redis-server.
+/// and cluster link (and, when asked, the storage module over the Redis metadata store and the
+/// lock module over the Redis lock store), on a shared redis-server.
 struct ClusterNode {
     let link: ClusterLink
     let harness: ModuleHarness
 
-    /// Starts node `name` on `redis`, with the storage module when `storage` is true.
-    static func start(_ name: String, on redis: RedisServer, storage: Bool = false) async throws -> ClusterNode {
+    /// Starts node `name` on `redis`, with the storage module when `storage` is true and the lock
+    /// module when `locks` is (then metadata writes check their locks in Redis, as `serve
+    /// --cluster` composes them).
+    static func start(_ name: String, on redis: RedisServer, storage: Bool = false, locks: Bool = false) async throws -> ClusterNode {
         let configuration = ClusterConfiguration(url: RedisURL(host: "127.0.0.1", port: redis.port), nodeID: name)
         let link = ClusterLink(configuration)
         try await link.open()
-        let metadata = storage ? Storage(store: RedisMetadataStore(configuration: configuration.redis, nodeID: name)) : nil
-        let harness = await ModuleHarness(modules: [Session(), MessageRouter()] + (metadata.map { [$0] } ?? []) + [link])
+        let metadata =
+            storage ? Storage(store: RedisMetadataStore(configuration: configuration.redis, nodeID: name, locksInRedis: locks)) : nil
+        let lock = locks ? Lock(store: RedisLockStore(configuration: configuration.redis, nodeID: name)) : nil
+        let modules: [any Module] = [Session(), MessageRouter()] + (metadata.map { [$0] } ?? []) + (lock.map { [$0] } ?? [])
+        let harness = await ModuleHarness(modules: modules + [link])
         try await metadata?.open()
+        try await lock?.open()
         return ClusterNode(link: link, harness: harness)
     }
 
@@ -43,6 +50,21 @@ struct ClusterNode {
     /// The storage events `caller` got, in order.
     func storageEvents(to caller: Caller) -> [StorageEvent] {
         harness.outbox.pushes(to: caller.session).compactMap { if case .storage(let event) = $0 { event } else { nil } }
+    }
+
+    /// The lock pushes `caller` got, in order.
+    func lockPushes(to caller: Caller) -> [LockPush] {
+        harness.outbox.pushes(to: caller.session).compactMap { if case .lock(let push) = $0 { push } else { nil } }
+    }
+
+    /// The lock events `caller` got, in order.
+    func lockEvents(to caller: Caller) -> [LockEventDelivery] {
+        lockPushes(to: caller).compactMap { if case .event(let event) = $0 { event } else { nil } }
+    }
+
+    /// The fencing tokens of the grants `caller` got, in order.
+    func grants(to caller: Caller) -> [UInt64] {
+        lockPushes(to: caller).compactMap { if case .granted(_, let token) = $0 { token } else { nil } }
     }
 
     func stop() async { await harness.stop() }

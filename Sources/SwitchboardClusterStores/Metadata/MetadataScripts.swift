@@ -14,8 +14,10 @@ import SwitchboardRedis
 enum MetadataScripts {
     /// `MetadataRules.fence` and `MetadataRules.apply`, as one step. ARGV 3…: kind (`set`,
     /// `update`, `remove`), expected major revision, updateTs, author, the items-per-set and
-    /// set-size limits, the fence's field (empty for none), run and token, the number of items,
-    /// then six per item: key, value, size, expected revision, expiresAt, session. Answers
+    /// set-size limits, the fence's field (empty for none), run and token; the lock to check
+    /// (its channel's lock hash, empty for none, its name and the writer's `node:session`: the
+    /// writer must hold it now with that token, checked where the locks are, in the same step as
+    /// the write); the number of items, then six per item: key, value, size, expected revision, expiresAt, session. Answers
     /// `{1, revision, set}` or a refusal `{0, kind, …}`.
     static let write = RedisScript(
         prelude + """
@@ -23,11 +25,20 @@ enum MetadataScripts {
             local updateTs, author = ARGV[5], ARGV[6]
             local itemsPerSet, setMaxBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
             local fenceField, fenceRun, fenceToken = ARGV[9], ARGV[10], ARGV[11]
+            local lockHash, lockName, lockHolder = ARGV[12], ARGV[13], ARGV[14]
             local writes = {}
-            for i = 0, tonumber(ARGV[12]) - 1 do
-              local at = 13 + i * 6
+            for i = 0, tonumber(ARGV[15]) - 1 do
+              local at = 16 + i * 6
               writes[#writes + 1] = {key = ARGV[at], value = ARGV[at + 1], size = tonumber(ARGV[at + 2]),
                 expected = tonumber(ARGV[at + 3]), expiresAt = ARGV[at + 4], session = ARGV[at + 5]}
+            end
+            if lockHash ~= '' then
+              local raw = redis.call('HGET', lockHash, lockName)
+              if not raw then return {0, 'noLock'} end
+              local lock = cmsgpack.unpack(raw)
+              if lock[2] ~= lockHolder then return {0, 'notHolder', lock[3]} end
+              local current = string.format('%d', lock[4])
+              if current ~= fenceToken then return {0, 'notHolder', lock[3], current} end
             end
             if fenceField ~= '' then
               local kept = redis.call('HGET', KEYS[3], fenceField)

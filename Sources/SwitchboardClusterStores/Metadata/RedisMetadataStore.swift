@@ -17,8 +17,13 @@ import SwitchboardStorage
 ///   session-bound item records `node:session` and `removeItems(of:)` removes this node's
 ///   session's items only; `open` removes the items of this node's earlier run (a node's id must
 ///   be unique, and stable across restarts for this to find them).
-/// - Fences: per node and lock (locks are each node's own), and per run of the node: a restarted
-///   node's lock module counts its tokens again, and the tokens of its earlier run do not count.
+/// - Locks: with `locksInRedis` (the cluster's locks are in the same Redis, `RedisLockStore`), a
+///   write under a lock is checked where the lock is, in the write's own script: the writer's
+///   session must hold it now, with the token it was checked with; so a holder on any node is
+///   honoured and anyone else refused, whatever happened between the lock module's check and the
+///   write. Fences are then per lock (its tokens are the cluster's and only grow). Without it,
+///   fences are per node and lock, and per run of the node: a restarted node's lock module counts
+///   its tokens again, and the tokens of its earlier run do not count.
 /// - Durability: a write is answered once Redis answered the script; what that promises depends
 ///   on Redis's settings (docs/CLUSTER.md).
 public final class RedisMetadataStore: MetadataStore {
@@ -31,11 +36,15 @@ public final class RedisMetadataStore: MetadataStore {
     /// This run of the node, for its fences.
     private let run = UUID().uuidString.lowercased()
     private let line = RedisLine()
+    /// True when the locks writes are made under live in the same Redis (`RedisLockStore`).
+    public let locksInRedis: Bool
 
     /// The store of node `nodeID` on the cluster's Redis of `configuration`; it connects in `open`.
-    public init(configuration: RedisConfiguration, nodeID: String) {
+    /// With `locksInRedis`, a write under a lock checks the lock there (`RedisLockStore`'s).
+    public init(configuration: RedisConfiguration, nodeID: String, locksInRedis: Bool = false) {
         self.configuration = configuration
         self.nodeID = nodeID
+        self.locksInRedis = locksInRedis
         node = KeyPart.escaped(nodeID)
     }
 
@@ -77,11 +86,16 @@ public final class RedisMetadataStore: MetadataStore {
 
     public func write(_ write: MetadataWrite, to target: MetadataTarget, limits: Limits) async throws(RtmError) -> MetadataCommit {
         let keys = MetadataKeys(target)
-        let fence = write.fence.map { ["\(node):\($0.lockName)", run, String($0.token)] } ?? ["", "", ""]
+        var fence = write.fence.map { ["\(node):\($0.lockName)", run, String($0.token)] } ?? ["", "", ""]
+        var lock = ["", "", ""]
+        if locksInRedis, let writeFence = write.fence, let session = writeFence.session, case .channel(let channel) = target {
+            fence = [writeFence.lockName, "", String(writeFence.token)]
+            lock = [String(decoding: LockKeys(channel).locks, as: UTF8.self), writeFence.lockName, "\(node):\(session.rawValue)"]
+        }
         let head = [
             Self.kind(write.kind), String(write.expectedMajorRevision), String(write.updateTs), write.author,
             String(limits.storage.itemsPerSet), String(limits.storage.setMaxBytes),
-        ] + fence + [String(write.items.count)]
+        ] + fence + lock + [String(write.items.count)]
         var arguments = head.map { Array($0.utf8) }
         for item in write.items {
             let lease = [item.expiresAt.map(String.init) ?? "", item.session.map { "\(node):\($0.rawValue)" } ?? ""]
@@ -259,6 +273,12 @@ public final class RedisMetadataStore: MetadataStore {
             return .tooManyItems(count: Int(detail.integer ?? 0), limit: limits.storage.itemsPerSet)
         case "tooLarge":
             return .tooLarge(bytes: Int(detail.integer ?? 0), limit: limits.storage.setMaxBytes)
+        case "noLock":
+            return .noLock(lockName: write.fence?.lockName ?? "")
+        case "notHolder":
+            return .lockNotHeld(
+                lockName: write.fence?.lockName ?? "", holder: detail.string ?? "",
+                current: values.count > 3 ? values[3].string.flatMap { UInt64($0) } : nil)
         case "staleFence":
             return .staleFence(
                 lockName: write.fence?.lockName ?? "", token: write.fence?.token ?? 0,

@@ -12,6 +12,10 @@ extension OperationName {
         case openMetadataRelay
         /// Handing another node's metadata change to the storage module here.
         case deliverRelayedMetadata
+        /// Listening for what other nodes do to a channel's locks.
+        case openLockRelay
+        /// Handing a change of a channel's locks to the lock module here.
+        case deliverRelayedLocks
         /// Making a login its user's newest across the nodes.
         case claimUser
         /// Ending a session here that a newer login of its user on another node replaced.

@@ -26,7 +26,8 @@ public struct ServerModules: Sendable {
     /// subscription requests); in SQLite under the data directory unless configured in memory, and
     /// in the cluster's Redis in cluster mode.
     public var storage: any Module
-    /// Locks (answers `SetLock`, `RemoveLock`, `AcquireLock`, `ReleaseLock`, `RevokeLock`, `GetLocks`, `CheckLockHolder`).
+    /// Locks (answers `SetLock`, `RemoveLock`, `AcquireLock`, `ReleaseLock`, `RevokeLock`, `GetLocks`, `CheckLockHolder`);
+    /// in this process's memory, and in the cluster's Redis in cluster mode.
     public var lock: any Module
     /// Webhooks to the app's backend, when `ServerConfiguration.webhooks` names a receiver; nil
     /// otherwise (then nothing listens for the events only webhooks need, and their publishers
@@ -44,7 +45,7 @@ public struct ServerModules: Sendable {
         messageRouter = MessageRouter()
         topicRouter = TopicRouter()
         presence = Presence()
-        lock = Lock()
+        lock = Lock(store: Self.lockStore(for: configuration))
         cluster = configuration.cluster.map { ClusterLink($0) }
         storage = Storage(store: Self.metadataStore(for: configuration))
         webhooks = configuration.webhooks.flatMap { webhooks in
@@ -62,7 +63,7 @@ public struct ServerModules: Sendable {
     /// as `metadataStorage` says.
     static func metadataStore(for configuration: ServerConfiguration) -> any MetadataStore {
         if let cluster = configuration.cluster {
-            return RedisMetadataStore(configuration: cluster.redis, nodeID: cluster.nodeID)
+            return RedisMetadataStore(configuration: cluster.redis, nodeID: cluster.nodeID, locksInRedis: true)
         }
         switch configuration.metadataStorage {
         case .memory: return InMemoryMetadataStore()
@@ -70,12 +71,20 @@ public struct ServerModules: Sendable {
         }
     }
 
+    /// Where locks live: in the cluster's Redis (one set for every node) in cluster mode, else in
+    /// this process's memory.
+    static func lockStore(for configuration: ServerConfiguration) -> any LockStore {
+        guard let cluster = configuration.cluster else { return InMemoryLockStore() }
+        return RedisLockStore(configuration: cluster.redis, nodeID: cluster.nodeID)
+    }
+
     /// In cluster mode, whether this node's connections to the cluster's Redis are up: the link's
-    /// and, when the storage module keeps metadata there, its store's. Nil on one node.
+    /// and, when the storage and lock modules keep their state there, their stores'. Nil on one node.
     var clusterRedisConnected: (@Sendable () -> Bool)? {
         guard let link = cluster else { return nil }
-        let store = (storage as? Storage)?.store as? RedisMetadataStore
-        return { link.isConnected && (store?.isConnected ?? true) }
+        let metadata = (storage as? Storage)?.store as? RedisMetadataStore
+        let locks = (lock as? Lock)?.store as? RedisLockStore
+        return { link.isConnected && (metadata?.isConnected ?? true) && (locks?.isConnected ?? true) }
     }
 
     /// Every module, in start order.

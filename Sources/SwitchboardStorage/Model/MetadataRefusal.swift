@@ -20,6 +20,12 @@ public enum MetadataRefusal: Sendable, Hashable {
     case tooLarge(bytes: Int, limit: Int)
     /// A write under the same lock committed with a later fencing token.
     case staleFence(lockName: String, token: UInt64, committed: UInt64)
+    /// A store that checks the lock in its write step (the cluster's, where the locks are too)
+    /// found no lock of that name in the channel.
+    case noLock(lockName: String)
+    /// A store that checks the lock in its write step found it held by another session (or by
+    /// none: `holder` empty), or acquired again since the writer's token (`current`).
+    case lockNotHeld(lockName: String, holder: UserID, current: UInt64?)
 
     /// The error a write named `operation` is refused with.
     public func error(operation: String) -> RtmError {
@@ -49,6 +55,16 @@ public enum MetadataRefusal: Sendable, Hashable {
             RtmError(
                 .storageLockNotAcquired, operation: operation,
                 reason: "fencing token \(token) of the lock '\(lockName)' is stale: a write under token \(committed) came first")
+        case .noLock(let lockName):
+            RtmError(.storageInvalidLockName, operation: operation, reason: "no lock '\(lockName)' in the channel")
+        case .lockNotHeld(let lockName, let holder, let current?):
+            RtmError(
+                .storageLockNotAcquired, operation: operation,
+                reason: "the lock '\(lockName)' was acquired again (token \(current)) by \(holder) since the writer's token")
+        case .lockNotHeld(let lockName, let holder, nil):
+            RtmError(
+                .storageLockNotAcquired, operation: operation,
+                reason: holder.isEmpty ? "the lock '\(lockName)' is not held" : "the lock '\(lockName)' is held by \(holder)")
         }
     }
 }

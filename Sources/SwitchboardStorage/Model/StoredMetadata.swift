@@ -127,11 +127,15 @@ public struct MetadataFence: Sendable, Hashable {
     public var lockName: String
     /// The writer's acquisition's fencing token.
     public var token: UInt64
+    /// The writer's session: a store that keeps the locks too (the cluster's) checks in its
+    /// write step that this session still holds the lock with `token`.
+    public var session: SessionID?
 
     /// Creates a fence.
-    public init(lockName: String, token: UInt64) {
+    public init(lockName: String, token: UInt64, session: SessionID? = nil) {
         self.lockName = lockName
         self.token = token
+        self.session = session
     }
 }
 
