@@ -38,6 +38,11 @@ import SwitchboardTransport
         try await checkThreeNodes(with: "peer_cluster_storage.py")
     }
 
+    @Test
+    func locksOnThreeNodes() async throws {
+        try await checkThreeNodes(with: "peer_cluster_lock.py")
+    }
+
     /// Runs the Python check `script` against three nodes of one cluster; returns its report.
     @discardableResult
     private func checkThreeNodes(with script: String) async throws -> String {
