@@ -33,6 +33,10 @@ public actor Lock: OpeningModule {
     /// or includes the changes up to a number; a relayed change with a number not above it is
     /// not told to them (their snapshot shows it).
     private var snapshotFloors: [ChannelKey: [SessionID: UInt64?]] = [:]
+    /// Over a publishing store: per channel, the locks each session of this node waits for, as
+    /// far as this node has told it; after a gap in the relay, each is looked up again, so a
+    /// grant (or a removal) that the gap swallowed still reaches its waiter.
+    private var waits: [ChannelKey: [SessionID: Set<String>]] = [:]
 
     /// Creates the module over `store` (in memory by default).
     public init(store: any LockStore = InMemoryLockStore(), tickInterval: Duration = .milliseconds(100)) {
@@ -127,6 +131,7 @@ public actor Lock: OpeningModule {
                 let (acquisition, effects) = try await store.acquireLock(
                     request.lock.name, in: channel, by: request.caller, wait: request.retry, now: context.clock.wallNow)
                 publish(effects, context, since)
+                if acquisition == .queued, isRelayed { waits[channel, default: [:]][request.caller.session, default: []].insert(request.lock.name) }
                 return acquisition
             } catch {
                 throw refusal(error, operation, request.lock.name)
@@ -194,12 +199,16 @@ public actor Lock: OpeningModule {
         switch update {
         case .changed(let change) where change.isLeave:
             forgetFloor(of: change.member.session, in: change.channel)
+            forgetWaits(of: change.member.session, in: change.channel)
             await left(change)
         case .changed(let change):
             if change.gained(.lock) { await sendSnapshot(to: change.member.session, of: change.channel) }
             if change.lost(.lock) { forgetFloor(of: change.member.session, in: change.channel) }
         case .sessionEnded(let event, let left):
-            for change in left { forgetFloor(of: event.session, in: change.channel) }
+            for change in left {
+                forgetFloor(of: event.session, in: change.channel)
+                forgetWaits(of: event.session, in: change.channel)
+            }
             await sessionClosed(event)
         }
     }
@@ -296,9 +305,11 @@ public actor Lock: OpeningModule {
                     channel: channel.address, eventType: type, locks: [detail], timestamp: context.clock.wallMilliseconds)
                 context.outbox.deliver(.lock(.event(event)), to: receivers)
             case .granted(let session, let channel, let lockName, let token):
+                stopWaiting(session, for: lockName, in: channel)
                 let lock = LockAddress(channel.address, lockName)
                 context.outbox.deliver(.lock(.granted(lock, fencingToken: token)), to: [session])
             case .waitEnded(let session, let channel, let lockName, let why):
+                stopWaiting(session, for: lockName, in: channel)
                 let lock = LockAddress(channel.address, lockName)
                 let code: RtmErrorCode = why == .lockRemoved ? .lockNotExist : .lockAcquireFailed
                 context.outbox.deliver(.lock(.waitFailed(lock, code: code, reason: Self.reason(why, lockName))), to: [session])
@@ -364,6 +375,7 @@ public actor Lock: OpeningModule {
                 snapshotFloors[channel] = floors.filter { $0.value.map { $0 >= change.sequence } ?? true }
                 if snapshotFloors[channel]?.isEmpty == true { snapshotFloors[channel] = nil }
             case .mayHaveMissedChanges:
+                try await lookUpWaits(in: channel, store, context)
                 let listeners = members.read { $0.listeners(of: channel, hearing: .lock) }
                 guard !listeners.isEmpty else { return }
                 let snapshot = try await store.snapshot(of: channel)
@@ -373,6 +385,35 @@ public actor Lock: OpeningModule {
                 context.outbox.deliver(.lock(.event(event)), to: listeners)
             }
         }
+    }
+
+    /// Each wait of this node in `channel`, looked up again after a gap: a waiter that owns the
+    /// lock by now is granted it, one whose lock is gone is told so; the others wait on.
+    private func lookUpWaits(in channel: ChannelKey, _ store: any LockStore, _ context: ModuleContext) async throws(LockRefusal) {
+        for (session, names) in waits[channel] ?? [:] {
+            for name in names.sorted() {
+                do throws(LockRefusal) {
+                    guard let holding = try await store.holder(of: name, in: channel), !holding.onAnotherNode,
+                        holding.session == session
+                    else { continue }
+                    tell([.granted(session, channel, lockName: name, fencingToken: holding.fencingToken)], context) { _ in [] }
+                } catch .notExist {
+                    tell([.waitEnded(session, channel, lockName: name, .lockRemoved)], context) { _ in [] }
+                }
+            }
+        }
+    }
+
+    private func stopWaiting(_ session: SessionID, for lockName: String, in channel: ChannelKey) {
+        waits[channel]?[session]?.remove(lockName)
+        if waits[channel]?[session]?.isEmpty == true { waits[channel]?[session] = nil }
+        if waits[channel]?.isEmpty == true { waits[channel] = nil }
+    }
+
+    /// The session left `channel` (or ended): the store ended its waits there.
+    private func forgetWaits(of session: SessionID, in channel: ChannelKey) {
+        waits[channel]?[session] = nil
+        if waits[channel]?.isEmpty == true { waits[channel] = nil }
     }
 
     private func forgetFloor(of session: SessionID, in channel: ChannelKey) {

@@ -153,6 +153,34 @@ import SwitchboardTestKit
         }
     }
 
+    @Test func aWaiterGrantedWhileItsNodeMissedTheChangeIsGrantedOnceTheLinkIsBack() async throws {
+        try await RedisServer.with { redis in
+            let nodes = try await start(["a", "b"], on: redis)
+            let (a, b) = (nodes[0], nodes[1])
+            let alice = try await member("alice", on: a)
+            let bob = try await member("bob", on: b)
+            _ = try await a.harness.bus.request(SetLock(caller: alice, lock: lock, ttl: 30))
+            _ = try await a.harness.bus.request(AcquireLock(caller: alice, lock: lock, retry: false))
+            #expect(try await b.harness.bus.request(AcquireLock(caller: bob, lock: lock, retry: true)) == .queued)
+            #expect(await eventually { b.lockEvents(to: bob).count == 3 })
+            // The hand-over to bob as the script makes it, with nothing published: node b misses it.
+            try await redis.withClient { client in
+                _ = try await client.send([
+                    "EVAL",
+                    "redis.call('HSET', KEYS[1], 'L', cmsgpack.pack({30, 'b:' .. ARGV[1], 'bob', 99, {}})) return 1",
+                    "1", String(decoding: LockKeys(room).locks, as: UTF8.self), String(bob.session.rawValue),
+                ])
+                #expect(b.grants(to: bob).isEmpty)
+                _ = try await client.send(["CLIENT", "KILL", "TYPE", "pubsub"])
+            }
+            #expect(await eventually { b.grants(to: bob) == [99] })
+            // Its members get the locks again, as they are now.
+            #expect(await eventually { b.lockEvents(to: bob).last?.eventType == .snapshot })
+            #expect(b.lockEvents(to: bob).last?.locks.map(\.owner) == ["bob"])
+            for node in nodes { await node.stop() }
+        }
+    }
+
     @Test func aLockGatedMetadataWriteIsCheckedWhereTheLockIs() async throws {
         try await RedisServer.with { redis in
             let nodes = try await start(["a", "b"], on: redis, storage: true)
