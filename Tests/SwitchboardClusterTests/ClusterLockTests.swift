@@ -159,6 +159,8 @@ import SwitchboardTestKit
             let (a, b) = (nodes[0], nodes[1])
             let alice = try await member("alice", on: a)
             let bob = try await member("bob", on: b)
+            // Bob's snapshot first: the changes after it come through the relay.
+            #expect(await eventually { b.lockEvents(to: bob).count == 1 })
             _ = try await a.harness.bus.request(SetLock(caller: alice, lock: lock, ttl: 30))
             _ = try await a.harness.bus.request(AcquireLock(caller: alice, lock: lock, retry: false))
             #expect(try await b.harness.bus.request(AcquireLock(caller: bob, lock: lock, retry: true)) == .queued)
@@ -178,6 +180,29 @@ import SwitchboardTestKit
             #expect(await eventually { b.lockEvents(to: bob).last?.eventType == .snapshot })
             #expect(b.lockEvents(to: bob).last?.locks.map(\.owner) == ["bob"])
             for node in nodes { await node.stop() }
+        }
+    }
+
+    @Test func aStoppedNodesLocksStayHeldUntilTheNodeStartsAgain() async throws {
+        try await RedisServer.with { redis in
+            let nodes = try await start(["a", "b"], on: redis)
+            let (a, b) = (nodes[0], nodes[1])
+            let alice = try await member("alice", on: a)
+            let bob = try await member("bob", on: b)
+            _ = try await a.harness.bus.request(SetLock(caller: alice, lock: lock, ttl: 10))
+            _ = try await a.harness.bus.request(AcquireLock(caller: alice, lock: lock, retry: false))
+            #expect(try await b.harness.bus.request(AcquireLock(caller: bob, lock: lock, retry: true)) == .queued)
+            // Node a goes away without ending its sessions (a crash): no node ends alice's session
+            // and her lock's ttl never starts (no reaper of dead nodes yet).
+            await a.stop()
+            b.harness.clock.advance(by: .seconds(60))
+            let held = try await b.harness.bus.request(GetLocks(caller: bob, channel: ChannelAddress(.message, "room")))
+            #expect(held.map(\.owner) == ["alice"] && b.grants(to: bob).isEmpty)
+            // Node a starts again under its id: what its last run held goes to the next in line.
+            let again = try await ClusterNode.start("a", on: redis, locks: true)
+            #expect(await eventually { b.grants(to: bob).count == 1 })
+            await again.stop()
+            await b.stop()
         }
     }
 
