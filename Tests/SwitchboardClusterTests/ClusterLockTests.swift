@@ -38,6 +38,20 @@ import SwitchboardTestKit
         }
     }
 
+    /// Nodes a and b, alice on a holding the lock (with `ttl`), bob on b waiting for it; both had
+    /// their snapshot first, so every change after it reaches them through the relay.
+    func aliceHoldsBobWaits(on redis: RedisServer, ttl: Int) async throws -> (a: ClusterNode, b: ClusterNode, alice: Caller, bob: Caller) {
+        let nodes = try await start(["a", "b"], on: redis)
+        let (a, b) = (nodes[0], nodes[1])
+        let alice = try await member("alice", on: a)
+        let bob = try await member("bob", on: b)
+        #expect(await eventually { a.lockEvents(to: alice).count == 1 && b.lockEvents(to: bob).count == 1 })
+        _ = try await a.harness.bus.request(SetLock(caller: alice, lock: lock, ttl: ttl))
+        _ = try await a.harness.bus.request(AcquireLock(caller: alice, lock: lock, retry: false))
+        #expect(try await b.harness.bus.request(AcquireLock(caller: bob, lock: lock, retry: true)) == .queued)
+        return (a, b, alice, bob)
+    }
+
     @Test func clientsOfThreeNodesTakeTurnsWithTokensThatOnlyGrow() async throws {
         try await RedisServer.with { redis in
             let nodes = try await start(["a", "b", "c"], on: redis)
@@ -126,13 +140,8 @@ import SwitchboardTestKit
 
     @Test func aHolderWhoseConnectionIsLostKeepsTheLockForItsTtlThenTheNextInLineGetsIt() async throws {
         try await RedisServer.with { redis in
-            let nodes = try await start(["a", "b"], on: redis)
-            let (a, b) = (nodes[0], nodes[1])
-            let alice = try await member("alice", on: a)
-            let bob = try await member("bob", on: b)
-            _ = try await a.harness.bus.request(SetLock(caller: alice, lock: lock, ttl: 10))
-            _ = try await a.harness.bus.request(AcquireLock(caller: alice, lock: lock, retry: false))
-            #expect(try await b.harness.bus.request(AcquireLock(caller: bob, lock: lock, retry: true)) == .queued)
+            let (a, b, alice, bob) = try await aliceHoldsBobWaits(on: redis, ttl: 10)
+            let nodes = [a, b]
             // Alice's connection drops: her lock starts its ttl, in Redis's wall-clock terms.
             await a.harness.bus.publishAndWait(SessionDisconnected(session: alice.session))
             // Its deadline: the suspension's wall-clock time plus the ttl, the same for every node.
@@ -155,15 +164,8 @@ import SwitchboardTestKit
 
     @Test func aWaiterGrantedWhileItsNodeMissedTheChangeIsGrantedOnceTheLinkIsBack() async throws {
         try await RedisServer.with { redis in
-            let nodes = try await start(["a", "b"], on: redis)
-            let (a, b) = (nodes[0], nodes[1])
-            let alice = try await member("alice", on: a)
-            let bob = try await member("bob", on: b)
-            // Bob's snapshot first: the changes after it come through the relay.
-            #expect(await eventually { b.lockEvents(to: bob).count == 1 })
-            _ = try await a.harness.bus.request(SetLock(caller: alice, lock: lock, ttl: 30))
-            _ = try await a.harness.bus.request(AcquireLock(caller: alice, lock: lock, retry: false))
-            #expect(try await b.harness.bus.request(AcquireLock(caller: bob, lock: lock, retry: true)) == .queued)
+            let (a, b, alice, bob) = try await aliceHoldsBobWaits(on: redis, ttl: 30)
+            let nodes = [a, b]
             #expect(await eventually { b.lockEvents(to: bob).count == 3 })
             // The hand-over to bob as the script makes it, with nothing published: node b misses it.
             try await redis.withClient { client in
@@ -185,13 +187,7 @@ import SwitchboardTestKit
 
     @Test func aStoppedNodesLocksStayHeldUntilTheNodeStartsAgain() async throws {
         try await RedisServer.with { redis in
-            let nodes = try await start(["a", "b"], on: redis)
-            let (a, b) = (nodes[0], nodes[1])
-            let alice = try await member("alice", on: a)
-            let bob = try await member("bob", on: b)
-            _ = try await a.harness.bus.request(SetLock(caller: alice, lock: lock, ttl: 10))
-            _ = try await a.harness.bus.request(AcquireLock(caller: alice, lock: lock, retry: false))
-            #expect(try await b.harness.bus.request(AcquireLock(caller: bob, lock: lock, retry: true)) == .queued)
+            let (a, b, alice, bob) = try await aliceHoldsBobWaits(on: redis, ttl: 10)
             // Node a goes away without ending its sessions (a crash): no node ends alice's session
             // and her lock's ttl never starts (no reaper of dead nodes yet).
             await a.stop()
