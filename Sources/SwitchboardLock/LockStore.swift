@@ -59,7 +59,7 @@ public protocol LockStore: Sendable {
     /// The change of one channel's locks the store published as `payload`, with the effects for
     /// this node (grants and ended waits of its own sessions; every event); nil when `payload`
     /// is not one.
-    func change(publishedAs payload: [UInt8]) -> LockChange?
+    func change(publishedAs payload: [UInt8]) -> PublishedLockChange?
     /// The locks of `channel` and the number of the channel's last published change (0 for a
     /// store that does not publish).
     func snapshot(of channel: ChannelKey) async throws(LockRefusal) -> LockSnapshot
@@ -69,7 +69,7 @@ extension LockStore {
     public func open() async throws {}
     public func close() async {}
     public var publishesEffects: Bool { false }
-    public func change(publishedAs payload: [UInt8]) -> LockChange? { nil }
+    public func change(publishedAs payload: [UInt8]) -> PublishedLockChange? { nil }
     public func snapshot(of channel: ChannelKey) async throws(LockRefusal) -> LockSnapshot {
         LockSnapshot(locks: try await locks(in: channel), sequence: 0)
     }
@@ -77,7 +77,7 @@ extension LockStore {
 
 /// What one operation of a publishing store did to one channel's locks: the channel's next
 /// change number (they follow one another: 1, 2, 3 …) and the effects, in order.
-public struct LockChange: Sendable, Hashable {
+public struct PublishedLockChange: Sendable, Hashable {
     /// The channel whose locks changed.
     public var channel: ChannelKey
     /// The change's number in the channel's order.

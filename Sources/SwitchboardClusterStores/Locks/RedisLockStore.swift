@@ -57,7 +57,7 @@ public final class RedisLockStore: LockStore {
 
     public var publishesEffects: Bool { true }
 
-    public func change(publishedAs payload: [UInt8]) -> LockChange? {
+    public func change(publishedAs payload: [UInt8]) -> PublishedLockChange? {
         try? decodeChange(payload)
     }
 
@@ -237,7 +237,7 @@ public final class RedisLockStore: LockStore {
 
     /// A published change, `[tag, seq, effects]` (`LockScripts`), with the grants and ended waits
     /// of this node's sessions only.
-    private func decodeChange(_ payload: [UInt8]) throws -> LockChange? {
+    private func decodeChange(_ payload: [UInt8]) throws -> PublishedLockChange? {
         var reader = MessagePackReader(payload)
         guard try reader.readArrayHeader() == 3, let channel = LockKeys.channel(ofTag: Substring(try reader.readString())) else {
             return nil
@@ -269,7 +269,7 @@ public final class RedisLockStore: LockStore {
                 return nil
             }
         }
-        return reader.isAtEnd ? LockChange(channel: channel, sequence: sequence, effects: effects) : nil
+        return reader.isAtEnd ? PublishedLockChange(channel: channel, sequence: sequence, effects: effects) : nil
     }
 
     private func run(_ script: RedisScript, _ arguments: [String], _ operation: String) async throws(LockRefusal) -> RESPValue {
