@@ -29,18 +29,17 @@ Afterwards it checks, printing one line per invariant:
 Exits 0 when every invariant held, 1 when one did not, 2 when it could not run.
 """
 
-import argparse
 import asyncio
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from load_runs import free_port, run_load  # noqa: E402
 from peer import connect  # noqa: E402
 
 APP = "chaos-app"
@@ -50,11 +49,6 @@ MESSAGE, METADATA = 4, 2  # subscribe features (PROTOCOL.md §3.5)
 SAME_UID_LOGIN = 27
 MARGIN = 1.0  # seconds around a publish a subscriber must have been subscribed for its miss to count
 
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Cluster:
@@ -382,16 +376,7 @@ async def main_async(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Switchboard cluster faults under load, and a checker.")
-    parser.add_argument("--switchboard", required=True, help="the switchboard executable")
-    parser.add_argument("--minutes", type=float, default=3.0)
-    parser.add_argument("--seed", type=int, default=int(time.time()))
-    args = parser.parse_args()
-    try:
-        return asyncio.run(main_async(args))
-    except RuntimeError as error:
-        print(f"could not run: {error}", file=sys.stderr)
-        return 2
+    return run_load("Switchboard cluster faults under load, and a checker.", main_async, minutes=3.0)
 
 
 if __name__ == "__main__":

@@ -11,20 +11,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 venv="$root/.venv"
-requirements="$root/tools/requirements.txt"
-installed="$venv/installed-requirements.txt"
-
-if [ ! -x "$venv/bin/python3" ] || ! "$venv/bin/python3" -m pip --version >/dev/null 2>&1; then
-    rm -rf "$venv"
-    python3 -m venv "$venv" || {
-        echo "tools/test.sh: python3 -m venv failed; on Debian install python3-venv first" >&2
-        exit 1
-    }
-fi
-if ! cmp -s "$requirements" "$installed"; then
-    "$venv/bin/python3" -m pip install --quiet --disable-pip-version-check -r "$requirements"
-    cp "$requirements" "$installed"
-fi
+"$root/tools/venv.sh" "$root/tools/requirements.txt"
 
 export PATH="$venv/bin:$PATH"
 export SWITCHBOARD_PYTHON="$venv/bin/python3"
