@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardCore
+import SwitchboardWire
 
 /// Seals what a client sends and opens what it receives under the key of its `RtmEncryptionConfig`.
 ///
@@ -53,7 +54,7 @@ struct PayloadSealer: Sendable {
         case .binary:
             return .binary(body)
         case .string:
-            guard let text = String(validating: body, as: UTF8.self) else {
+            guard let text = UTF8Text.string(body) else {
                 throw RtmErrorInfo(.channelEncryptMessageFailed, operation: OperationName.Crypto.open, reason: "sealed string is not UTF-8")
             }
             return .string(text)

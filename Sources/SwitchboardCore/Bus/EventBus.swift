@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The typed bus every module talks through.
 ///
 /// Events go to every subscriber of their type, each subscriber seeing them in publish order on
@@ -52,17 +50,17 @@ public final class EventBus: Sendable {
         }
     }
 
-    private let registry = Mutex(Registry())
+    private let registry = PortableMutex(Registry())
     /// `registry`'s current table of request handlers, read without its lock; set under it.
-    private let handlerTable: Atomic<Unmanaged<HandlerTable>>
+    private let handlerTable: PortableAtomic<Unmanaged<HandlerTable>>
     /// Extension operations, routed by name (see `ExtensionDirectory`).
     let extensions = ExtensionDirectory()
     /// Serialises `publish` so every subscriber sees events in one global order.
-    private let publishOrder = Mutex(())
+    private let publishOrder = PortableMutex(())
 
     /// Creates an empty bus.
     public init() {
-        handlerTable = Atomic(registry.withLock { $0.currentTable })
+        handlerTable = PortableAtomic(registry.withLock { $0.currentTable })
     }
 
     /// Changes the handlers with `change`, under the registry's lock, and publishes their new table.
@@ -367,9 +365,9 @@ private struct EventObserver<E: BusEvent>: Sendable {
 
 /// Counts handled deliveries of one `publishAndWait` down to zero.
 private final class Countdown: Sendable {
-    private let state: Mutex<(remaining: Int, waiter: CheckedContinuation<Void, Never>?)>
+    private let state: PortableMutex<(remaining: Int, waiter: CheckedContinuation<Void, Never>?)>
 
-    init(_ count: Int) { state = Mutex((count, nil)) }
+    init(_ count: Int) { state = PortableMutex((count, nil)) }
 
     func tick() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
@@ -395,9 +393,9 @@ private final class Countdown: Sendable {
 
 /// How many subscribers and observers one event type has now (`EventBus.listenerCount(of:)`).
 public final class ListenerCount: Sendable {
-    let value: Atomic<Int>
+    let value: PortableAtomic<Int>
 
-    init(_ count: Int) { value = Atomic(count) }
+    init(_ count: Int) { value = PortableAtomic(count) }
 
     /// The count now.
     public var current: Int { value.load(ordering: .acquiring) }

@@ -1,12 +1,10 @@
-import Synchronization
-
 /// One subscriber's serial queue of events: they are handled one at a time in the order they were
 /// posted, whatever their types, by a task that runs only while events wait.
 final class EventMailbox: Sendable {
     typealias Handler = @Sendable (any BusEvent) async -> Void
 
     private final class Handlers: Sendable {
-        let byType = Mutex<[ObjectIdentifier: Handler]>([:])
+        let byType = PortableMutex<[ObjectIdentifier: Handler]>([:])
     }
 
     private let jobs = SerialJobs()

@@ -47,10 +47,15 @@ public struct SystemClock: SwitchboardClock {
     /// call, several times faster than the precise one).
     public var coarseNow: Duration { .nanoseconds(Self.readCoarse() - coarseOrigin) }
 
-    /// The coarse monotonic clock, in nanoseconds.
+    /// The coarse monotonic clock, in nanoseconds: Linux's `CLOCK_MONOTONIC_COARSE`, Darwin's
+    /// `CLOCK_MONOTONIC_RAW_APPROX` (the tick-grained reading of the clock `ContinuousClock` uses).
     private static func readCoarse() -> Int64 {
         var time = timespec()
+        #if os(Linux)
         clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        #else
+        clock_gettime(CLOCK_MONOTONIC_RAW_APPROX, &time)
+        #endif
         return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 

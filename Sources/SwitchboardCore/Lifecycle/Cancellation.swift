@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Waiting for the current task to be cancelled.
 public enum Cancellation {
     /// Returns once the calling task is cancelled (at once when it already is).
@@ -17,7 +15,7 @@ public enum Cancellation {
 
     /// One parked continuation, resumed exactly once whichever of park and wake comes first.
     private final class Waiter: Sendable {
-        private let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, woken: Bool)>((nil, false))
+        private let state = PortableMutex<(continuation: CheckedContinuation<Void, Never>?, woken: Bool)>((nil, false))
 
         func park(_ continuation: CheckedContinuation<Void, Never>) {
             let resumeNow = state.withLock { state -> Bool in

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A bounded memory of sessions that have ended, so that a request racing its session's
 /// `SessionClosed` is refused instead of leaving state behind.
 ///
@@ -15,7 +13,7 @@ public final class EndedSessions: Sendable {
 
     /// How many endings are remembered.
     public let capacity: Int
-    private let memory = Mutex(Memory())
+    private let memory = PortableMutex(Memory())
 
     /// An empty memory of `capacity` endings (at least 1).
     public init(capacity: Int = 65_536) {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Runs one operation at a time, the others waiting in arrival order, even when an operation
 /// suspends (a store call): what an operation reads and what it then announces are never
 /// interleaved with another operation's. An actor's own isolation does not give this: an actor
@@ -17,7 +15,7 @@ public final class OneAtATime: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = PortableMutex(State())
 
     /// Nobody has the turn yet.
     public init() {}

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Runs async jobs one after another, in the order they were queued. A task runs only while jobs
 /// wait: it starts with the first job and ends when the queue is empty, so an idle queue holds no
 /// task (and creating one starts none).
@@ -13,7 +11,7 @@ public final class SerialJobs: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = PortableMutex(State())
 
     /// An empty queue.
     public init() {}

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A log: one line per event, filtered by level, written to standard error unless a sink is given.
 ///
@@ -40,11 +39,11 @@ public struct SwitchboardLog: Sendable {
 
     /// The level and format every copy of one log shares.
     private final class Settings: Sendable {
-        let level: Atomic<Int>
-        let format: Atomic<Int>
+        let level: PortableAtomic<Int>
+        let format: PortableAtomic<Int>
         init(level: Level, format: LogFormat) {
-            self.level = Atomic(level.rawValue)
-            self.format = Atomic(format.rawValue)
+            self.level = PortableAtomic(level.rawValue)
+            self.format = PortableAtomic(format.rawValue)
         }
     }
 

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A module's copy of channel membership, kept from the bus by `BusSubscription.keepingMembership`
 /// in the module's own mailbox: the one ordering rule every module follows.
 ///
@@ -10,7 +8,7 @@ import Synchronization
 /// nothing behind; a leave that finds the member gone already (the routers' leaves that follow a
 /// `SessionClosed`) changes nothing and is not reported.
 public final class ChannelMembership: Sendable {
-    private let roster = Mutex(ChannelRoster())
+    private let roster = PortableMutex(ChannelRoster())
     /// The sessions known to have ended.
     public let ended: EndedSessions
 

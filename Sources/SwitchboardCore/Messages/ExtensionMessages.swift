@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A client's call to an operation of an extension module: a module the built-in features do not
 /// know, added by an embedding app (`"t": "x.<name>"` on the wire).
 public struct ExtensionCall: Sendable, Hashable {
@@ -39,14 +37,24 @@ public typealias ExtensionHandler = @Sendable (ExtensionCall) async throws(RtmEr
 /// extension module added by an embedding app cannot add cases to those enums, so its operations
 /// are routed by name here. Names are 1–64 characters of `A–Z a–z 0–9 . _ -`.
 final class ExtensionDirectory: Sendable {
-    private let handlers = Mutex<[String: ExtensionHandler]>([:])
+    /// A handler in a struct: the table's values, and what a lookup takes out of the lock, are
+    /// never the bare function type, whose typed `throws` would need the type metadata only
+    /// Swift 6 runtimes have (macOS 15 / iOS 18, above the SDK's floor).
+    private struct Entry: Sendable {
+        let handler: ExtensionHandler
+    }
+
+    private let handlers = PortableMutex<[String: Entry]>([:])
 
     func handle(_ name: String, _ handler: @escaping ExtensionHandler) {
         precondition(Self.isValid(name), "extension operation names are 1-64 characters of A-Z a-z 0-9 . _ -")
-        handlers.withLock { $0[name] = handler }
+        handlers.withLock { $0[name] = Entry(handler: handler) }
     }
 
-    func handler(_ name: String) -> ExtensionHandler? { handlers.withLock { $0[name] } }
+    func handler(_ name: String) -> ExtensionHandler? {
+        let entry = handlers.withLock { $0[name] }
+        return entry?.handler
+    }
 
     func removeAll() { handlers.withLock { $0.removeAll() } }
 

@@ -1,20 +1,21 @@
-#if canImport(Darwin)
-import Darwin
-#else
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
-import Synchronization
 
 /// A monotonic counter for hot paths: each thread adds to one of several slots, each on a cache
 /// line of its own, with a relaxed atomic add, and a reader sums the slots. Threads on different
 /// slots never contend for a line; two threads hashed to one slot still count exactly.
 ///
 /// An increment is a thread-id read, a multiply and one uncontended `lock xadd`: no lock, no
-/// allocation, no reference counting (the slots are reached without retaining them).
+/// allocation, no reference counting (the slots are reached without retaining them). That is on
+/// Linux; on Apple platforms, where the SDK counts nothing per message, `PortableAtomic` is
+/// `LockedAtomic` and an increment takes a lock.
 public final class StripedCounter: Sendable {
     /// One slot, padded so that slots allocated one after another sit on different cache lines.
     private final class Slot: Sendable {
-        let value = Atomic<UInt64>(0)
+        let value = PortableAtomic<UInt64>(0)
         // 15 words after the value: with the object header the slot spans 136 bytes, so no two
         // slots' values share a 64- or 128-byte line.
         private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,

@@ -109,18 +109,23 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
         let text = bytes.withContiguousStorageIfAvailable { storage in
             Self.string(UnsafeBufferPointer(rebasing: storage[(range.lowerBound - bytes.startIndex)...].prefix(range.count)))
         }
-        guard let text = text ?? String(validating: bytes[range], as: UTF8.self) else {
+        guard let text = text ?? UTF8Text.string(bytes[range]) else {
             throw WireError(.invalidUTF8, offset: range.lowerBound - bytes.startIndex)
         }
         return text
     }
 
-    /// `utf8` as a string if it is valid UTF-8: checked once, many bytes at a time, and copied
-    /// into the string without being checked again.
+    /// `utf8` as a string if it is valid UTF-8: on Linux checked once, many bytes at a time, and
+    /// copied into the string without being checked again (`UTF8Span` needs macOS 26 / iOS 26, so
+    /// Apple platforms take `UTF8Text`).
     @usableFromInline
     static func string(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
+        #if os(Linux) && !SWITCHBOARD_PORTABLE
         guard let text = try? UTF8Span(validating: utf8.span) else { return nil }
         return String(copying: text)
+        #else
+        return UTF8Text.string(utf8)
+        #endif
     }
 
     /// Reads a binary value.

@@ -43,7 +43,7 @@ extension MessagePackReader {
         guard try peekType() == .string else { throw WireError(.nonStringKey, offset: start) }
         let range = try readStringRange()
         if let key = FrameKey.match(bytes[range]) { return key }
-        guard String(validating: bytes[range], as: UTF8.self) != nil else {
+        guard UTF8Text.string(bytes[range]) != nil else {
             throw WireError(.invalidUTF8, offset: range.lowerBound - bytes.startIndex)
         }
         return nil

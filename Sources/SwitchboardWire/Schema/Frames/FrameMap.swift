@@ -39,7 +39,12 @@ struct FrameHead: Sendable {
 /// Up to 16 entries of a frame's map: each known key and the offset of its value.
 struct RecordedFields {
     static let capacity = 16
+    #if os(Linux) && !SWITCHBOARD_PORTABLE
     private var entries = InlineArray<16, (key: FrameKey, valueOffset: Int32)>(repeating: (.t, 0))
+    #else
+    /// An array of the same entries: `InlineArray` needs macOS 26 / iOS 26.
+    private var entries = [(key: FrameKey, valueOffset: Int32)](repeating: (.t, 0), count: 16)
+    #endif
     private(set) var count = 0
     /// False once an entry found no room (or its offset did not fit): the entries are not all.
     private(set) var isComplete = true

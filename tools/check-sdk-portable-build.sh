@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The SDK's build for Apple platforms, proven on Linux: on Apple platforms Core and Wire use
+# stand-ins for what is newer than the SDK's floor (`PthreadMutex` / `LockedAtomic` for
+# Synchronization's `Mutex` / `Atomic`, an array for `InlineArray`, `UTF8Text` for `UTF8Span` and
+# `String(validating:)`; README, "Platforms"). SWITCHBOARD_PORTABLE picks them here too; this
+# builds SwitchboardClient with it, then runs the Core, Wire and SDK tests against it. It uses a
+# scratch path of its own, so the normal build stays as it is.
+# --build-only stops after building SwitchboardClient (what CI runs: it proves the Apple code
+# compiles; the stand-ins' own tests run in the normal suite).
+#   tools/check-sdk-portable-build.sh [--build-only | swift test arguments …, e.g. --filter LinkMachine]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+portable=(--scratch-path .build/portable -Xswiftc -DSWITCHBOARD_PORTABLE)
+filter=(--filter '^(SwitchboardCoreTests|SwitchboardWireTests|SwitchboardClientTests)\.')
+[ $# -eq 0 ] || filter=("$@")
+
+started=$SECONDS
+swift build "${portable[@]}" --product SwitchboardClient
+if [ "${1:-}" = "--build-only" ]; then
+    echo "check-sdk-portable-build: SwitchboardClient built in $((SECONDS - started)) s"
+    exit 0
+fi
+# The SDK's tests start a real server, so this builds the server as well (its modules keep their
+# own Synchronization types; only Core changes).
+swift build "${portable[@]}" --build-tests
+built=$SECONDS
+tools/test.sh --skip-build "${portable[@]}" "${filter[@]}"
+echo "check-sdk-portable-build: built in $((built - started)) s, tested in $((SECONDS - built)) s"
