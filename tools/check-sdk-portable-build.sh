@@ -5,8 +5,9 @@
 # `String(validating:)`; README, "Platforms"). SWITCHBOARD_PORTABLE picks them here too; this
 # builds SwitchboardClient with it, then runs the Core, Wire and SDK tests against it. It uses a
 # scratch path of its own, so the normal build stays as it is.
-# --build-only stops after building SwitchboardClient (what CI runs: it proves the Apple code
-# compiles; the stand-ins' own tests run in the normal suite).
+# Between the two, tools/check-sdk-typed-throws.py looks for what an Apple compiler alone would
+# refuse. --build-only stops there (what CI runs: the Apple code compiles and passes that check;
+# the stand-ins' own tests run in the normal suite).
 #   tools/check-sdk-portable-build.sh [--build-only | swift test arguments …, e.g. --filter LinkMachine]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,8 +18,10 @@ filter=(--filter '^(SwitchboardCoreTests|SwitchboardWireTests|SwitchboardClientT
 
 started=$SECONDS
 swift build "${portable[@]}" --product SwitchboardClient
+# What only an Apple compiler refuses: a typed-throws function type whose metadata is needed.
+python3 tools/check-sdk-typed-throws.py .build/portable
 if [ "${1:-}" = "--build-only" ]; then
-    echo "check-sdk-portable-build: SwitchboardClient built in $((SECONDS - started)) s"
+    echo "check-sdk-portable-build: SwitchboardClient built and checked in $((SECONDS - started)) s"
     exit 0
 fi
 # The SDK's tests start a real server, so this builds the server as well (its modules keep their
