@@ -31,6 +31,9 @@ public actor Webhooks: OpeningModule {
     private var lines: DeliveryLines
     /// Made, not yet on disk: sent once written.
     private var staged: [QueuedDelivery] = []
+    /// Deliveries a queue write is writing now: no longer staged, not yet lined up; they count
+    /// against the queue's bound as both do.
+    private var writing = 0
     /// Taken or given up, not yet removed from the disk.
     private var removals: [Int64] = []
     private var nextSequence: Int64 = 1
@@ -144,7 +147,7 @@ public actor Webhooks: OpeningModule {
                 id: "\(idPrefix)-\(eventCounter)", type: draft.type, app: draft.app, time: context.clock.wallNow, fields: draft.fields)
             let body = event.body
             for receiver in receivers {
-                guard lines.count + staged.count < configuration.maxQueued else {
+                guard lines.count + writing + staged.count < configuration.maxQueued else {
                     counts.dropped += 1
                     if !overflowing { log(.warning, "the webhook queue is full (\(configuration.maxQueued)): new events are dropped") }
                     overflowing = true
@@ -168,12 +171,14 @@ public actor Webhooks: OpeningModule {
             let adding = staged, removing = removals
             staged = []
             removals = []
+            writing = adding.count
             do {
                 try await queue.write(adding: adding, removing: removing)
             } catch {
                 // Sent anyway (at most once, this time): holding them would stop every receiver.
                 log(.error, "the webhook queue could not be written, \(adding.count) deliveries are not durable: \(error)")
             }
+            writing = 0
             for delivery in adding { lines.add(delivery) }
             dispatch()
         }
@@ -232,7 +237,7 @@ public actor Webhooks: OpeningModule {
 
     private func statistics() -> WebhookCounts {
         var answer = counts
-        answer.queued = lines.count + staged.count
+        answer.queued = lines.count + writing + staged.count
         answer.latency = latency.snapshot
         return answer
     }

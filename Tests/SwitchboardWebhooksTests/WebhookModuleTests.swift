@@ -113,9 +113,14 @@ final class FakePoster: WebhookPoster {
         #expect(await eventually { poster.requests.count == 1 })
         // Waits of 0.5 s, 1 s and 2 s (jitter 0): nothing sooner, and the second event never overtakes the first.
         for (wait, attempts) in [(Duration.milliseconds(500), 2), (.seconds(1), 3), (.seconds(2), 4)] {
+            // The last attempt's failure is counted (its retry is due `wait` from then), and the
+            // module's ticker sleeps again before the clock moves: otherwise the ticker would miss it.
+            #expect(await eventuallyAsync { (try? await statistics(harness).failed) == UInt64(attempts - 1) })
+            #expect(await harness.clock.waitForSleepers())
             harness.clock.advance(by: wait - .milliseconds(100))
             try await Task.sleep(for: .milliseconds(20))
             #expect(poster.requests.count == attempts - 1)
+            #expect(await harness.clock.waitForSleepers())
             harness.clock.advance(by: .milliseconds(100))
             #expect(await eventually { poster.requests.count >= attempts }, "wait \(wait): \(poster.requests.count) attempts at \(harness.clock.now)")
         }
@@ -186,6 +191,21 @@ final class FakePoster: WebhookPoster {
         await harness.stop()
     }
 
+    @Test func deliveriesBeingWrittenCountAgainstTheQueuesBound() async throws {
+        let poster = FakePoster()
+        poster.answering { _ in .failed("down") }
+        let queue = HeldWebhookQueue()
+        let (harness, _, _) = try await start(configuration { $0.maxQueued = 2 }, queue: queue, poster: poster)
+        func opened(_ user: Int) -> SessionOpened { SessionOpened(caller: Caller(app: "app", userId: "u\(user)", session: SessionID(UInt64(user)))) }
+        await harness.bus.publishAndWait(opened(1))
+        // u1's delivery is being written (neither staged nor lined up) while four more events come.
+        #expect(await eventually { queue.writesStarted == 1 })
+        for user in 2...5 { await harness.bus.publishAndWait(opened(user)) }
+        queue.release()
+        #expect(await eventuallyAsync { (try? await statistics(harness)) == WebhookCounts(queued: 2, enqueued: 2, sent: 0, failed: 1, dropped: 3) })
+        await harness.stop()
+    }
+
     @Test func deliveriesWaitingOnDiskAreSentByTheNextRunInOrder() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webhooks-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -209,4 +229,39 @@ final class FakePoster: WebhookPoster {
         #expect(try await statistics(third).queued == 0)
         await third.stop()
     }
+}
+
+/// A queue whose writes wait until `release()`: events can arrive while a write is under way.
+final class HeldWebhookQueue: WebhookQueue {
+    private let stored = InMemoryWebhookQueue()
+    private let gate = Mutex<(held: Bool, waiting: [CheckedContinuation<Void, Never>], started: Int)>((true, [], 0))
+
+    /// How many writes have begun (held or not).
+    var writesStarted: Int { gate.withLock { $0.started } }
+
+    func open() async throws(WebhookQueueFailure) -> [QueuedDelivery] { try await stored.open() }
+
+    func write(adding deliveries: [QueuedDelivery], removing removed: [Int64]) async throws(RtmError) {
+        await withCheckedContinuation { continuation in
+            let goOn = gate.withLock { gate in
+                gate.started += 1
+                if gate.held { gate.waiting.append(continuation) }
+                return !gate.held
+            }
+            if goOn { continuation.resume() }
+        }
+        try await stored.write(adding: deliveries, removing: removed)
+    }
+
+    /// Lets the held writes, and every later one, go on.
+    func release() {
+        let waiting = gate.withLock { gate in
+            gate.held = false
+            defer { gate.waiting = [] }
+            return gate.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    func close() async {}
 }
