@@ -132,8 +132,20 @@ def refreshes(driver):
     return int(driver.find_element(By.TAG_NAME, "body").get_attribute("data-refreshes") or 0)
 
 
+def unredrawn(read, tries=40):
+    """`read()`, asked again while the page redraws what it reads (every refresh replaces the
+    tables' rows, so an element found a moment ago can be gone); [] if it never holds still."""
+    for _ in range(tries):
+        try:
+            return read()
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    return []
+
+
 def members(driver):
-    return [row.get_attribute("data-user") for row in driver.find_elements(By.CSS_SELECTOR, "#members tbody tr[data-user]")]
+    return unredrawn(lambda: [row.get_attribute("data-user")
+                              for row in driver.find_elements(By.CSS_SELECTOR, "#members tbody tr[data-user]")])
 
 
 def click_twice(driver, selector, timeout=5):
@@ -152,11 +164,13 @@ def click_twice(driver, selector, timeout=5):
 
 def node_rows(driver):
     """The nodes table: per row its data attributes and each field cell's text."""
-    rows = []
-    for row in driver.find_elements(By.CSS_SELECTOR, "#nodes tbody tr[data-node]"):
-        cells = {cell.get_attribute("data-field"): cell.text for cell in row.find_elements(By.CSS_SELECTOR, "td[data-field]")}
-        rows.append({"self": row.get_attribute("data-self"), "ready": row.get_attribute("data-ready"), **cells})
-    return rows
+    def read():
+        rows = []
+        for row in driver.find_elements(By.CSS_SELECTOR, "#nodes tbody tr[data-node]"):
+            cells = {cell.get_attribute("data-field"): cell.text for cell in row.find_elements(By.CSS_SELECTOR, "td[data-field]")}
+            rows.append({"self": row.get_attribute("data-self"), "ready": row.get_attribute("data-ready"), **cells})
+        return rows
+    return unredrawn(read)
 
 
 def check_nodes(report, driver, args):
