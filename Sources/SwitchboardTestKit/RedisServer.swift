@@ -152,7 +152,7 @@ public actor RedisServer {
             }
         }
         let request = Array("INFO server\r\n".utf8)
-        guard connected, send(fd, request, request.count, 0) == request.count else { return nil }
+        guard connected, send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return nil }
         var reply: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while reply.count < 65_536 {

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Synchronization
 import SwitchboardTestKit
 import Testing
@@ -51,7 +52,9 @@ final class MisbehavingPeer: Sendable {
 
     static func send(_ fd: Int32, _ text: String) {
         let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        // MSG_NOSIGNAL: the client under test may have closed already (an endless head it refused);
+        // a plain write would raise SIGPIPE and end the whole test process.
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
     func stop() {
