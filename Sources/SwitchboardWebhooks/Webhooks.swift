@@ -14,8 +14,11 @@ import SwitchboardCryptography
 public actor Webhooks: OpeningModule {
     public nonisolated let name = "webhooks"
 
-    /// What the module was configured with.
+    /// What the module was configured with at its start.
     public nonisolated let configuration: WebhookConfiguration
+    /// The configuration in force: `configuration` with the receivers and secret of the last
+    /// `replaceReceivers`.
+    private var inForce: WebhookConfiguration
     private let queue: any WebhookQueue
     private let poster: any WebhookPoster
 
@@ -51,6 +54,7 @@ public actor Webhooks: OpeningModule {
     /// The module for `configuration`, queueing in `queue` and posting through `poster`.
     public init(configuration: WebhookConfiguration, queue: any WebhookQueue, poster: any WebhookPoster) {
         self.configuration = configuration
+        inForce = configuration
         self.queue = queue
         self.poster = poster
         lines = DeliveryLines(retryWindow: configuration.retryWindow, backoff: configuration.backoff)
@@ -70,13 +74,47 @@ public actor Webhooks: OpeningModule {
                 await record([WebhookDrafts.undelivered(event, content: configuration.messageContent)])
             }
         context.bus.handle(WebhookStatistics.self) { [self] _ in await statistics() }
+        context.bus.handle(ReplaceWebhookReceivers.self) { [self] request in
+            await replaceReceivers(everyApp: request.everyApp, perApp: request.perApp, secret: request.secret)
+        }
+    }
+
+    /// Puts new receivers and a new secret in force: events from now on go to them. A receiver
+    /// already configured keeps its own secret and event types. The deliveries waiting for a
+    /// receiver no longer configured (the one in flight included, whatever its answer) are given
+    /// up and counted as dropped, as `open()` does at a start; so are those being written now.
+    @discardableResult
+    public func replaceReceivers(everyApp: [String], perApp: [AppID: [String]], secret: [UInt8]) -> WebhookReceiversReplaced {
+        let known = Dictionary((inForce.targets + inForce.appTargets.values.flatMap { $0 }).map { ($0.url, $0) }) { first, _ in first }
+        func target(_ url: String) -> WebhookTarget { known[url] ?? WebhookTarget(url: url) }
+        inForce.targets = everyApp.map(target)
+        inForce.appTargets = perApp.mapValues { $0.map(target) }.filter { !$0.value.isEmpty }
+        inForce.secret = secret
+        let receivers = inForce.receiverURLs
+        var givenUp: [Int64] = []
+        for target in lines.targets where !receivers.contains(target) {
+            givenUp += lines.removeLine(target).map(\.sequence)
+            attempts[target] = nil
+        }
+        giveUp(givenUp)
+        log(.info, "receivers in force: \(inForce.targets.count) for every app, \(inForce.appTargets.count) apps with their own")
+        return WebhookReceiversReplaced(givenUp: givenUp.count)
+    }
+
+    /// Counts `sequences`, waiting for receivers no longer configured, as dropped and removes them.
+    private func giveUp(_ sequences: [Int64]) {
+        guard !sequences.isEmpty else { return }
+        counts.dropped += UInt64(sequences.count)
+        removals += sequences
+        log(.warning, "\(sequences.count) queued deliveries to receivers no longer configured were given up")
+        writes.continuation.yield()
     }
 
     /// Opens the queue and lines up what waited in it; deliveries to a receiver no longer
     /// configured are given up.
     public func open() async throws {
         let waiting = try await queue.open()
-        let known = Set((configuration.targets + configuration.appTargets.values.flatMap { $0 }).map(\.url))
+        let known = inForce.receiverURLs
         var forgotten: [Int64] = []
         for delivery in waiting {
             nextSequence = max(nextSequence, delivery.sequence + 1)
@@ -86,11 +124,7 @@ public actor Webhooks: OpeningModule {
                 forgotten.append(delivery.sequence)
             }
         }
-        if !forgotten.isEmpty {
-            counts.dropped += UInt64(forgotten.count)
-            removals += forgotten
-            log(.warning, "\(forgotten.count) queued deliveries to receivers no longer configured were given up")
-        }
+        giveUp(forgotten)
         if !waiting.isEmpty { log(.info, "\(waiting.count - forgotten.count) deliveries waited in the queue") }
         opened = true
         writes.continuation.yield()
@@ -140,7 +174,7 @@ public actor Webhooks: OpeningModule {
     private func record(_ drafts: [WebhookDraft]) {
         guard !drafts.isEmpty, case .running(let context, _) = state else { return }
         for draft in drafts {
-            let receivers = configuration.targets(of: draft.app).filter { $0.events?.contains(draft.type) ?? true }
+            let receivers = inForce.targets(of: draft.app).filter { $0.events?.contains(draft.type) ?? true }
             guard !receivers.isEmpty else { continue }
             eventCounter += 1
             let event = WebhookEvent(
@@ -179,7 +213,10 @@ public actor Webhooks: OpeningModule {
                 log(.error, "the webhook queue could not be written, \(adding.count) deliveries are not durable: \(error)")
             }
             writing = 0
-            for delivery in adding { lines.add(delivery) }
+            // Receivers replaced during the write no longer take theirs.
+            let known = inForce.receiverURLs
+            for delivery in adding where known.contains(delivery.target) { lines.add(delivery) }
+            giveUp(adding.filter { !known.contains($0.target) }.map(\.sequence))
             dispatch()
         }
     }
@@ -189,7 +226,7 @@ public actor Webhooks: OpeningModule {
         guard opened, case .running(let context, _) = state else { return }
         for delivery in lines.due(now: context.clock.wallNow) {
             let timestamp = context.clock.wallNow.secondsSince1970
-            let secret = configuration.secret(for: delivery.target)
+            let secret = inForce.secret(for: delivery.target)
             let request = WebhookRequest(
                 url: delivery.target,
                 headers: [
@@ -209,6 +246,8 @@ public actor Webhooks: OpeningModule {
     }
 
     private func finished(_ delivery: QueuedDelivery, _ outcome: WebhookPostOutcome) {
+        // A receiver taken away while the attempt ran: its deliveries were given up and counted.
+        guard lines.sequenceInFlight(to: delivery.target) == delivery.sequence else { return }
         attempts[delivery.target] = nil
         guard case .running(let context, _) = state else { return }
         let now = context.clock.wallNow

@@ -26,6 +26,19 @@ import SwitchboardCore
         #expect(lines.count == 3)
     }
 
+    @Test func aRemovedLineGivesUpItsDeliveriesAndIgnoresTheOutcomeInFlight() {
+        var lines = lines()
+        for sequence in Int64(1)...3 { lines.add(delivery(sequence)) }
+        lines.add(delivery(4, to: "http://b/"))
+        #expect(lines.due(now: start).map(\.sequence) == [1, 4])
+        #expect(lines.removeLine("http://a/").map(\.sequence) == [1, 2, 3], "the one in flight included")
+        #expect(lines.count == 1 && lines.targets == ["http://b/"])
+        #expect(lines.succeeded("http://a/") == nil && lines.failed("http://a/", now: start, jitter: 0) == nil)
+        #expect(lines.removeLine("http://a/").isEmpty)
+        lines.add(delivery(5))
+        #expect(lines.due(now: start).map(\.sequence) == [5], "a receiver configured again starts a new line")
+    }
+
     @Test func aFailureWaitsItsBackoffAndKeepsTheLinesOrder() {
         var lines = lines()
         lines.add(delivery(1))

@@ -8,15 +8,18 @@ import SwitchboardTestKit
 
 /// A poster that records each attempt and answers as told (by default 204).
 final class FakePoster: WebhookPoster {
-    private let state = Mutex<(requests: [WebhookRequest], answer: @Sendable (Int) -> WebhookPostOutcome)>(([], { _ in .answered(status: 204) }))
+    private let state = Mutex<(requests: [WebhookRequest], answer: @Sendable (Int, String) -> WebhookPostOutcome)>(([], { _, _ in .answered(status: 204) }))
 
     /// Answers the n-th attempt (from 1) with `answer(n)`.
-    func answering(_ answer: @escaping @Sendable (Int) -> WebhookPostOutcome) { state.withLock { $0.answer = answer } }
+    func answering(_ answer: @escaping @Sendable (Int) -> WebhookPostOutcome) { state.withLock { $0.answer = { n, _ in answer(n) } } }
+
+    /// Answers each attempt with `answer(url)`.
+    func answeringByURL(_ answer: @escaping @Sendable (String) -> WebhookPostOutcome) { state.withLock { $0.answer = { _, url in answer(url) } } }
 
     func post(_ request: WebhookRequest) async -> WebhookPostOutcome {
         state.withLock { state in
             state.requests.append(request)
-            return state.answer(state.requests.count)
+            return state.answer(state.requests.count, request.url)
         }
     }
 
@@ -173,6 +176,57 @@ final class FakePoster: WebhookPoster {
         await harness.stop()
     }
 
+    @Test func replacedReceiversTakeTheNewEventsAndTheWaitingDeliveriesOfTheOldAreDropped() async throws {
+        let poster = FakePoster()
+        poster.answeringByURL { $0 == "http://receiver/hook" ? .failed("down") : .answered(status: 204) }
+        let (harness, _, _) = try await start(configuration(), poster: poster)
+        await harness.bus.publishAndWait(SessionOpened(caller: alice))
+        await harness.bus.publishAndWait(SessionOpened(caller: bob))
+        // The old receiver's first attempt failed: both deliveries wait for its retry.
+        #expect(await eventuallyAsync { (try? await statistics(harness)).map { $0.failed == 1 && $0.queued == 2 } == true })
+
+        let newSecret = Array("n3w".utf8)
+        let replaced = try await harness.bus.request(
+            ReplaceWebhookReceivers(everyApp: [], perApp: ["app": ["http://new/hook"], "other": []], secret: newSecret))
+        #expect(replaced == WebhookReceiversReplaced(givenUp: 2))
+        await harness.bus.publishAndWait(SessionClosed(caller: alice, reason: .logout))
+        func sentToNew() -> [WebhookRequest] { poster.requests.filter { $0.url == "http://new/hook" } }
+        #expect(await eventually { sentToNew().count == 1 })
+        let headers = Dictionary(uniqueKeysWithValues: sentToNew()[0].headers.map { ($0.name, $0.value) })
+        let mac = CryptoPrimitives.hmacSHA256(key: newSecret, message: Array("\(headers["X-Switchboard-Timestamp"]!).".utf8) + sentToNew()[0].body)
+        #expect(headers["X-Switchboard-Signature"] == "sha256=" + mac.map { String(format: "%02x", $0) }.joined(), "signed with the new secret")
+
+        // Past the old receiver's backoff nothing goes to it; a later event reaches the new one
+        // (the positive control: the ticker ran after the clock moved).
+        #expect(await harness.clock.waitForSleepers())
+        harness.clock.advance(by: .seconds(5))
+        await harness.bus.publishAndWait(SessionClosed(caller: bob, reason: .logout))
+        #expect(await eventually { sentToNew().count == 2 })
+        #expect(poster.requests.filter { $0.url == "http://receiver/hook" }.count == 1)
+        #expect(poster.types.suffix(2) == ["user.offline", "user.offline"])
+        let counts = try await statistics(harness)
+        #expect(counts.dropped == 2 && counts.sent == 2 && counts.queued == 0)
+        await harness.stop()
+    }
+
+    @Test func anAttemptInFlightToAReplacedReceiverIsDroppedOnceWhateverItsAnswer() async throws {
+        let poster = HeldPoster()
+        let webhooks = Webhooks(configuration: configuration(), queue: InMemoryWebhookQueue(), poster: poster)
+        let harness = await ModuleHarness(modules: [webhooks])
+        try await webhooks.open()
+        await harness.bus.publishAndWait(SessionOpened(caller: alice))
+        #expect(await eventually { poster.isHolding })
+        let replaced = await webhooks.replaceReceivers(everyApp: ["http://new/hook"], perApp: [:], secret: Self.secret)
+        #expect(replaced.givenUp == 1)
+        poster.release(.answered(status: 204))
+        await harness.bus.publishAndWait(SessionClosed(caller: alice, reason: .logout))
+        #expect(await eventuallyAsync { poster.urls.count == 2 && (try? await statistics(harness).queued) == 0 })
+        #expect(poster.urls == ["http://receiver/hook", "http://new/hook"])
+        let counts = try await statistics(harness)
+        #expect(counts.dropped == 1 && counts.sent == 1, "the late answer of the replaced receiver counts nothing more")
+        await harness.stop()
+    }
+
     @Test func anOfflineMessagesPayloadIsLeftOutWhenOnlyItsSizeIsWanted() async throws {
         let (harness, _, poster) = try await start(configuration { $0.messageContent = .size })
         let delivery = MessageDelivery(channelType: .user, channelName: "alice", payload: .binary([1, 2, 3]), publisher: "alice", customType: "", timestamp: 1)
@@ -264,4 +318,33 @@ final class HeldWebhookQueue: WebhookQueue {
     }
 
     func close() async {}
+}
+
+
+/// A poster whose first attempt waits for `release(_:)`; the others are answered 204 at once.
+final class HeldPoster: WebhookPoster {
+    private let state = Mutex<(urls: [String], held: CheckedContinuation<WebhookPostOutcome, Never>?)>(([], nil))
+
+    /// The receivers of the attempts so far.
+    var urls: [String] { state.withLock { $0.urls } }
+    /// Whether the first attempt waits.
+    var isHolding: Bool { state.withLock { $0.held != nil } }
+
+    func post(_ request: WebhookRequest) async -> WebhookPostOutcome {
+        let first = state.withLock { state in
+            state.urls.append(request.url)
+            return state.urls.count == 1
+        }
+        guard first else { return .answered(status: 204) }
+        return await withCheckedContinuation { continuation in state.withLock { $0.held = continuation } }
+    }
+
+    /// Ends the waiting attempt with `outcome`.
+    func release(_ outcome: WebhookPostOutcome) {
+        let held = state.withLock { state in
+            defer { state.held = nil }
+            return state.held
+        }
+        held?.resume(returning: outcome)
+    }
 }

@@ -28,3 +28,32 @@ public struct WebhookCounts: Sendable, Hashable {
         self.latency = latency
     }
 }
+
+/// Puts new receivers and a new signing key in force while the server runs (`switchboard serve`
+/// on SIGHUP). Answered by the webhooks module when the server runs one; a server composed
+/// without webhooks has no handler, and a replacement module may leave it unanswered (then the
+/// receivers it started with stay).
+public struct ReplaceWebhookReceivers: BusRequest {
+    public typealias Response = WebhookReceiversReplaced
+    public static var operation: String { "webhooks.replaceReceivers" }
+    /// URLs that get every app's events.
+    public var everyApp: [String]
+    /// URLs that get one app's events, by app id, besides `everyApp`.
+    public var perApp: [AppID: [String]]
+    /// The key that signs each delivery (a receiver configured with its own keeps its own).
+    public var secret: [UInt8]
+    /// The receivers `everyApp` and `perApp`, signed with `secret`.
+    public init(everyApp: [String], perApp: [AppID: [String]], secret: [UInt8]) {
+        self.everyApp = everyApp
+        self.perApp = perApp
+        self.secret = secret
+    }
+}
+
+/// What replacing the receivers did.
+public struct WebhookReceiversReplaced: Sendable, Hashable {
+    /// Deliveries that waited for a receiver no longer configured: given up, counted as dropped.
+    public var givenUp: Int
+    /// The count.
+    public init(givenUp: Int) { self.givenUp = givenUp }
+}

@@ -43,6 +43,9 @@ public struct WebhookConfiguration: Sendable {
     /// Whether any receiver is configured (the server runs the module only then).
     public var hasTargets: Bool { !targets.isEmpty || appTargets.values.contains { !$0.isEmpty } }
 
+    /// The URL of every receiver, of every app's and of single apps'.
+    var receiverURLs: Set<String> { Set((targets + appTargets.values.flatMap { $0 }).map(\.url)) }
+
     /// The receivers of an event of `app`: every app's, then the app's own, each URL once.
     func targets(of app: AppID) -> [WebhookTarget] {
         var seen = Set<String>()

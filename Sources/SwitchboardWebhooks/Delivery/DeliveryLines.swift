@@ -104,8 +104,25 @@ public struct DeliveryLines: Sendable {
         return .retry(at: next)
     }
 
+    /// Takes `target`'s line away: its deliveries, the one in flight included (whose outcome
+    /// `succeeded` and `failed` then ignore), leave and are returned.
+    public mutating func removeLine(_ target: String) -> [QueuedDelivery] {
+        guard let line = lines.removeValue(forKey: target) else { return [] }
+        count -= line.count
+        return Array(line.waiting[line.head...])
+    }
+
+    /// The receivers with a line.
+    public var targets: [String] { Array(lines.keys) }
+
     /// How many deliveries wait for `target`.
     public func count(for target: String) -> Int { lines[target]?.count ?? 0 }
+
+    /// The sequence of the delivery in flight to `target`, if one is.
+    public func sequenceInFlight(to target: String) -> Int64? {
+        guard let line = lines[target], line.inFlight else { return nil }
+        return line.first?.sequence
+    }
 
     /// Whether an attempt to `target` is in flight.
     public func isInFlight(_ target: String) -> Bool { lines[target]?.inFlight ?? false }
