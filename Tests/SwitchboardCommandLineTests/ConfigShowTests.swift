@@ -51,4 +51,51 @@ import SwitchboardServer
         #expect(log.level == .debug && log.format == .json)
         #expect(ReloadPlan(from: after, to: after).lines == ["reload: no setting changed"])
     }
+
+    @Test func showListsAnAppsOwnReceivers() throws {
+        let path = try ConfigFileTests.write("""
+            {
+              "webhookSecretFile": "/srv/s",
+              "apps": {"demo": {"webhookUrls": ["https://demo.example/h"]}, "other": {}}
+            }
+            """)
+        let shown = try ConfigCommand.run(["show", "--config", path], environment: [:])
+        let row = shown.split(separator: "\n").first { $0.hasPrefix("apps.demo.webhookUrls ") }
+        #expect(row?.contains("https://demo.example/h") == true && row?.hasSuffix("file \(path):3") == true, "\(shown)")
+        #expect(shown.split(separator: "\n").contains { $0.hasPrefix("apps.other.webhookUrls ") && $0.hasSuffix(" -") })
+    }
+
+    @Test func aReloadChangesTheWebhookReceiversOnlyWhileTheWebhooksRun() throws {
+        func configuration(_ everyApp: String, _ demo: String, secret: String, certificate: String? = nil) throws -> EffectiveConfiguration {
+            var demoSettings: [(String, JSONValue)] = [("webhookUrls", .array([.string(demo)]))]
+            if let certificate { demoSettings.append(("certificate", .string(certificate))) }
+            let file = try SettingLayersTests.file([
+                ("webhookUrls", .array([.string(everyApp)])), ("webhookSecretFile", .string(secret)),
+                ("apps", .object([("demo", .object(demoSettings))])),
+            ])
+            return try EffectiveConfiguration.resolve(ParsedOptions(), environment: [:], file: file)
+        }
+        let before = try configuration("http://a/", "http://demo-a/", secret: "/srv/s1")
+        let after = try configuration("http://b/", "http://demo-b/", secret: "/srv/s2", certificate: "5CFd2fd1755d40ecb72977518be15d3b")
+
+        let running = ReloadPlan(from: before, to: after, webhooksRunning: true)
+        #expect(running.applied == [
+            .init(name: "webhook-url", old: "http://a/", new: "http://b/"),
+            .init(name: "webhook-secret-file", old: "/srv/s1", new: "/srv/s2"),
+            .init(name: "apps.demo.webhookUrls", old: "http://demo-a/", new: "http://demo-b/"),
+        ])
+        #expect(running.needRestart == ["apps"], "the certificate still takes a restart")
+        #expect(WebhookReceivers(running.running) == WebhookReceivers(after))
+        #expect(running.running.apps.first?.settings["certificate"] == nil)
+        #expect(running.lines.contains("reload: apps.demo.webhookUrls http://demo-a/ → http://demo-b/"))
+
+        // A server that started without webhooks has no module to give them to: a restart, named
+        // again at each SIGHUP.
+        let stopped = ReloadPlan(from: before, to: after, webhooksRunning: false)
+        #expect(stopped.applied.isEmpty)
+        #expect(stopped.needRestart == ["webhook-url", "webhook-secret-file", "apps", "apps.demo.webhookUrls"])
+        #expect(stopped.lines.last == "reload: the webhooks do not run (the server started without a receiver): their receivers take a restart")
+        #expect(WebhookReceivers(stopped.running) == WebhookReceivers(before))
+        #expect(ReloadPlan(from: stopped.running, to: after, webhooksRunning: false).needRestart == stopped.needRestart)
+    }
 }

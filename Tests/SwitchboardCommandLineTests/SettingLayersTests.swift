@@ -20,6 +20,7 @@ import SwitchboardServer
         case .redisURL: ["redis://10.0.0.1:6379", "redis://10.0.0.2:6380", "rediss://10.0.0.3:6381/2"].map { .text($0) }
         case .webhookReceivers:
             [.list(["https://a.example/hooks"]), .list(["http://10.0.0.2:8080/h", "demo=https://c.example/h"]), .list(["demo=http://d.example/"])]
+        case .webhookURLs: [.list(["https://a.example/hooks"]), .list(["http://10.0.0.2:8080/h"]), .list(["http://d.example/?a=b"])]
         }
     }
 
@@ -77,7 +78,7 @@ import SwitchboardServer
         let wrong: (text: String, json: JSONValue)
         switch setting.kind {
         case .flag: wrong = ("maybe", "maybe")
-        case .list, .webhookReceivers: wrong = ("", 7)
+        case .list, .webhookReceivers, .webhookURLs: wrong = ("", 7)
         case .number(let range): wrong = (String(range.upperBound + 1), .integer(Int64(range.upperBound + 1)))
         case .text: wrong = ("", 7)
         default: wrong = ("nowhere", "nowhere")
@@ -223,5 +224,53 @@ import SwitchboardServer
         let withEmpty = try EffectiveConfiguration.resolve(
             try ServeCommand.table.parse(["--webhook-url", "https://a.example/h", "--webhook-secret-file", empty]), environment: [:], file: nil)
         #expect(throws: ConfigurationError("webhook-secret-file \(empty) is empty")) { try ServeStart(withEmpty) }
+    }
+
+    @Test func anAppsOwnReceiversAreItsTargetsCheckedAsTheTopLevelOnesAndNeedTheSecret() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("app-webhooks-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretFile = directory.appendingPathComponent("webhook.secret").path
+        try "s3cret".write(toFile: secretFile, atomically: true, encoding: .utf8)
+        let apps: JSONValue = .object([
+            ("demo", .object([("webhookUrls", .array(["https://demo.example/h", "http://10.0.0.5:8080/h"]))])),
+            ("other", .object([])),
+        ])
+        // Per-app receivers alone turn webhooks on, beside the top-level APP=URL ones of the same app.
+        let file = try Self.file([("apps", apps), ("webhookUrls", .array(["demo=http://all-of-demo.example/"])), ("webhookSecretFile", .string(secretFile))])
+        let effective = try EffectiveConfiguration.resolve(ParsedOptions(), environment: [:], file: file)
+        let webhooks = try #require(try ServeStart(effective).configuration.webhooks)
+        #expect(webhooks.targets.isEmpty)
+        #expect(webhooks.appTargets.mapValues { $0.map(\.url) } == [
+            "demo": ["http://all-of-demo.example/", "https://demo.example/h", "http://10.0.0.5:8080/h"],
+        ])
+        let onlyPerApp = try Self.file([("apps", apps), ("webhookSecretFile", .string(secretFile))])
+        let perApp = try ServeStart(try EffectiveConfiguration.resolve(ParsedOptions(), environment: [:], file: onlyPerApp))
+        #expect(perApp.configuration.webhooks?.appTargets.mapValues { $0.map(\.url) } == ["demo": ["https://demo.example/h", "http://10.0.0.5:8080/h"]])
+        #expect(perApp.configuration.webhooks?.secret == Array("s3cret".utf8))
+
+        // Each URL through the top-level list's reader, without its APP= form.
+        let (_, problems) = ConfigFile.check(
+            Array(#"{"webhookSecretFile": "/s", "apps": {"demo": {"webhookUrls": ["https://ok.example/h", "ftp://x/", "other=http://y/"]}}}"#.utf8),
+            path: "bad.json", rules: false)
+        #expect(problems.map(\.key) == ["apps.demo.webhookUrls"], "\(problems)")
+        #expect(problems.first?.message == "takes http://… or https://… URLs, not 'ftp://x/'")
+        let (_, appForm) = ConfigFile.check(Array(#"{"webhookSecretFile": "/s", "apps": {"d": {"webhookUrls": ["other=http://y/"]}}}"#.utf8), path: "f.json")
+        #expect(appForm.first?.message == "takes http://… or https://… URLs, not 'other=http://y/'")
+        let (_, notArray) = ConfigFile.check(Array(#"{"apps": {"d": {"webhookUrls": "http://y/"}}}"#.utf8), path: "f.json")
+        #expect(notArray.first?.message == "takes an array of strings")
+
+        // Without the secret: refused in the file alone and in the layers; the secret with only an
+        // app's receivers is used.
+        let (_, unsigned) = ConfigFile.check(Array(#"{"apps": {"demo": {"webhookUrls": ["https://demo.example/h"]}}}"#.utf8), path: "f.json")
+        #expect(unsigned.map(\.message) == ["apps.demo.webhookUrls needs \"webhookSecretFile\": every delivery is signed"])
+        let layered = #expect(throws: ConfigurationError.self) {
+            try EffectiveConfiguration.resolve(ParsedOptions(), environment: [:], file: try Self.file([("apps", apps)]))
+        }
+        #expect(layered?.description.contains("apps.demo.webhookUrls needs --webhook-secret-file") == true)
+        let (_, secretUsed) = ConfigFile.check(Array(#"{"webhookSecretFile": "/s", "apps": {"d": {"webhookUrls": ["http://y/"]}}}"#.utf8), path: "f.json")
+        #expect(secretUsed.isEmpty, "\(secretUsed)")
+        let (_, emptyList) = ConfigFile.check(Array(#"{"webhookSecretFile": "/s", "apps": {"d": {"webhookUrls": []}}}"#.utf8), path: "f.json")
+        #expect(emptyList.map(\.message) == ["\"webhookSecretFile\" needs \"webhookUrls\" or an app's webhookUrls"])
     }
 }

@@ -151,6 +151,61 @@ import SwitchboardWire
         try await receiver.stop()
     }
 
+    @Test func sighupSwapsTheReceiversAndSecretAndGivesUpWhatWaitedForTheOldOne() async throws {
+        let folder = directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try await WebhookReceiver.start(in: folder.appendingPathComponent("first"), secret: Self.secret)
+        let second = try await WebhookReceiver.start(in: folder.appendingPathComponent("second"), secret: "another-secret")
+        let admin = try RedisServer.freePort()
+        let file = folder.appendingPathComponent("switchboard.json").path
+        try """
+            {"logFormat": "json", "webhookUrls": ["\(first.url)"], "webhookSecretFile": "\(first.secretFile.path)",
+             "apps": {"test-app": {}}}
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let serve = try await ServeProcess.start(
+            dataDirectory: folder.appendingPathComponent("data"), ["--config", file, "--admin-listen", "127.0.0.1:\(admin)"], logLevel: nil)
+        defer { kill(serve.process.processIdentifier, SIGKILL) }
+        let log = serve.errors.fileHandleForReading
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        /// A user logged in, staying online (the client is kept) until the test ends.
+        func online(_ user: String) async throws -> RawClient {
+            let client = try await RawClient.connect(to: serve.url, group: group)
+            #expect(await client.login(user)?.loginAccepted != nil)
+            return client
+        }
+        func onlineUsers(_ receiver: WebhookReceiver) -> [String] {
+            receiver.taken.filter { $0["type"] as? String == "user.online" }.compactMap { $0["user"] as? String }
+        }
+        let alice = try await online("alice")
+        #expect(await eventually { onlineUsers(first) == ["alice"] })
+
+        // The first receiver goes away; bob's event waits for it (its attempt failed).
+        try await first.stop()
+        let bob = try await online("bob")
+        #expect(await eventuallyAsync { ((try? await MetricsScrapeTests.scrape(admin))?["switchboard_webhook_failed_attempts_total"] ?? 0) >= 1 })
+
+        // The file now names only the app's own receiver, with its own secret file.
+        try """
+            {"logFormat": "json", "webhookSecretFile": "\(second.secretFile.path)",
+             "apps": {"test-app": {"webhookUrls": ["\(second.url)"]}}}
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        kill(serve.process.processIdentifier, SIGHUP)
+        let perApp = try await CommandLineProcessTests.readLogLine(log) { $0["message"]?.hasPrefix("reload: apps.test-app.webhookUrls") == true }
+        #expect(perApp["message"] == "reload: apps.test-app.webhookUrls - → \(second.url)")
+        let swapped = try await CommandLineProcessTests.readLogLine(log) { $0["message"]?.hasPrefix("reload: webhooks:") == true }
+        #expect(swapped["message"] == "reload: webhooks: 1 receivers in force, 1 waiting deliveries to receivers no longer configured given up")
+
+        let carol = try await online("carol")
+        #expect(await eventually { onlineUsers(second) == ["carol"] }, "\(second.requests)")
+        #expect(second.requests.allSatisfy { $0["verified"] as? Bool == true }, "signed with the new secret")
+        let counts = try await MetricsScrapeTests.scrape(admin)
+        #expect(counts["switchboard_webhook_dropped_total"] == 1 && counts["switchboard_webhook_queued"] == 0)
+        withExtendedLifetime((alice, bob, carol)) {}
+        try await serve.stop()
+        try await second.stop()
+    }
+
     @Test func aReceiverThatNeverAnswersLeavesTheMessagePathAlone() async throws {
         let folder = directory()
         defer { try? FileManager.default.removeItem(at: folder) }

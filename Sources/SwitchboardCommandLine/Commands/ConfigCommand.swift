@@ -89,12 +89,16 @@ public enum ConfigCommand {
                 "switchboard serve --config FILE. Keys that start with _ are comments. null leaves a setting unset. Flags, then SWITCHBOARD_* variables, win over this file. docs/CONFIGURATION.md lists every key.")
         ]
         for setting in ServeSettings.all {
-            let change = setting.reload == .live ? "changes on SIGHUP" : "a change takes a restart"
+            let change = switch setting.reload {
+            case .live: "changes on SIGHUP"
+            case .liveWithWebhooks: "changes on SIGHUP when the server started with a receiver"
+            case .restart: "a change takes a restart"
+            }
             lines.append("  \"_\(setting.key)\": " + comment("\(setting.help) (--\(setting.name), \(setting.environment); \(change))"))
             lines.append("  \"\(setting.key)\": " + (setting.defaultValue?.json.text ?? "null"))
         }
         let appKeys = AppSettings.all.map { "\"\($0.key)\": \($0.help)" }.joined(separator: "; ")
-        lines.append("  \"_apps\": " + comment("the apps served, by app id, each an object of its settings: {\(appKeys)}. Empty: any app id is served (development). Read at start."))
+        lines.append("  \"_apps\": " + comment("the apps served, by app id, each an object of its settings: {\(appKeys)}. Empty: any app id is served (development). Read at start, except an app's webhookUrls (on SIGHUP, when the server started with a receiver)."))
         lines.append("  \"apps\": {}")
         lines.append("  \"_limits\": " + comment("the server's limits, by group, at the reference's values; every app gets the same. The per-client call rates change on SIGHUP; a change of the others takes a restart."))
         let groups = LimitSettings.groups.map { group in

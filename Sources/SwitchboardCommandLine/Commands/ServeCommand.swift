@@ -3,7 +3,6 @@ import Foundation
 import SwitchboardCore
 import SwitchboardCrypto
 import SwitchboardServer
-import Synchronization
 
 /// `switchboard serve`: runs a server until SIGINT or SIGTERM; SIGHUP reads the configuration
 /// again and applies what can change while it runs.
@@ -13,8 +12,10 @@ public enum ServeCommand {
         footer: """
             Precedence: flags, then environment variables, then the --config file, then defaults.
             Prints the URL clients connect to once listening; runs until SIGINT or SIGTERM.
-            SIGHUP reads the file and the API keys again: log-level, log-format and the per-client
-            call rates (limits) change at once, other changes are logged as waiting for a restart.
+            SIGHUP reads the file and the API keys again: log-level, log-format, the per-client
+            call rates (limits) and, when the server started with a receiver, the webhook receivers
+            and secret file (read again) change at once; other changes are logged as waiting for a
+            restart.
             """)
 
     /// Runs `serve` with `arguments` (those after `serve`) and `environment`.
@@ -37,22 +38,40 @@ public enum ServeCommand {
         FileHandle.standardOutput.write(Data((server.url + "\n").utf8))
         let stop = AsyncStream<Void>.makeStream()
         let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { stop.continuation.yield() }
-        let running = RunningConfiguration(effective)
-        let reloads = SignalWatcher(signals: [SIGHUP]) { reload(server, layers, running) }
+        // SIGHUPs are handled one after the other, in the order they came.
+        let hangups = AsyncStream<Void>.makeStream(bufferingPolicy: .unbounded)
+        let reloads = SignalWatcher(signals: [SIGHUP]) { hangups.continuation.yield() }
+        let reloading = Task {
+            var running = effective
+            var webhookSecret = configuration.webhooks?.secret
+            for await _ in hangups.stream { await reload(server, layers, &running, &webhookSecret) }
+        }
         for await _ in stop.stream { break }
         signals.stop()
         reloads.stop()
+        reloading.cancel()
+        hangups.continuation.finish()
         await server.shutdown()
     }
 
-    /// SIGHUP: the layers read again; what changed applied or named; the API keys read again.
-    private static func reload(_ server: SwitchboardServer, _ layers: ConfigurationLayers, _ running: RunningConfiguration) {
+    /// SIGHUP: the layers read again; what changed applied or named; the webhook secret file and
+    /// the API keys read again.
+    private static func reload(
+        _ server: SwitchboardServer, _ layers: ConfigurationLayers, _ running: inout EffectiveConfiguration,
+        _ webhookSecret: inout [UInt8]?
+    ) async {
         let log = server.configuration.log
+        // Only a start composes the webhooks module; a module that does not take receivers keeps its own.
+        let webhooksRunning = server.bus.hasHandler(ReplaceWebhookReceivers.self)
         do {
-            let plan = ReloadPlan(from: running.current, to: try layers.resolve())
+            let reread = try layers.resolve()
+            // An unreadable secret file stops the whole reload, as a broken setting does.
+            let secret = try webhooksRunning ? reread.text("webhook-secret-file").map(ServeStart.webhookSecret) : nil
+            let plan = ReloadPlan(from: running, to: reread, webhooksRunning: webhooksRunning)
             plan.apply(to: log) { server.updateCallRates(from: $0) }
-            running.current = plan.running
+            running = plan.running
             for line in plan.lines { log(.info, line) }
+            if webhooksRunning { await replaceWebhookReceivers(server, WebhookReceivers(running), secret, &webhookSecret) }
         } catch {
             log(.error, "reload: \(error); the settings in force stay")
         }
@@ -64,14 +83,24 @@ public enum ServeCommand {
     }
 }
 
-/// The configuration a running server is on, changed by each SIGHUP (SIGHUPs are handled one
-/// at a time, on the signal source's queue, but the value is read and written under a lock).
-final class RunningConfiguration: Sendable {
-    private let value: Mutex<EffectiveConfiguration>
-    init(_ configuration: EffectiveConfiguration) { value = Mutex(configuration) }
-    var current: EffectiveConfiguration {
-        get { value.withLock { $0 } }
-        set { value.withLock { $0 = newValue } }
+extension ServeCommand {
+    /// Puts `receivers` and `secret` (the key read now; nil keeps `inForce`) in force in the
+    /// running webhooks module, and logs what it gave up.
+    private static func replaceWebhookReceivers(
+        _ server: SwitchboardServer, _ receivers: WebhookReceivers, _ secret: [UInt8]?, _ inForce: inout [UInt8]?
+    ) async {
+        let log = server.configuration.log
+        guard let key = secret ?? inForce else { return }
+        do {
+            let replaced = try await server.bus.request(
+                ReplaceWebhookReceivers(everyApp: receivers.everyApp, perApp: receivers.perApp, secret: key))
+            if let inForceKey = inForce, inForceKey != key { log(.info, "reload: the webhook secret changed") }
+            inForce = key
+            let count = receivers.everyApp.count + receivers.perApp.values.map(\.count).reduce(0, +)
+            log(.info, "reload: webhooks: \(count) receivers in force\(replaced.givenUp > 0 ? ", \(replaced.givenUp) waiting deliveries to receivers no longer configured given up" : "")")
+        } catch {
+            log(.error, "reload: the webhooks did not take the new receivers: \(error); theirs stay")
+        }
     }
 }
 

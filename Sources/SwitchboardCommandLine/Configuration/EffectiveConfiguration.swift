@@ -55,6 +55,9 @@ public struct EffectiveConfiguration: Sendable, Equatable {
     /// The value of the setting named `name` (an option name).
     public subscript(name: String) -> SettingValue? { entries.first { $0.name == name }?.value }
 
+    /// The text value of the setting named `name`, when it has one.
+    func text(_ name: String) -> String? { if case .text(let text)? = self[name] { text } else { nil } }
+
     /// The entry of the setting named `name`.
     public func entry(_ name: String) -> Entry? { entries.first { $0.name == name } }
 
@@ -76,7 +79,10 @@ public struct EffectiveConfiguration: Sendable, Equatable {
             }
         }
         let effective = EffectiveConfiguration(entries: entries, apps: apps, limits: limits)
-        if let rule = SettingRules.broken({ effective[$0] }, named: { "--\($0)" }).first, let entry = effective.entry(rule.name) {
+        let appsWithWebhooks = apps.filter { $0.settings[AppSettings.webhookURLs]?.value?.givesItems ?? false }.map(\.id)
+        if let rule = SettingRules.broken({ effective[$0] }, named: { "--\($0)" }, appsWithWebhooks: appsWithWebhooks).first,
+            let entry = effective.entry(rule.name)
+        {
             // A rule the command line alone broke is a mistake on the command line.
             if case .flag = entry.source { throw UsageError(rule.message) }
             throw ConfigurationError(rule.message + " (\(rule.name) from \(entry.source))")

@@ -49,11 +49,11 @@ public enum ServeSettings {
             "login-timeout", .number(0...86_400), "SECONDS", default: .number(10),
             "close connections not logged in after SECONDS; 0 for never"),
         Setting(
-            "webhook-url", .webhookReceivers, "URL", key: "webhookUrls",
-            "post every event to URL (http:// or https://); APP=URL for one app's events\nonly; repeatable"),
+            "webhook-url", .webhookReceivers, "URL", key: "webhookUrls", reload: .liveWithWebhooks,
+            "post every event to URL (http:// or https://); APP=URL for one app's events\nonly; repeatable; changes on SIGHUP once webhooks run"),
         Setting(
-            "webhook-secret-file", .text, "FILE",
-            "the key in FILE signs each delivery (X-Switchboard-Signature); needed with\nwebhook-url"),
+            "webhook-secret-file", .text, "FILE", reload: .liveWithWebhooks,
+            "the key in FILE signs each delivery (X-Switchboard-Signature); needed with\nwebhook-url; the file is read again on SIGHUP"),
         Setting(
             "webhook-retry-for", .number(1...604_800), "SECONDS", default: .number(3600),
             "retry a delivery this long after its event, then drop it"),
@@ -93,9 +93,15 @@ public struct AppSetting: Sendable {
 
 /// Every per-app setting.
 public enum AppSettings {
+    /// The key of an app's own webhook receivers.
+    static let webhookURLs = "webhookUrls"
+
     public static let all: [AppSetting] = [
         AppSetting(
             key: "certificate", kind: .text, secret: true,
             help: "the app certificate login tokens are signed with; without one, any token is let in"),
+        AppSetting(
+            key: webhookURLs, kind: .webhookURLs, secret: false,
+            help: "receivers of this app's events only (http:// or https:// URLs), besides webhookUrls; needs webhookSecretFile; changes on SIGHUP"),
     ]
 }

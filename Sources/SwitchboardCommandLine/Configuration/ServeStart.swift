@@ -48,15 +48,12 @@ struct ServeStart {
             if case .text(let certificate)? = app.settings["certificate"]?.value { credentials[app.id] = certificate }
         }
         storageKey = try text("storage-key-file").map { try StorageKey(contentsOfFile: $0) }
-        if case .list(let receivers)? = effective["webhook-url"], !receivers.isEmpty, let secretFile = text("webhook-secret-file") {
-            var webhooks = WebhookConfiguration(secret: try Self.webhookSecret(secretFile))
-            for receiver in receivers.compactMap(WebhookReceiver.init) {
-                if let app = receiver.app {
-                    webhooks.appTargets[app, default: []].append(WebhookTarget(url: receiver.url))
-                } else {
-                    webhooks.targets.append(WebhookTarget(url: receiver.url))
-                }
-            }
+        let receivers = WebhookReceivers(effective)
+        if !receivers.isEmpty, let secretFile = text("webhook-secret-file") {
+            var webhooks = WebhookConfiguration(
+                targets: receivers.everyApp.map { WebhookTarget(url: $0) },
+                appTargets: receivers.perApp.mapValues { $0.map { WebhookTarget(url: $0) } },
+                secret: try Self.webhookSecret(secretFile))
             if let seconds = number("webhook-retry-for") { webhooks.retryWindow = .seconds(seconds) }
             if let content = text("webhook-message-content").flatMap(OfflineMessageContent.init(rawValue:)) {
                 webhooks.messageContent = content
@@ -87,4 +84,29 @@ struct ServeStart {
         let limits = LimitSettings.applied(given, to: Limits())
         return effective["no-rate-limits"] == .flag(true) ? limits.liftingRateLimits() : limits
     }
+}
+
+/// The webhook receivers a configuration names: `webhook-url`'s (`URL` for every app, `APP=URL`
+/// for one) and each app's `webhookUrls`.
+struct WebhookReceivers: Equatable {
+    /// URLs that get every app's events.
+    var everyApp: [String] = []
+    /// URLs that get one app's events, by app id.
+    var perApp: [String: [String]] = [:]
+
+    init(_ effective: EffectiveConfiguration) {
+        if case .list(let texts)? = effective["webhook-url"] {
+            for receiver in texts.compactMap(WebhookReceiver.init) {
+                if let app = receiver.app { perApp[app, default: []].append(receiver.url) } else { everyApp.append(receiver.url) }
+            }
+        }
+        for app in effective.apps {
+            if case .list(let urls)? = app.settings[AppSettings.webhookURLs]?.value, !urls.isEmpty {
+                perApp[app.id, default: []].append(contentsOf: urls)
+            }
+        }
+    }
+
+    /// Whether it names no receiver.
+    var isEmpty: Bool { everyApp.isEmpty && perApp.values.allSatisfy(\.isEmpty) }
 }

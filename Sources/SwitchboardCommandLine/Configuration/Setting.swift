@@ -19,6 +19,9 @@ public enum SettingValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether it is a list with an item.
+    var givesItems: Bool { if case .list(let items) = self { !items.isEmpty } else { false } }
+
     /// The value as the configuration file writes it.
     var json: JSONValue {
         switch self {
@@ -53,6 +56,8 @@ public enum SettingKind: Sendable {
     /// Webhook receivers, as a list: each `http://…` or `https://…`, or `APP=URL` for one app's
     /// events only.
     case webhookReceivers
+    /// One app's webhook receivers, as a list: each `http://…` or `https://…`.
+    case webhookURLs
 
     /// Reads `text` (from a flag or a variable); nil with the reason when it does not fit.
     func read(_ text: String) -> Result<SettingValue, SettingProblem> {
@@ -63,7 +68,7 @@ public enum SettingKind: Sendable {
             case "0", "false", "no", "off", "": return .success(.flag(false))
             default: return .failure(SettingProblem("takes true or false, not '\(text)'"))
             }
-        case .list, .webhookReceivers:
+        case .list, .webhookReceivers, .webhookURLs:
             return check(.list(text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }))
         case .number(let range):
             guard let number = Int(text) else { return .failure(SettingProblem("takes a whole number, not '\(text)'")) }
@@ -82,14 +87,14 @@ public enum SettingKind: Sendable {
             guard let number = Int(exactly: number) else { return .failure(SettingProblem("is too large")) }
             return check(.number(number))
         case (.number(let range), _): return .failure(SettingProblem("takes a whole number in \(range.lowerBound)…\(range.upperBound)"))
-        case (.list, .array(let items)), (.webhookReceivers, .array(let items)):
+        case (.list, .array(let items)), (.webhookReceivers, .array(let items)), (.webhookURLs, .array(let items)):
             var texts: [String] = []
             for item in items {
                 guard case .string(let text) = item else { return .failure(SettingProblem("takes an array of strings")) }
                 texts.append(text)
             }
             return check(.list(texts))
-        case (.list, _), (.webhookReceivers, _): return .failure(SettingProblem("takes an array of strings"))
+        case (.list, _), (.webhookReceivers, _), (.webhookURLs, _): return .failure(SettingProblem("takes an array of strings"))
         case (_, .string(let text)): return check(.text(text))
         case (.choice(let names), _): return .failure(SettingProblem("takes one of \(names.joined(separator: ", ")), as a string"))
         default: return .failure(SettingProblem("takes a string"))
@@ -124,6 +129,11 @@ public enum SettingKind: Sendable {
             for text in receivers where WebhookReceiver(text) == nil {
                 return .failure(SettingProblem("takes http://… or https://… URLs (or APP=URL), not '\(text)'"))
             }
+        case (.webhookURLs, .list(let urls)):
+            // The top-level list's reader, without its APP= form: the app is the one the key is under.
+            for text in urls where WebhookReceiver(text).map({ $0.app != nil }) ?? true {
+                return .failure(SettingProblem("takes http://… or https://… URLs, not '\(text)'"))
+            }
         default: break
         }
         return .success(value)
@@ -139,7 +149,7 @@ public enum SettingKind: Sendable {
         case .flag: ""
         case .list: "VALUE"
         case .choice(let names): names.joined(separator: "|")
-        case .redisURL, .webhookReceivers: "URL"
+        case .redisURL, .webhookReceivers, .webhookURLs: "URL"
         }
     }
 }
@@ -189,6 +199,9 @@ public struct HostAndPort: Sendable, Equatable {
 public enum Reload: Sendable, Equatable {
     /// Applied on SIGHUP.
     case live
+    /// Applied on SIGHUP while the server runs webhooks (it started with a receiver); otherwise
+    /// at the next start, since only a start composes the webhooks module.
+    case liveWithWebhooks
     /// Read at start only.
     case restart
 }
@@ -235,7 +248,7 @@ public struct Setting: Sendable {
         let arity: OptionSpec.Arity
         switch kind {
         case .flag: arity = .flag
-        case .list, .webhookReceivers: arity = .repeatable
+        case .list, .webhookReceivers, .webhookURLs: arity = .repeatable
         default: arity = .value
         }
         var notes = [environment + (kind.isList ? ", comma-separated" : kind.isFlag ? "=1" : "")]
@@ -254,7 +267,7 @@ public struct Setting: Sendable {
 extension SettingKind {
     var isList: Bool {
         switch self {
-        case .list, .webhookReceivers: true
+        case .list, .webhookReceivers, .webhookURLs: true
         default: false
         }
     }

@@ -8,8 +8,9 @@ enum SettingRules {
     }
 
     /// The rules `value` (a setting's value by option name, nil when not set) breaks, naming
-    /// settings with `named` (a file's keys, or options).
-    static func broken(_ value: (String) -> SettingValue?, named: (String) -> String) -> [Broken] {
+    /// settings with `named` (a file's keys, or options); `appsWithWebhooks` are the apps that
+    /// give receivers of their own (`apps.<id>.webhookUrls`).
+    static func broken(_ value: (String) -> SettingValue?, named: (String) -> String, appsWithWebhooks: [String] = []) -> [Broken] {
         var broken: [Broken] = []
         func n(_ name: String) -> String { named(name) }
         let certificate = value("tls-cert"), key = value("tls-key")
@@ -29,20 +30,26 @@ enum SettingRules {
         if value("webhook-url") != nil && value("webhook-secret-file") == nil {
             broken.append(Broken(name: "webhook-url", message: "\(n("webhook-url")) needs \(n("webhook-secret-file")): every delivery is signed"))
         }
-        if value("webhook-secret-file") != nil && value("webhook-url") == nil {
-            broken.append(Broken(name: "webhook-secret-file", message: "\(n("webhook-secret-file")) needs \(n("webhook-url"))"))
+        if let app = appsWithWebhooks.first, value("webhook-url") == nil && value("webhook-secret-file") == nil {
+            broken.append(Broken(name: "webhook-secret-file", message: "apps.\(app).webhookUrls needs \(n("webhook-secret-file")): every delivery is signed"))
+        }
+        if value("webhook-secret-file") != nil && value("webhook-url") == nil && appsWithWebhooks.isEmpty {
+            broken.append(Broken(name: "webhook-secret-file", message: "\(n("webhook-secret-file")) needs \(n("webhook-url")) or an app's webhookUrls"))
         }
         return broken
     }
 
     /// The rules a file breaks on its own, as problems at the keys concerned.
     static func problems(in file: ConfigFile) -> [ConfigProblem] {
-        broken { name in
-            guard let setting = ServeSettings.named(name) else { return nil }
-            return file[setting.key] ?? setting.defaultValue
-        } named: { name in
-            "\"\(ServeSettings.named(name)?.key ?? name)\""
-        }.map { rule in
+        let appsWithWebhooks = file.apps.filter { $0.settings[AppSettings.webhookURLs]?.value.givesItems ?? false }.map(\.id)
+        return broken(
+            { name in
+                guard let setting = ServeSettings.named(name) else { return nil }
+                return file[setting.key] ?? setting.defaultValue
+            },
+            named: { name in "\"\(ServeSettings.named(name)?.key ?? name)\"" },
+            appsWithWebhooks: appsWithWebhooks
+        ).map { rule in
             // The message names the keys.
             let key = ServeSettings.named(rule.name)?.key ?? rule.name
             return ConfigProblem(path: file.path, line: file.values[key]?.line, key: "", message: rule.message)
