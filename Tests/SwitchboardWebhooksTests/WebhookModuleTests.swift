@@ -220,7 +220,10 @@ final class FakePoster: WebhookPoster {
         #expect(replaced.givenUp == 1)
         poster.release(.answered(status: 204))
         await harness.bus.publishAndWait(SessionClosed(caller: alice, reason: .logout))
-        #expect(await eventuallyAsync { poster.urls.count == 2 && (try? await statistics(harness).queued) == 0 })
+        #expect(await eventuallyAsync {
+            let queued = try? await statistics(harness).queued
+            return poster.urls.count == 2 && queued == 0
+        })
         #expect(poster.urls == ["http://receiver/hook", "http://new/hook"])
         let counts = try await statistics(harness)
         #expect(counts.dropped == 1 && counts.sent == 1, "the late answer of the replaced receiver counts nothing more")
