@@ -87,6 +87,13 @@ import SwitchboardTestKit
         kill(serve.process.processIdentifier, SIGHUP)
         let refused = try await Self.readLogLine(errors) { $0["message"]?.hasPrefix("reload: ") == true && $0["level"] == "error" }
         #expect(refused["message"]?.contains("key \"logLevel\" takes one of debug, info") == true, "\(refused)")
+
+        // Webhook receivers named now have no module to go to: the server started without one.
+        try #"{"logFormat": "json", "webhookSecretFile": "/nonexistent/secret", "apps": {"ops": {"webhookUrls": ["http://127.0.0.1:1/h"]}}}"#
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        kill(serve.process.processIdentifier, SIGHUP)
+        let webhooks = try await Self.readLogLine(errors) { $0["message"]?.hasPrefix("reload: the webhooks") == true }
+        #expect(webhooks["message"] == "reload: the webhooks do not run (the server started without a receiver): their receivers take a restart")
         try await serve.stop()
     }
 
