@@ -33,7 +33,13 @@ final class MisbehavingPeer: Sendable {
         Thread { [self] in
             while true {
                 let client = accept(listener, nil, nil)
-                guard client >= 0 else { return }
+                guard client >= 0 else {
+                    // Closed here, once accept has failed (stop() only shuts it down): closed in
+                    // stop(), its number could go to another test's socket before this thread's
+                    // next accept, which would then take that test's connections.
+                    close(listener)
+                    return
+                }
                 held.withLock { $0.append(client) }
                 Thread { treat(client) }.start()
             }
@@ -58,8 +64,7 @@ final class MisbehavingPeer: Sendable {
     }
 
     func stop() {
-        shutdown(fd, Int32(SHUT_RDWR))
-        close(fd)
+        shutdown(fd, Int32(SHUT_RDWR))  // wakes the accepting thread, which closes it
         for client in held.withLock({ $0 }) { shutdown(client, Int32(SHUT_RDWR)) }
     }
 }
