@@ -29,7 +29,8 @@ import SwitchboardWire
     /// Logs `index` in, joins the channel and publishes in every topic, requests pipelined.
     func fill(_ index: Int, _ server: SwitchboardServer, _ group: EventLoopGroup) async throws -> RawClient {
         let client = try await RawClient.connect(to: server.url, group: group, maxMessageBytes: Self.anySize)
-        #expect(await client.login(Self.userId(index), heartbeatInterval: Self.quietMembersHeartbeat).isSuccess)
+        let login = await client.login(Self.userId(index), heartbeatInterval: Self.quietMembersHeartbeat)
+        #expect(login.isSuccess, "member \(index): \(String(describing: login))")
         client.send(.stream(id: 2, .join(channel: Self.channel, token: "", features: [])))
         for (offset, topic) in Self.topics.enumerated() {
             client.send(.stream(id: UInt32(3 + offset), .joinTopic(channel: Self.channel, topic: topic, options: TopicJoinOptions(meta: Self.meta(index)))))
