@@ -88,6 +88,19 @@ import SwitchboardTransport
             #expect(readByA[2]?.effects.count == 2)
             #expect(try await a.snapshot(of: room) == LockSnapshot(locks: [], sequence: 4))
             #expect(a.change(publishedAs: Array("garbage".utf8)) == nil)
+            // What comes off pub/sub is read defensively: every cut of a real change is refused, and
+            // random byte changes never crash the reader (some land in a name and still read).
+            var generator = SeededGenerator(seed: 11)
+            var read = 0
+            for payload in published.values {
+                for length in 0..<payload.count { #expect(a.change(publishedAs: Array(payload.prefix(length))) == nil) }
+                for _ in 0..<200 {
+                    var mutated = payload
+                    mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                    if a.change(publishedAs: mutated) != nil { read += 1 }
+                }
+            }
+            #expect(read > 0 && read < 800, "\(read) of 800 mutated changes read")
             await subscriber.close()
             await a.close()
             await b.close()

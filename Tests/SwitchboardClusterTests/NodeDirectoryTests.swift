@@ -157,6 +157,19 @@ import SwitchboardWire
         #expect(throws: WireError.self) { try NodeStatusRecord.decoded(other.bytes) }
         #expect(NodeStatusRecord.decodedLoad(NodeStatusRecord.encoded(AppLoad(sessions: 12, connections: 7))) == AppLoad(sessions: 12, connections: 7))
         #expect(NodeStatusRecord.decodedLoad(Array("12".utf8)) == nil)
+
+        // A record is read from Redis defensively: every cut is refused, random byte changes never
+        // crash the reader (some land in a name or a count and still read).
+        let record = NodeStatusRecord.encoded(Self.status(["app": AppLoad(sessions: 2, connections: 3)], ready: true, loggedIn: 2))
+        for length in 0..<record.count { #expect((try? NodeStatusRecord.decoded(Array(record.prefix(length)))) == nil) }
+        var generator = SeededGenerator(seed: 5)
+        var read = 0
+        for _ in 0..<1000 {
+            var mutated = record
+            mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            if (try? NodeStatusRecord.decoded(mutated)) != nil { read += 1 }
+        }
+        #expect(read > 0 && read < 1000, "\(read) of 1,000 mutated records read")
     }
 
     @Test func aBeatWritesOnlyWhatChangedUnlessWhatRedisHoldsIsUnknown() {
