@@ -7,12 +7,19 @@ import Testing
 
 /// A loopback listener that treats each connection as told, on a thread of its own: the
 /// misbehaving receivers an HTTP client must survive.
+///
+/// The peer alone closes the descriptors it accepted: each once its treatment returns, under the
+/// lock `stop()` shuts the open ones down with. A treatment that closed its socket itself would
+/// leave `stop()` a number another test's socket may have by then (the test process is shared):
+/// shutting that down ends someone else's connection, a Redis link or a WebSocket.
 final class MisbehavingPeer: Sendable {
     let port: Int
     private let fd: Int32
-    private let held = Mutex<[Int32]>([])
+    private let held = Mutex<(open: Set<Int32>, stopped: Bool)>(([], false))
 
-    /// Listens on 127.0.0.1 and runs `treat` for each accepted connection (blocking is fine).
+    /// Listens on 127.0.0.1 and runs `treat` for each accepted connection (blocking is fine); the
+    /// connection is closed when `treat` returns, so a treatment that returns at once closes it at
+    /// once. `treat` must not close it.
     init(_ treat: @escaping @Sendable (Int32) -> Void) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -40,8 +47,22 @@ final class MisbehavingPeer: Sendable {
                     close(listener)
                     return
                 }
-                held.withLock { $0.append(client) }
-                Thread { treat(client) }.start()
+                let taken = held.withLock { held -> Bool in
+                    if held.stopped { return false }
+                    held.open.insert(client)
+                    return true
+                }
+                guard taken else {
+                    close(client)
+                    continue
+                }
+                Thread { [self] in
+                    treat(client)
+                    held.withLock { held in
+                        held.open.remove(client)
+                        close(client)
+                    }
+                }.start()
             }
         }.start()
     }
@@ -56,6 +77,12 @@ final class MisbehavingPeer: Sendable {
         }
     }
 
+    /// Reads and drops everything until the client closes (or `stop()`): a receiver that never answers.
+    static func readUntilClosed(_ fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while read(fd, &buffer, buffer.count) > 0 {}
+    }
+
     static func send(_ fd: Int32, _ text: String) {
         let bytes = Array(text.utf8)
         // MSG_NOSIGNAL: the client under test may have closed already (an endless head it refused);
@@ -63,9 +90,13 @@ final class MisbehavingPeer: Sendable {
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// Wakes every treatment blocked on its socket and the accepting thread; each closes its own.
     func stop() {
+        held.withLock { held in
+            held.stopped = true
+            for client in held.open { shutdown(client, Int32(SHUT_RDWR)) }
+        }
         shutdown(fd, Int32(SHUT_RDWR))  // wakes the accepting thread, which closes it
-        for client in held.withLock({ $0 }) { shutdown(client, Int32(SHUT_RDWR)) }
     }
 }
 
@@ -112,7 +143,7 @@ final class MisbehavingPeer: Sendable {
     }
 
     @Test func aReceiverThatClosesAtOnceFailsTheAttempt() async throws {
-        let peer = try MisbehavingPeer { close($0) }
+        let peer = try MisbehavingPeer { _ in }  // closed as soon as accepted
         defer { peer.stop() }
         let (result, _) = try await post(peer.port)
         #expect(result == .failure(.closedEarly))
@@ -122,6 +153,7 @@ final class MisbehavingPeer: Sendable {
         let peer = try MisbehavingPeer { fd in
             MisbehavingPeer.readHead(fd)
             MisbehavingPeer.send(fd, "SSH-2.0-OpenSSH\r\n\r\n")
+            MisbehavingPeer.readUntilClosed(fd)
         }
         defer { peer.stop() }
         let (result, _) = try await post(peer.port)
@@ -129,7 +161,7 @@ final class MisbehavingPeer: Sendable {
     }
 
     @Test func aReceiverThatNeverAnswersTimesOutWithinTheTimeout() async throws {
-        let peer = try MisbehavingPeer { MisbehavingPeer.readHead($0) }
+        let peer = try MisbehavingPeer { MisbehavingPeer.readUntilClosed($0) }
         defer { peer.stop() }
         let (result, took) = try await post(peer.port, timeout: .milliseconds(300))
         #expect(result == .failure(.timedOut))
@@ -143,6 +175,7 @@ final class MisbehavingPeer: Sendable {
             MisbehavingPeer.readHead(fd)
             MisbehavingPeer.send(fd, "HTTP/1.1 200 OK\r\n")
             for _ in 0..<4000 { MisbehavingPeer.send(fd, "X-Padding: aaaaaaaa\r\n") }
+            MisbehavingPeer.readUntilClosed(fd)
         }
         defer { peer.stop() }
         let (result, _) = try await post(peer.port)
@@ -157,7 +190,7 @@ final class MisbehavingPeer: Sendable {
                 MisbehavingPeer.send(fd, String(character))
                 usleep(1000)
             }
-            close(fd)
+            MisbehavingPeer.readUntilClosed(fd)
         }
         defer { peer.stop() }
         let (result, _) = try await post(peer.port)

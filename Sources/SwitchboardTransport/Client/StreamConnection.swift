@@ -138,11 +138,12 @@ public final class StreamConnection: Sendable, LoopFlushable, ByteStreamDelegate
 
     func streamClosed() {
         let failure = (stream.value as? TLSStream)?.failure
+        let ioError = (stream.value as? TCPStream)?.ioError ?? (stream.value as? TLSStream)?.ioError
         stream.value = nil
         outbound.withLock { state in
             state.isOpen = false
             state.bytes = []
         }
-        handler.connectionClosed(self, error: failure.map { .tlsFailed($0) })
+        handler.connectionClosed(self, error: failure.map { .tlsFailed($0) } ?? ioError.map { .ioFailed($0) })
     }
 }

@@ -7,7 +7,8 @@ public protocol StreamConnectionHandler: AnyObject, Sendable {
     /// Bytes arrived; they are valid only during the call.
     func connection(_ connection: StreamConnection, received bytes: UnsafeRawBufferPointer)
     /// The connection closed: the peer closed or failed, `close()` was called, or the loop shut
-    /// down. Called once; nothing is received afterwards. `error` says why when TLS failed.
+    /// down. Called once; nothing is received afterwards. `error` says why when TLS, a read or a
+    /// write failed; nil when the peer closed the connection or this side did.
     func connectionClosed(_ connection: StreamConnection, error: StreamConnectionError?)
 }
 
@@ -24,4 +25,6 @@ public enum StreamConnectionError: Error, Equatable, Sendable {
     case tlsFailed(TLSError)
     /// The event loop was shut down.
     case shutDown
+    /// Reading or writing failed with this errno (the peer reset the connection, say).
+    case ioFailed(Int32)
 }

@@ -16,6 +16,9 @@ final class TCPStream: ByteStream, Selectable {
     private var outputShutdown = false
     /// Bytes queued and not yet handed to the kernel.
     private(set) var unsentByteCount = 0
+    /// The errno of the read or write that ended the stream (a reset, say); nil when the peer
+    /// closed it, or this side did.
+    private(set) var ioError: Int32?
 
     private static let readable = EPOLLIN.rawValue
     private static let readableAndWritable = EPOLLIN.rawValue | EPOLLOUT.rawValue
@@ -86,7 +89,7 @@ final class TCPStream: ByteStream, Selectable {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return
             default:
-                close()
+                fail(errno)
                 return
             }
         }
@@ -119,7 +122,7 @@ final class TCPStream: ByteStream, Selectable {
                     watchWritable(true)
                     return
                 default:
-                    close()
+                    fail(errno)
                     return
                 }
             }
@@ -196,6 +199,12 @@ final class TCPStream: ByteStream, Selectable {
             unsentByteCount = 0
             _ = Glibc.send(fd, lastFrame.encoded.baseAddress, lastFrame.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
         }
+        close()
+    }
+
+    /// Closes the stream after a read or write failed with `code`.
+    private func fail(_ code: Int32) {
+        if !isClosed { ioError = code }
         close()
     }
 

@@ -28,6 +28,8 @@ final class TLSStream: ByteStream, ByteStreamDelegate {
     private var closeNotifySent = false
 
     var loop: EventLoop { inner.loop }
+    /// The errno of the socket read or write that ended the stream, if one did.
+    var ioError: Int32? { inner.ioError }
 
     /// Most ciphertext queued to the socket ahead of what it has written.
     static let encryptAhead = 64 * 1024

@@ -44,7 +44,7 @@ public final class HTTPClient: Sendable {
 public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The connection could not be made.
     case connectFailed(StreamConnectionError)
-    /// The peer closed the connection before its response head was complete.
+    /// The peer closed (or reset) the connection before its response head was complete.
     case closedEarly
     /// No complete response head within the timeout.
     case timedOut
@@ -121,7 +121,11 @@ final class HTTPExchange: StreamConnectionHandler {
     }
 
     func connectionClosed(_ connection: StreamConnection, error: StreamConnectionError?) {
-        end(.failure(error.map { .connectFailed($0) } ?? .closedEarly))
+        switch error {
+        // Closed or reset by the peer once connected: either way it ended before answering.
+        case nil, .ioFailed: end(.failure(.closedEarly))
+        case let error?: end(.failure(.connectFailed(error)))
+        }
     }
 
     /// Ends the exchange with `outcome`, unless it ended already.
