@@ -13,7 +13,10 @@ The clients are Python peers written from docs/PROTOCOL.md (tools/peer.py):
     on another live node (the same user id) and subscribes again, and notes the time it was away;
   - one publisher per node, numbering its messages; it notes which were answered ok;
   - two metadata writers that each read a counter and write it plus one under the read revision
-    (compare-and-set), and note which writes were answered ok.
+    (compare-and-set), and note which writes were answered ok;
+  - one lock worker per node taking turns at one lock (acquire with retry, a write of a second
+    counter guarded by the lock and by compare-and-set, release); it notes the fencing token of each
+    grant and which guarded writes were answered ok.
 Afterwards it checks, printing one line per invariant:
   1. per publishing session, each session of a subscriber got its messages in order and none twice
      (a subscriber's sessions overlap while a paused node still holds its first; a publish a paused
@@ -23,9 +26,13 @@ Afterwards it checks, printing one line per invariant:
      fault (pub/sub is at most once and the cluster does not tell clients of a gap yet) and the
      others, which must be none;
   3. the counter's final value is at least the number of acknowledged increments and at most that
-     plus the writes whose answer never came; the revisions each writer read only grow;
+     plus the writes whose answer never came or said Redis did not answer (storageOperationTimeout:
+     made or not); the revisions each writer read only grow;
   4. a subscriber's first session, left on a node that was paused, is closed once that node wakes
-     (`closing` 27, sameUidLogin) or with its node.
+     (`closing` 27, sameUidLogin) or with its node;
+  5. every grant of the lock had a fencing token no grant had before, and each worker's tokens only
+     grow; the guarded counter ends within the acknowledged guarded writes (and those whose answer
+     never came); after the faults, a new client gets the lock within its ttl and a margin.
 Exits 0 when every invariant held, 1 when one did not, 2 when it could not run.
 """
 
@@ -45,8 +52,12 @@ from peer import connect  # noqa: E402
 APP = "chaos-app"
 CHANNEL = "chaos"
 COUNTER_CHANNEL = "chaos-counter"
+LOCK_CHANNEL = "chaos-lock"
+LOCK_NAME = "L"
+LOCK_TTL = 10  # seconds a lost owner keeps the lock (the least the server allows)
 MESSAGE, METADATA = 4, 2  # subscribe features (PROTOCOL.md §3.5)
 SAME_UID_LOGIN = 27
+STORAGE_OPERATION_TIMEOUT = -12018  # Redis took the write and did not answer: it may have been made
 MARGIN = 1.0  # seconds around a publish a subscriber must have been subscribed for its miss to count
 
 
@@ -263,9 +274,112 @@ class CounterWriter(Client):
                                                  items=[{"key": "n", "value": str(value + 1)}], majorRevision=revision)
                 if answer.get("t") == "ok":
                     self.acked += 1
+                elif answer.get("code") == STORAGE_OPERATION_TIMEOUT:
+                    self.unknown += 1
             except Exception:  # noqa: BLE001 - unknown outcome
                 self.unknown += 1
             await asyncio.sleep(0.05)
+
+
+class LockWorker(Client):
+    """Takes turns at the lock; under it, adds one to a counter the lock guards."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.tokens = []  # fencing tokens of this worker's grants, in the order it got them
+        self.grants = []  # (token, time, node, session) of each grant
+        self.still_holding = None  # (session, token) when a release was refused
+        self.acked = 0
+        self.unknown = 0
+
+    async def take(self):
+        """Acquires the lock with retry; its token, or None when the node went away first."""
+        granted = lambda push: push.get("t") == "lockGranted" and push.get("channel") == LOCK_CHANNEL  # noqa: E731
+        before = len([push for push in self.peer.pushes if granted(push)])
+        answer = await self.call("acquireLock", channelType=1, channel=LOCK_CHANNEL, lockName=LOCK_NAME, retry=True)
+        if answer.get("t") != "ok":
+            return None
+        if answer.get("acquired") is True:
+            return answer.get("fencingToken")
+        # In line: the grant comes as a push once the owner lets go (or its ttl ends).
+        grants = await self.peer.wait_for_pushes(granted, before + 1, timeout=3 * LOCK_TTL + 10)
+        if len(grants) <= before:
+            self.stale = True
+            return None
+        return grants[before].get("fencingToken")
+
+    async def run(self, stop):
+        async def member(peer):
+            await join_lock_channel(peer)
+        while not stop.is_set():
+            await self.ensure(member)
+            try:
+                token = await self.take()
+            except Exception:  # noqa: BLE001 - gone or not answering: log in elsewhere
+                continue
+            if token is None:
+                continue
+            session = len(self.old_peers)
+            if self.still_holding == (session, token):
+                pass  # its release was not confirmed and it asked again: the hold goes on, same token
+            else:
+                self.tokens.append(token)
+                self.grants.append((token, time.monotonic(), self.node, session))
+            self.still_holding = None
+            try:
+                read = await self.call("getChannelMetadata", channelType=1, channel=LOCK_CHANNEL)
+            except Exception:  # noqa: BLE001 - the node is left; its ttl lets the lock go
+                continue
+            if read.get("t") != "error" and read.get("majorRevision", 0) > 0:
+                items = {item["key"]: item.get("value") for item in read.get("items", [])}
+                try:
+                    answer = await self.call("setChannelMetadata", channelType=1, channel=LOCK_CHANNEL, lock=LOCK_NAME,
+                                             items=[{"key": "n", "value": str(int(items.get("n", "0")) + 1)},
+                                                    {"key": "token", "value": str(token)}],
+                                             majorRevision=read["majorRevision"])
+                    if answer.get("t") == "ok":
+                        self.acked += 1
+                    elif answer.get("code") == STORAGE_OPERATION_TIMEOUT:
+                        self.unknown += 1
+                except Exception:  # noqa: BLE001 - unknown outcome; the node is left, and its ttl lets the lock go
+                    self.unknown += 1
+                    continue
+            try:
+                released = await self.call("releaseLock", channelType=1, channel=LOCK_CHANNEL, lockName=LOCK_NAME)
+                if released.get("t") != "ok":
+                    self.still_holding = (len(self.old_peers), token)  # Redis away, say: still the owner
+            except Exception:  # noqa: BLE001 - the node went away; its ttl lets the lock go
+                pass
+            await asyncio.sleep(0.05)
+
+
+async def join_lock_channel(peer):
+    """Subscribes to the lock's channel: a channel's locks are for its members."""
+    answer = await peer.request("subscribe", channel=LOCK_CHANNEL, features=MESSAGE)
+    if answer.get("t") != "ok":
+        raise ConnectionError(repr(answer))
+
+
+async def lock_is_free_again(cluster):
+    """Seconds a new client on a live node waits for the lock after the run, or None past the ttl and a margin."""
+    live = cluster.live()
+    if not live:
+        return None
+    peer = await connect(cluster.url(live[0]), "lock-check")
+    try:
+        await peer.request("login", appId=APP, userId="lock-check", token="", heartbeatInterval=5, presenceTimeout=30)
+        await join_lock_channel(peer)
+        start = time.monotonic()
+        answer = await peer.request("acquireLock", channelType=1, channel=LOCK_CHANNEL, lockName=LOCK_NAME, retry=True)
+        if answer.get("t") != "ok":
+            return None
+        if answer.get("acquired") is not True:
+            granted = lambda push: push.get("t") == "lockGranted" and push.get("channel") == LOCK_CHANNEL  # noqa: E731
+            if not await peer.wait_for_pushes(granted, 1, timeout=LOCK_TTL + 10):
+                return None
+        return time.monotonic() - start
+    finally:
+        await peer.close()
 
 
 def fault_at(cluster, moment):
@@ -273,7 +387,7 @@ def fault_at(cluster, moment):
     return next((kind for start, end, kind, _ in cluster.faults if start - MARGIN <= moment <= end + MARGIN), None)
 
 
-def check(cluster, subscribers, publishers, writers, final_counter):
+def check(cluster, subscribers, publishers, writers, final_counter, lockers, final_guarded, free_after):
     failures = 0
 
     def report(ok, line):
@@ -323,6 +437,31 @@ def check(cluster, subscribers, publishers, writers, final_counter):
     left = [(peer, index) for client in subscribers + publishers + writers for peer, index, paused in client.old_peers if paused]
     lingering = [index for peer, index in left if not peer.reader.done()]
     report(not lingering, f"4. first sessions left on a paused node: {len(left)}, still open after it woke: {len(lingering)}")
+
+    tokens = [token for locker in lockers for token in locker.tokens]
+    distinct = len(set(tokens)) == len(tokens) and all(isinstance(token, int) for token in tokens)
+    growing = all(a < b for locker in lockers for a, b in zip(locker.tokens, locker.tokens[1:]))
+    guarded_acked = sum(locker.acked for locker in lockers)
+    guarded_unknown = sum(locker.unknown for locker in lockers)
+    bounded = final_guarded is not None and guarded_acked <= final_guarded <= guarded_acked + guarded_unknown
+    free = free_after is not None
+    if not (distinct and growing):
+        seen = {}
+        for locker in lockers:
+            for token, moment, node, session in locker.grants:
+                seen.setdefault(token, []).append((locker.user, round(moment, 2), node, session))
+        for token, holders in sorted(seen.items()):
+            if len(holders) > 1:
+                print(f"     token {token} granted {len(holders)} times: {holders}; faults around: "
+                      f"{[f for f in cluster.faults if f[0] - 5 <= holders[0][1] <= f[1] + 5]}")
+        for locker in lockers:
+            for (a, ta, na, sa), (b, tb, nb, sb) in zip(locker.grants, locker.grants[1:]):
+                if a >= b:
+                    print(f"     {locker.user}: token {a} (t {ta:.2f} n{na} s{sa}) then {b} (t {tb:.2f} n{nb} s{sb})")
+    report(distinct and growing and bounded and free,
+           f"5. lock: {len(tokens)} grants, tokens distinct: {distinct}, growing per worker: {growing}; guarded counter "
+           f"{final_guarded}: {guarded_acked} acknowledged, {guarded_unknown} unknown; free again after "
+           f"{'never' if free_after is None else f'{free_after:.1f} s'}")
     return failures
 
 
@@ -344,10 +483,17 @@ async def main_async(args):
             await setup.request("login", appId=APP, userId="setup", token="", heartbeatInterval=5, presenceTimeout=30)
             answer = await setup.request("setChannelMetadata", channelType=1, channel=COUNTER_CHANNEL,
                                          items=[{"key": "n", "value": "0"}], majorRevision=-1)
-            await setup.close()
             if answer.get("t") != "ok":
                 raise RuntimeError(f"cannot set the counter up: {answer!r}")
-            tasks += [asyncio.create_task(client.run(stop)) for client in publishers + writers]
+            await join_lock_channel(setup)
+            lock = await setup.request("setLock", channelType=1, channel=LOCK_CHANNEL, lockName=LOCK_NAME, ttl=LOCK_TTL)
+            guarded = await setup.request("setChannelMetadata", channelType=1, channel=LOCK_CHANNEL,
+                                          items=[{"key": "n", "value": "0"}], majorRevision=-1)
+            await setup.close()
+            if lock.get("t") != "ok" or guarded.get("t") != "ok":
+                raise RuntimeError(f"cannot set the lock up: {lock!r} {guarded!r}")
+            lockers = [LockWorker(cluster, f"locker-{n}", n, rng) for n in range(3)]
+            tasks += [asyncio.create_task(client.run(stop)) for client in publishers + writers + lockers]
             deadline = time.monotonic() + args.minutes * 60
             while time.monotonic() < deadline:
                 await asyncio.sleep(rng.uniform(4, 10))
@@ -362,9 +508,15 @@ async def main_async(args):
                 read = await reader.request("getChannelMetadata", channelType=1, channel=COUNTER_CHANNEL)
                 items = {item["key"]: item.get("value") for item in read.get("items", [])}
                 final = int(items.get("n", "0"))
+            final_guarded = None
+            if reader is not None and reader.failure is None:
+                read = await reader.request("getChannelMetadata", channelType=1, channel=LOCK_CHANNEL)
+                items = {item["key"]: item.get("value") for item in read.get("items", [])}
+                final_guarded = int(items.get("n", "0"))
+            free_after = await lock_is_free_again(cluster)
             print(f"faults: {len(cluster.faults)}; messages acknowledged: {sum(len(p.acked) for p in publishers)}", flush=True)
-            failures = check(cluster, subscribers, publishers, writers, final)
-            for client in subscribers + publishers + writers:
+            failures = check(cluster, subscribers, publishers, writers, final, lockers, final_guarded, free_after)
+            for client in subscribers + publishers + writers + lockers:
                 for peer in [old for old, _, _ in client.old_peers] + ([client.peer] if client.peer else []):
                     try:
                         await peer.close()
