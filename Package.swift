@@ -28,14 +28,15 @@ let moduleTestDependencies: [String: [Target.Dependency]] = [
 
 let package = Package(
     name: "Switchboard",
-    // The floor is the SDK's: apps on iOS 16 and macOS 13 (README, "Platforms"), set by `Duration`
-    // and `ContinuousClock`, which Core's clock and the SDK's timeouts are written in. The server's
+    // The floor is the SDK's: apps on iOS 15 and macOS 12 (README, "Platforms"). Core, Wire and
+    // the SDK count time in Core's `PortableDuration` (Swift's `Duration`, macOS 13 / iOS 16, on
+    // Linux only) and read the monotonic clock directly there. The server's
     // targets run on Linux only (epoll), so this changes nothing for them; SwitchboardClient
     // reaches the epoll transport and OpenSSL on Linux only (the conditions below) and uses
     // Foundation's URLSession, CryptoKit and CommonCrypto on Apple platforms; Core and Wire use
     // nothing newer than the floor there (Synchronization, InlineArray and UTF8Span on Linux only).
     // tools/check-sdk-platform-symbols.sh holds them to this line.
-    platforms: [.macOS(.v13), .iOS(.v16)],
+    platforms: [.macOS(.v12), .iOS(.v15)],
     products: [
         .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
         .library(name: "SwitchboardCore", targets: ["SwitchboardCore"]),

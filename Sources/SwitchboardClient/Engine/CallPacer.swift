@@ -11,12 +11,12 @@ import SwitchboardCore
 struct CallPacer: Sendable {
     /// How old the answer to the call `limit` back must be: the server's second, plus a margin for
     /// the tick-grained clock it counts with.
-    static let window: Duration = .milliseconds(1_100)
+    static let window: PortableDuration = .milliseconds(1_100)
 
     private let perSecond: [RateBudget: Int]
     /// When the answers to the most recent calls of each budget came, oldest first (at most its
     /// limit of them).
-    private var answered: [RateBudget: [Duration]] = [:]
+    private var answered: [RateBudget: [PortableDuration]] = [:]
 
     /// A pacer for the budgets of `limits` (the reference's by default, which the server applies
     /// unless configured otherwise).
@@ -28,7 +28,7 @@ struct CallPacer: Sendable {
 
     /// The earliest moment, from `now`, at which a call on `budget` (nil: a call that draws on
     /// none) may leave: when every budget it draws on has room.
-    func earliest(_ budget: RateBudget?, now: Duration) -> Duration {
+    func earliest(_ budget: RateBudget?, now: PortableDuration) -> PortableDuration {
         var at = now
         for drawn in budget?.drawn ?? [] {
             guard let limit = perSecond[drawn], limit > 0, let times = answered[drawn], times.count >= limit else { continue }
@@ -39,7 +39,7 @@ struct CallPacer: Sendable {
 
     /// Notes that the server answered a call on `budget` at `at`, having counted it (every answer
     /// but a refusal as too frequent, which takes nothing from the budget).
-    mutating func answered(_ budget: RateBudget?, at: Duration) {
+    mutating func answered(_ budget: RateBudget?, at: PortableDuration) {
         for drawn in budget?.drawn ?? [] {
             guard let limit = perSecond[drawn] else { continue }
             var times = answered[drawn, default: []]

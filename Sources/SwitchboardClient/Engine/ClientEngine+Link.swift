@@ -102,7 +102,7 @@ extension ClientEngine {
         armDeadlineTimer()
     }
 
-    private func scheduleRetry(after pause: Duration) {
+    private func scheduleRetry(after pause: PortableDuration) {
         timers.retry?.cancel()
         let clock = clock
         timers.retry = Task { [weak self] in
@@ -118,7 +118,7 @@ extension ClientEngine {
 
     private func startHeartbeats() {
         timers.heartbeats?.cancel()
-        let interval = Duration.seconds(settings.heartbeatInterval)
+        let interval = PortableDuration.seconds(settings.heartbeatInterval)
         let current = generation
         let clock = clock
         timers.heartbeats = Task { [weak self] in

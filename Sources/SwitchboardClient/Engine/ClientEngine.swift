@@ -56,7 +56,7 @@ actor ClientEngine {
     struct Timers {
         var heartbeats: Task<Void, Never>?
         var retry: Task<Void, Never>?
-        var deadline: (task: Task<Void, Never>, at: Duration)?
+        var deadline: (task: Task<Void, Never>, at: PortableDuration)?
     }
 
     let settings: ClientSettings
@@ -65,9 +65,9 @@ actor ClientEngine {
     let transport: any ClientTransport
     let log: LogFile?
     /// How long a request may wait for its answer (a heartbeat's answer is the pong).
-    let requestTimeout: Duration = .seconds(10)
+    let requestTimeout: PortableDuration = .seconds(10)
     /// How long one connection attempt may take.
-    let connectTimeout: Duration = .seconds(5)
+    let connectTimeout: PortableDuration = .seconds(5)
 
     var machine: LinkMachine
     var pending = PendingRequests<Waiter>()

@@ -27,7 +27,7 @@ struct LinkMachine: Sendable {
         /// Open a connection and log in on it (resuming the session when a ticket is held).
         case connect
         /// Wait, then send `.retryDue`.
-        case retry(after: Duration)
+        case retry(after: PortableDuration)
         /// Close the current connection, if any, and fail the requests waiting on it.
         case closeConnection
         /// Send heartbeats on the current connection.
@@ -45,15 +45,15 @@ struct LinkMachine: Sendable {
     /// What happened.
     enum Event: Sendable {
         /// The app called `login`.
-        case loginRequested(now: Duration)
+        case loginRequested(now: PortableDuration)
         /// A connection attempt failed, or the server refused the login on it.
-        case attemptFailed(RtmErrorInfo, now: Duration)
+        case attemptFailed(RtmErrorInfo, now: PortableDuration)
         /// The server accepted the login; `resumed` when it took the old session back.
-        case loggedIn(resumed: Bool, presenceTimeout: Int, now: Duration)
+        case loggedIn(resumed: Bool, presenceTimeout: Int, now: PortableDuration)
         /// A new session after a reconnect has its channels back, but for these.
         case restored(unrestored: [String])
         /// The connection is gone without the server ending the session.
-        case connectionLost(RtmLinkOperation, RtmLinkStateChangeReason, now: Duration)
+        case connectionLost(RtmLinkOperation, RtmLinkStateChangeReason, now: PortableDuration)
         /// The server ended the session for good, with this reason.
         case rejected(RtmLinkStateChangeReason)
         /// The app called `logout`.
@@ -63,14 +63,14 @@ struct LinkMachine: Sendable {
         /// The app called `destroy`.
         case destroyed
         /// The pause before the next attempt is over.
-        case retryDue(now: Duration)
+        case retryDue(now: PortableDuration)
         /// Time passed (for `suspended` and the reconnect timeout). `retryDue` applies it too, and
         /// while the link is down a retry is always due within 5 s, so the engine sends no other.
-        case tick(now: Duration)
+        case tick(now: PortableDuration)
     }
 
     /// How long after a disconnection a reconnect still counts as resumed (seed 004).
-    static let resumeWindow: Duration = .seconds(120)
+    static let resumeWindow: PortableDuration = .seconds(120)
 
     /// The reconnect timeout in seconds; 0 retries for ever.
     let reconnectTimeout: Int
@@ -80,9 +80,9 @@ struct LinkMachine: Sendable {
     /// A `logout` is under way: a closing connection is expected, not lost.
     private(set) var loggingOut = false
     private var attempt = 0
-    private var deadline: Duration?
-    private var disconnectedAt: Duration?
-    private var presenceTimeout: Duration = .seconds(300)
+    private var deadline: PortableDuration?
+    private var disconnectedAt: PortableDuration?
+    private var presenceTimeout: PortableDuration = .seconds(300)
     /// The server accepted a login once since `login` (a reconnect resumes rather than logs in).
     private var everConnected = false
     /// Waiting for `.restored` after a new session replaced a lost one.
@@ -91,7 +91,7 @@ struct LinkMachine: Sendable {
     init(reconnectTimeout: Int) { self.reconnectTimeout = reconnectTimeout }
 
     /// The pause before attempt `attempt` (0-based): 100 ms doubling to at most 5 s.
-    static func backoff(attempt: Int) -> Duration {
+    static func backoff(attempt: Int) -> PortableDuration {
         .milliseconds(min(100 << min(attempt, 6), 5_000))
     }
 
@@ -150,7 +150,7 @@ struct LinkMachine: Sendable {
     /// Whether `login` may start now: from idle or failed, or to replace a login still pending.
     var acceptsLogin: Bool { state == .idle || state == .failed || state == .connecting }
 
-    private mutating func loginRequested(now: Duration) -> [Command] {
+    private mutating func loginRequested(now: PortableDuration) -> [Command] {
         guard acceptsLogin else { return [] }
         // A second login replaces one still pending (seed 000: the earlier call gets loginCanceled).
         var commands: [Command] = loginPending ? [.cancelEarlierLogin, .closeConnection] : []
@@ -166,7 +166,7 @@ struct LinkMachine: Sendable {
         return commands
     }
 
-    private mutating func attemptFailed(_ error: RtmErrorInfo, now: Duration) -> [Command] {
+    private mutating func attemptFailed(_ error: RtmErrorInfo, now: PortableDuration) -> [Command] {
         guard state == .connecting || state == .disconnected || state == .suspended, !loggingOut else { return [] }
         // A restore under way belonged to the connection that just failed.
         restoring = false
@@ -183,7 +183,7 @@ struct LinkMachine: Sendable {
         return [.closeConnection, .retry(after: Self.backoff(attempt: attempt))]
     }
 
-    private mutating func retryDue(now: Duration) -> [Command] {
+    private mutating func retryDue(now: PortableDuration) -> [Command] {
         guard state == .connecting || state == .disconnected || state == .suspended, !loggingOut else { return [] }
         if let deadline, now >= deadline, state != .connecting {
             return fail(.autoReconnect, .reconnectTimeout, loginError: nil)
@@ -191,7 +191,7 @@ struct LinkMachine: Sendable {
         return tick(now: now) + [.connect]
     }
 
-    private mutating func loggedIn(resumed: Bool, presenceTimeout seconds: Int, now: Duration) -> [Command] {
+    private mutating func loggedIn(resumed: Bool, presenceTimeout seconds: Int, now: PortableDuration) -> [Command] {
         presenceTimeout = .seconds(seconds)
         attempt = 0
         switch state {
@@ -215,7 +215,7 @@ struct LinkMachine: Sendable {
         return reconnected(unrestored: unrestored, sessionKept: false, now: nil)
     }
 
-    private mutating func reconnected(unrestored: [String], sessionKept: Bool, now: Duration?) -> [Command] {
+    private mutating func reconnected(unrestored: [String], sessionKept: Bool, now: PortableDuration?) -> [Command] {
         // Resumed (seed 004): back within two minutes of the disconnection, with the session kept.
         var withinWindow = false
         if let now, let lost = disconnectedAt { withinWindow = now - lost <= Self.resumeWindow }
@@ -231,7 +231,7 @@ struct LinkMachine: Sendable {
     // MARK: Losing the link
 
     private mutating func connectionLost(
-        _ operation: RtmLinkOperation, _ reason: RtmLinkStateChangeReason, now: Duration
+        _ operation: RtmLinkOperation, _ reason: RtmLinkStateChangeReason, now: PortableDuration
     ) -> [Command] {
         // While connecting or reconnecting, a closed connection fails the attempt instead.
         guard state == .connected, !loggingOut else { return [] }
@@ -250,7 +250,7 @@ struct LinkMachine: Sendable {
         return fail(operation, reason, loginError: error)
     }
 
-    private mutating func tick(now: Duration) -> [Command] {
+    private mutating func tick(now: PortableDuration) -> [Command] {
         guard state == .disconnected, let lost = disconnectedAt, now - lost > presenceTimeout else { return [] }
         // The server no longer keeps the session: the link is suspended, and reconnecting goes on.
         return move(to: .suspended, .serverTimeout, .keepAliveTimeout, affectsChannels: true)

@@ -8,7 +8,7 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
         let operation: String
         let timeoutCode: RtmErrorCode
         let lostCode: RtmErrorCode
-        let deadline: Duration
+        let deadline: PortableDuration
         let waiter: Waiter
     }
 
@@ -22,11 +22,11 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
     var count: Int { entries.count }
 
     /// The earliest deadline of a waiting request.
-    var earliestDeadline: Duration? { entries.values.lazy.map(\.deadline).min() }
+    var earliestDeadline: PortableDuration? { entries.values.lazy.map(\.deadline).min() }
 
     /// Registers a request and returns its id (never 0, which the server uses for frames it could
     /// not read, and never one still waiting).
-    mutating func add(_ operation: ClientOperation, deadline: Duration, waiter: Waiter) -> UInt32 {
+    mutating func add(_ operation: ClientOperation, deadline: PortableDuration, waiter: Waiter) -> UInt32 {
         repeat { lastId &+= 1 } while lastId == 0 || entries[lastId] != nil
         entries[lastId] = Entry(
             operation: operation.name, timeoutCode: Self.timeoutCode(for: operation), lostCode: Self.lostCode(for: operation),
@@ -40,7 +40,7 @@ struct PendingRequests<Waiter: Sendable>: Sendable {
     }
 
     /// Takes every request whose deadline is at or before `now`, oldest first.
-    mutating func takeExpired(now: Duration) -> [(operation: String, timeoutCode: RtmErrorCode, waiter: Waiter)] {
+    mutating func takeExpired(now: PortableDuration) -> [(operation: String, timeoutCode: RtmErrorCode, waiter: Waiter)] {
         let expired = entries.filter { $0.value.deadline <= now }
         for id in expired.keys { entries[id] = nil }
         return expired.sorted { $0.key < $1.key }.map { ($0.value.operation, $0.value.timeoutCode, $0.value.waiter) }

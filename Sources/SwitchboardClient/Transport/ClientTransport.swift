@@ -1,3 +1,5 @@
+import SwitchboardCore
+
 /// How the SDK reaches its server: opens WebSocket connections offering one subprotocol. One
 /// implementation per platform family (`EpollTransport` on Linux, `URLSessionTransport` on Apple
 /// platforms and, selected, on Linux); `TransportChoice` says which a client uses.
@@ -5,7 +7,7 @@ protocol ClientTransport: Sendable {
     /// Opens a connection to `server` offering `subprotocol`, within `timeout`; what arrives on it
     /// goes to `inbox`, in order, ending with one `.closed`. Throws a `TransportFailure`.
     func connect(
-        to server: ServerAddress, subprotocol: String, timeout: Duration, inbox: SocketInbox
+        to server: ServerAddress, subprotocol: String, timeout: PortableDuration, inbox: SocketInbox
     ) async throws(TransportFailure) -> any ClientSocket
 
     /// Stops what the transport runs (its threads, its sessions); called once, when the client

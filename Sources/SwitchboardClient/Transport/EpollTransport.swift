@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import SwitchboardCore
 import SwitchboardCryptography
 import SwitchboardTransport
 
@@ -33,12 +34,19 @@ final class EpollTransport: ClientTransport {
         }
     }
 
+    /// `span` as the transport counts time (Swift's `Duration`; the same type unless the SDK is
+    /// built with its Apple time type, `-DSWITCHBOARD_PORTABLE_TIME`).
+    private static func transportTime(_ span: PortableDuration) -> Duration {
+        let (seconds, attoseconds) = span.components
+        return Duration(secondsComponent: seconds, attosecondsComponent: attoseconds)
+    }
+
     func connect(
-        to server: ServerAddress, subprotocol: String, timeout: Duration, inbox: SocketInbox
+        to server: ServerAddress, subprotocol: String, timeout: PortableDuration, inbox: SocketInbox
     ) async throws(TransportFailure) -> any ClientSocket {
         do {
             let connection = try await WebSocketClient.connect(
-                to: server.url, subprotocols: [subprotocol], timeout: timeout, tls: tls, proxy: proxy,
+                to: server.url, subprotocols: [subprotocol], timeout: Self.transportTime(timeout), tls: tls, proxy: proxy,
                 group: group, handler: EpollInbox(inbox: inbox))
             return EpollSocket(connection: connection)
         } catch {

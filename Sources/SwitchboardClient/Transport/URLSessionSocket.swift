@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -49,7 +50,7 @@ final class URLSessionSocket: NSObject, ClientSocket, URLSessionWebSocketDelegat
 
     /// Starts `task` and returns once its handshake is done; throws when it fails or takes
     /// longer than `timeout`.
-    func open(session: URLSession, task: URLSessionWebSocketTask, timeout: Duration) async throws(TransportFailure) {
+    func open(session: URLSession, task: URLSessionWebSocketTask, timeout: PortableDuration) async throws(TransportFailure) {
         let result = await withCheckedContinuation { (continuation: Opening) in
             state.withLock { state in
                 state.session = session

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -58,7 +59,7 @@ final class URLSessionTransport: ClientTransport {
     }
 
     func connect(
-        to server: ServerAddress, subprotocol: String, timeout: Duration, inbox: SocketInbox
+        to server: ServerAddress, subprotocol: String, timeout: PortableDuration, inbox: SocketInbox
     ) async throws(TransportFailure) -> any ClientSocket {
         guard let url = URL(string: server.url) else {
             throw TransportFailure(kind: .failed, reason: "\(server.url) is not a URL")

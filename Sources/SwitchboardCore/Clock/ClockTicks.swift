@@ -3,10 +3,10 @@
 /// Deadlines are fixed from the start, so ticks do not drift; a consumer that falls more than an
 /// interval behind skips the ticks it missed instead of running them back to back.
 public struct ClockTicks: AsyncSequence, Sendable {
-    public typealias Element = Duration
+    public typealias Element = PortableDuration
 
     let clock: any SwitchboardClock
-    let interval: Duration
+    let interval: PortableDuration
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(clock: clock, interval: interval, deadline: clock.now + interval)
@@ -15,10 +15,10 @@ public struct ClockTicks: AsyncSequence, Sendable {
     /// Yields the clock's `now` at each tick; nil once cancelled.
     public struct Iterator: AsyncIteratorProtocol {
         let clock: any SwitchboardClock
-        let interval: Duration
-        var deadline: Duration
+        let interval: PortableDuration
+        var deadline: PortableDuration
 
-        public mutating func next() async -> Duration? {
+        public mutating func next() async -> PortableDuration? {
             do {
                 try await clock.sleep(until: deadline)
             } catch {
@@ -36,7 +36,7 @@ public struct ClockTicks: AsyncSequence, Sendable {
 extension SwitchboardClock {
     /// A tick every `interval` on this clock, for a module's `run()`:
     /// `for await _ in context.clock.ticks(every: .seconds(1)) { await sweep() }`.
-    public func ticks(every interval: Duration) -> ClockTicks {
+    public func ticks(every interval: PortableDuration) -> ClockTicks {
         ClockTicks(clock: self, interval: interval)
     }
 }

@@ -22,7 +22,7 @@ public struct WallClockTime: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// The instant `duration` later (earlier when negative), in whole milliseconds, kept within
     /// 1970 and the largest instant.
-    public static func + (time: Self, duration: Duration) -> Self {
+    public static func + (time: Self, duration: PortableDuration) -> Self {
         let delta = duration.wholeMilliseconds
         let moved = delta >= 0
             ? time.millisecondsSince1970.addingReportingOverflow(delta.magnitude)
@@ -31,15 +31,15 @@ public struct WallClockTime: Sendable, Hashable, Comparable, CustomStringConvert
     }
 
     /// The instant `duration` earlier.
-    public static func - (time: Self, duration: Duration) -> Self { time + (.zero - duration) }
+    public static func - (time: Self, duration: PortableDuration) -> Self { time + (.zero - duration) }
 
     /// How long from `b` to `a` (negative when `a` is earlier).
-    public static func - (a: Self, b: Self) -> Duration {
+    public static func - (a: Self, b: Self) -> PortableDuration {
         .milliseconds(Int64(bitPattern: a.millisecondsSince1970 &- b.millisecondsSince1970))
     }
 }
 
-extension Duration {
+extension PortableDuration {
     /// The duration in whole milliseconds, rounded toward zero.
     var wholeMilliseconds: Int64 {
         let (seconds, attoseconds) = components

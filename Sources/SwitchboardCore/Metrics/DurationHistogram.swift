@@ -26,7 +26,7 @@ public struct DurationHistogram: Sendable, Hashable {
     public init() {}
 
     /// Counts one duration.
-    public mutating func observe(_ duration: Duration) {
+    public mutating func observe(_ duration: PortableDuration) {
         let seconds = duration.inSeconds
         if let index = Self.bounds.firstIndex(where: { seconds <= $0 }) { snapshot.buckets[index] += 1 }
         snapshot.count += 1
@@ -34,7 +34,7 @@ public struct DurationHistogram: Sendable, Hashable {
     }
 }
 
-extension Duration {
+extension PortableDuration {
     /// The duration in seconds, as Prometheus and most reports give it.
     public var inSeconds: Double {
         Double(components.seconds) + Double(components.attoseconds) * 1e-18

@@ -6,7 +6,7 @@ public struct SlidingWindow: Sendable, Hashable {
     /// How many events the window admits.
     public var limit: Int { Int(admits) }
     /// How long the window is.
-    public let window: Duration
+    public let window: PortableDuration
     // Servers keep one window per channel, per subscribe attempt and per client budget, and most
     // see a single event before they go idle: the fields are packed (48 bytes), and the first
     // event's time is kept inline, the ring being made at the second.
@@ -14,19 +14,19 @@ public struct SlidingWindow: Sendable, Hashable {
     /// Index in `times` of the oldest accepted event once `times` is full; `holdingFirst` while
     /// only `first` holds an event.
     private var oldest: Int32 = 0
-    private var first: Duration = .zero
-    private var times: [Duration] = []
+    private var first: PortableDuration = .zero
+    private var times: [PortableDuration] = []
 
     private static let holdingFirst: Int32 = -1
 
     /// A window admitting `limit` events per `window`.
-    public init(limit: Int, per window: Duration = .seconds(1)) {
+    public init(limit: Int, per window: PortableDuration = .seconds(1)) {
         admits = Int32(clamping: limit)
         self.window = window
     }
 
     /// Accepts an event at `now` unless `limit` events were accepted within `window` before it.
-    public mutating func take(_ now: Duration) -> Bool {
+    public mutating func take(_ now: PortableDuration) -> Bool {
         guard limit > 0 else { return false }
         if times.isEmpty {
             if oldest != Self.holdingFirst {
@@ -55,14 +55,14 @@ public struct SlidingWindow: Sendable, Hashable {
     }
 
     /// The time of the newest accepted event.
-    private var newest: Duration? {
+    private var newest: PortableDuration? {
         guard !times.isEmpty else { return oldest == Self.holdingFirst ? first : nil }
         return times.count < limit ? times.last : times[(Int(oldest) + limit - 1) % limit]
     }
 
     /// Whether every event it accepted is older than `window` at `now`, so it holds no budget
     /// and can be dropped.
-    public func isIdle(at now: Duration) -> Bool {
+    public func isIdle(at now: PortableDuration) -> Bool {
         newest.map { now - $0 >= window } ?? true
     }
 }

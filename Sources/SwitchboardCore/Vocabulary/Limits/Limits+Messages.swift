@@ -18,7 +18,7 @@ extension Limits {
         /// more are refused with `channelSubscribeTooFrequent`.
         public var subscribeAttemptsPerChannel = 2
         /// The window of `subscribeAttemptsPerChannel`.
-        public var subscribeAttemptWindow: Duration = .seconds(5)
+        public var subscribeAttemptWindow: PortableDuration = .seconds(5)
 
         /// The reference's limits.
         public init() {}

@@ -15,10 +15,10 @@ extension Limits {
         /// Visible members above which a channel's presence events are sent at intervals (clamped into 8–128).
         public var intervalThreshold = 50
         /// The period of interval mode (clamped into 5–300 s).
-        public var interval: Duration = .seconds(30)
+        public var interval: PortableDuration = .seconds(30)
         /// How long a channel in interval mode stays at or below the threshold before its events are
         /// real-time again.
-        public var intervalDebounce: Duration = .seconds(2)
+        public var intervalDebounce: PortableDuration = .seconds(2)
         /// Members a snapshot lists at most (the reference syncs up to 512 users' details).
         public var snapshotMaxUsers = 512
         /// Members one `whoNow` page lists at most.
@@ -33,6 +33,6 @@ extension Limits {
         public var clampedIntervalThreshold: Int { intervalThreshold.clamped(to: 8...128) }
 
         /// The interval-mode period in force: `interval` clamped into 5–300 s.
-        public var clampedInterval: Duration { interval.clamped(to: .seconds(5)...(.seconds(300))) }
+        public var clampedInterval: PortableDuration { interval.clamped(to: .seconds(5)...(.seconds(300))) }
     }
 }
