@@ -88,7 +88,7 @@ let package = Package(
             name: "SwitchboardClusterStores",
             dependencies: [
                 "SwitchboardCore", "SwitchboardStorage", "SwitchboardLock", "SwitchboardRedis", "SwitchboardCluster",
-                "SwitchboardTransport", "SwitchboardWire",
+                "SwitchboardTransport", "SwitchboardWire", "SwitchboardWebhooks",
             ]),
 
         // Composition, SDK, test support, executable.
@@ -154,7 +154,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardClusterStores", "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardStorage",
                 "SwitchboardStorageContract", "SwitchboardLock", "SwitchboardLockContract", "SwitchboardTestKit",
-                "SwitchboardTransport",
+                "SwitchboardTransport", "SwitchboardWebhooks",
             ]),
         .testTarget(
             name: "SwitchboardRedisTests", dependencies: ["SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit"]),

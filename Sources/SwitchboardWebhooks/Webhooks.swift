@@ -40,6 +40,9 @@ public actor Webhooks: OpeningModule {
     /// Taken or given up, not yet removed from the disk.
     private var removals: [Int64] = []
     private var nextSequence: Int64 = 1
+    /// The queue was handed deliveries of another node (or may have been, before the start): the
+    /// writer takes them over before its next write.
+    private var adoptionDue = false
     private var attempts: [String: Task<Void, Never>] = [:]
     private var counts = WebhookCounts()
     private var latency = DurationHistogram()
@@ -127,6 +130,7 @@ public actor Webhooks: OpeningModule {
         giveUp(forgotten)
         if !waiting.isEmpty { log(.info, "\(waiting.count - forgotten.count) deliveries waited in the queue") }
         opened = true
+        adoptionDue = true
         writes.continuation.yield()
     }
 
@@ -135,6 +139,11 @@ public actor Webhooks: OpeningModule {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
                 for await _ in writes.stream { await writeStaged() }
+            }
+            if let adoptions = queue.adoptions {
+                group.addTask { [self] in
+                    for await _ in adoptions { await adoptionArrived() }
+                }
             }
             group.addTask { [self] in
                 for await _ in context.clock.ticks(every: configuration.tickInterval) { await dispatch() }
@@ -199,8 +208,49 @@ public actor Webhooks: OpeningModule {
 
     // MARK: The queue
 
+    private func adoptionArrived() {
+        adoptionDue = true
+        writes.continuation.yield()
+    }
+
+    /// Takes over the deliveries the queue was handed (a dead node's): numbered after this
+    /// module's own, kept in the queue, then lined up like any written delivery. In the writer's
+    /// task, so no write runs meanwhile; what fails is tried again at the next write.
+    private func adoptHanded() async {
+        adoptionDue = false
+        let handed: [QueuedDelivery]
+        do {
+            handed = try await queue.adopted()
+        } catch {
+            adoptionDue = true
+            log(.error, "the deliveries handed over by another node could not be read: \(error)")
+            return
+        }
+        guard !handed.isEmpty else { return }
+        let renumbered = handed.map { delivery in
+            var delivery = delivery
+            delivery.sequence = nextSequence
+            nextSequence += 1
+            return delivery
+        }
+        do {
+            try await queue.keepAdopted(renumbered)
+        } catch {
+            adoptionDue = true
+            log(.error, "the deliveries handed over by another node could not be kept: \(error)")
+            return
+        }
+        counts.enqueued += UInt64(renumbered.count)
+        let known = inForce.receiverURLs
+        for delivery in renumbered where known.contains(delivery.target) { lines.add(delivery) }
+        giveUp(renumbered.filter { !known.contains($0.target) }.map(\.sequence))
+        log(.info, "took over \(renumbered.count) deliveries another node's queue left")
+        dispatch()
+    }
+
     /// Writes what is staged and removed, then lines up the new deliveries and sends what is due.
     private func writeStaged() async {
+        if opened && adoptionDue { await adoptHanded() }
         while opened && (!staged.isEmpty || !removals.isEmpty) {
             let adding = staged, removing = removals
             staged = []

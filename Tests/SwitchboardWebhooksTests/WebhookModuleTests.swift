@@ -351,3 +351,58 @@ final class HeldPoster: WebhookPoster {
         held?.resume(returning: outcome)
     }
 }
+
+/// A queue another node's deliveries can be handed to, as the cluster's queue is when a node dies.
+final class HandingWebhookQueue: WebhookQueue {
+    let stored = InMemoryWebhookQueue()
+    private let handed = Mutex<[QueuedDelivery]>([])
+    private let signal = AsyncStream<Void>.makeStream()
+
+    func open() async throws(WebhookQueueFailure) -> [QueuedDelivery] { try await stored.open() }
+    func write(adding deliveries: [QueuedDelivery], removing removed: [Int64]) async throws(RtmError) {
+        try await stored.write(adding: deliveries, removing: removed)
+    }
+    func close() async {}
+
+    /// Hands `deliveries` over, as a reaper moving a dead node's queue here does.
+    func hand(_ deliveries: [QueuedDelivery]) {
+        handed.withLock { $0 += deliveries }
+        signal.continuation.yield()
+    }
+
+    /// Handed and not yet kept.
+    var waiting: Int { handed.withLock { $0.count } }
+
+    func adopted() async throws(RtmError) -> [QueuedDelivery] { handed.withLock { $0 } }
+    func keepAdopted(_ deliveries: [QueuedDelivery]) async throws(RtmError) {
+        handed.withLock { $0.removeFirst(deliveries.count) }
+        try await stored.write(adding: deliveries, removing: [])
+    }
+    var adoptions: AsyncStream<Void>? { signal.stream }
+}
+
+extension WebhookModuleTests {
+    @Test func deliveriesHandedOverFromAnotherNodesQueueAreSentInTheirOrderAfterOneOwnAndRemovedOnceTaken() async throws {
+        let queue = HandingWebhookQueue()
+        let (harness, _, poster) = try await start(configuration(), queue: queue)
+        await harness.bus.publishAndWait(SessionOpened(caller: alice))
+        #expect(await eventually { poster.requests.count == 1 })
+        // Numbered 1…3 by the dead node, as this module numbered its own: renumbered here.
+        let other = Array(#"{"id":"other"}"#.utf8)
+        queue.hand((1...3).map { index in
+            QueuedDelivery(
+                sequence: Int64(index), eventId: "dead-\(index)", target: index == 2 ? "http://gone/" : "http://receiver/hook",
+                body: other + [UInt8(ascii: "0") + UInt8(index)], created: WallClockTime(millisecondsSince1970: 1_000))
+        })
+        #expect(await eventually { poster.requests.count == 3 })
+        await harness.bus.publishAndWait(SessionOpened(caller: bob))
+        #expect(await eventually { poster.requests.count == 4 })
+        let ids = poster.requests.map { $0.headers.first { $0.name == "X-Switchboard-Event-Id" }?.value ?? "" }
+        #expect(Array(ids[1...2]) == ["dead-1", "dead-3"], "handed over in their order, the unknown receiver's given up")
+        #expect(poster.requests[1].body == other + [UInt8(ascii: "1")])
+        #expect(queue.waiting == 0)
+        #expect(await eventuallyAsync { (try? await statistics(harness)).map { $0.queued == 0 && $0.dropped == 1 && $0.sent == 4 } ?? false })
+        #expect(await eventually { queue.stored.count == 0 }, "what was taken is removed")
+        await harness.stop()
+    }
+}

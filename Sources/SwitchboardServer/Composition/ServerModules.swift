@@ -51,9 +51,11 @@ public struct ServerModules: Sendable {
         webhooks = configuration.webhooks.flatMap { webhooks in
             guard webhooks.hasTargets else { return nil }
             let queue: any WebhookQueue =
-                switch configuration.webhookQueue {
-                case .sqlite: SQLiteWebhookQueue(directory: configuration.dataDirectory)
-                case .memory: InMemoryWebhookQueue()
+                switch (configuration.cluster, configuration.webhookQueue) {
+                // In the cluster's Redis, where another node takes it over if this one dies.
+                case (let cluster?, _): RedisWebhookQueue(configuration: cluster.redis, nodeID: cluster.nodeID)
+                case (nil, .sqlite): SQLiteWebhookQueue(directory: configuration.dataDirectory)
+                case (nil, .memory): InMemoryWebhookQueue()
                 }
             return Webhooks(configuration: webhooks, queue: queue, poster: HTTPWebhookPoster())
         }

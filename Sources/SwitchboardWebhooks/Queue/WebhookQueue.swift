@@ -12,6 +12,23 @@ public protocol WebhookQueue: Sendable {
     func write(adding deliveries: [QueuedDelivery], removing removed: [Int64]) async throws(RtmError)
     /// Closes the queue once the writes under way are done.
     func close() async
+
+    /// Deliveries that waited in another node's queue and were handed to this one (in cluster
+    /// mode, a dead node's, taken over), oldest first; their sequences are the other queue's and
+    /// mean nothing here. They stay until `keepAdopted` makes them this queue's own.
+    func adopted() async throws(RtmError) -> [QueuedDelivery]
+    /// Makes the first `deliveries.count` of `adopted()`, renumbered in this queue's sequence,
+    /// this queue's own, in one durable step: a crash leaves them either adopted or kept.
+    func keepAdopted(_ deliveries: [QueuedDelivery]) async throws(RtmError)
+    /// Yields when `adopted()` has something new; nil for a queue nothing is ever handed to.
+    var adoptions: AsyncStream<Void>? { get }
+}
+
+extension WebhookQueue {
+    /// A queue of one node adopts nothing.
+    public func adopted() async throws(RtmError) -> [QueuedDelivery] { [] }
+    public func keepAdopted(_ deliveries: [QueuedDelivery]) async throws(RtmError) {}
+    public var adoptions: AsyncStream<Void>? { nil }
 }
 
 /// Why the webhook queue could not open, naming its file.
