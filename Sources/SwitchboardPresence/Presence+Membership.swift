@@ -117,7 +117,7 @@ extension Presence {
         to member: Caller, in channel: ChannelKey, states: [String: String], _ context: ModuleContext
     ) async throws(RtmError) {
         let page = try await store.members(
-            of: channel, after: 0, limit: context.limits.presence.snapshotMaxUsers, budget: .max, withStates: true)
+            of: channel, after: 0, limit: context.limits(for: member.app).presence.snapshotMaxUsers, budget: .max, withStates: true)
         let occupancy = try await store.occupancy(of: channel)
         let event = PresenceDelivery(
             type: .snapshot, channelType: channel.type, channelName: channel.name, publisher: member.userId,

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import SwitchboardClient
+import SwitchboardTestKit
+
+/// SIGHUP on a real `switchboard serve --config FILE`: the server's and an app's limits change
+/// for the connections already open, an app added to `apps` is served and an app removed refuses
+/// new logins, each change logged with its old and new value, what takes a restart named.
+@Suite(.timeLimit(.minutes(3))) struct ReloadProcessTests {
+    static func client(_ app: String, _ user: String, _ serve: ServeProcess) throws -> RtmClientKit {
+        let config = RtmClientConfig(appId: app, userId: user)
+        config.privateConfig = RtmPrivateConfig()
+        config.privateConfig?.accessPointHosts = [serve.url]
+        return try RtmClientKit(config, delegate: nil)
+    }
+
+    static func message(_ handle: FileHandle, _ prefix: String) async throws -> String {
+        try await CommandLineProcessTests.readLogLine(handle) { $0["message"]?.hasPrefix(prefix) == true }["message"] ?? ""
+    }
+
+    @Test func sighupChangesTheLimitsAddsAndRemovesAppsAndNamesWhatWaitsForARestart() async throws {
+        let directory = temporaryDataDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("switchboard.json").path
+        try #"""
+            {"logFormat": "json", "limits": {"messages": {"subscribedChannelsPerClient": 3}},
+             "apps": {"alpha": {"limits": {"messages": {"payloadMaxBytes": 10}}}}}
+            """#.write(toFile: file, atomically: true, encoding: .utf8)
+        let serve = try await ServeProcess.start(dataDirectory: directory, ["--config", file], logLevel: nil)
+        defer { kill(serve.process.processIdentifier, SIGKILL) }
+        let errors = serve.errors.fileHandleForReading
+        _ = try await Self.message(errors, "switchboard listening")
+
+        let alice = try Self.client("alpha", "alice", serve)
+        #expect(await alice.login("").1 == nil)
+        let eleven = Data(count: 11)
+        #expect(await alice.publish(channelName: "room", data: eleven, option: nil).1?.errorCode == .channelMessageLengthExceedLimitation)
+        for name in ["a", "b", "c"] { #expect(await alice.subscribe(channelName: name, option: nil).1 == nil) }
+        #expect(await alice.subscribe(channelName: "d", option: nil).1?.errorCode == .channelInstanceExceedLimitation)
+        let early = try Self.client("beta", "bob", serve)
+        #expect(await early.login("").1?.errorCode == .invalidAppId)
+        _ = early.destroy()
+
+        try #"""
+            {"logFormat": "json", "limits": {"messages": {"subscribedChannelsPerClient": 4}, "sessions": {"resumeBufferMaxBytes": 1000}},
+             "apps": {"alpha": {"limits": {"messages": {"payloadMaxBytes": 100}}},
+                      "beta": {"limits": {"messages": {"subscribedChannelsPerClient": 1}}}}}
+            """#.write(toFile: file, atomically: true, encoding: .utf8)
+        kill(serve.process.processIdentifier, SIGHUP)
+        #expect(try await Self.message(errors, "reload: apps.alpha") == "reload: apps.alpha.limits.messages.payloadMaxBytes 10 → 100")
+        #expect(try await Self.message(errors, "reload: apps.beta") == "reload: apps.beta not served → served")
+        #expect(try await Self.message(errors, "reload: limits.") == "reload: limits.messages.subscribedChannelsPerClient 3 → 4")
+        #expect(try await Self.message(errors, "reload: changed but")
+            == "reload: changed but applied only at the next start: limits.sessions.resumeBufferMaxBytes")
+
+        // The connection open before the reload gets the new limits at its next call.
+        #expect(await alice.publish(channelName: "room", data: eleven, option: nil).1 == nil)
+        #expect(await alice.subscribe(channelName: "d", option: nil).1 == nil)
+        #expect(await alice.subscribe(channelName: "e", option: nil).1?.errorCode == .channelInstanceExceedLimitation)
+        // The app added is served, with its own limits.
+        let bob = try Self.client("beta", "bob", serve)
+        #expect(await bob.login("").1 == nil)
+        #expect(await bob.subscribe(channelName: "a", option: nil).1 == nil)
+        #expect(await bob.subscribe(channelName: "b", option: nil).1?.errorCode == .channelInstanceExceedLimitation)
+
+        // alpha removed: its new logins are refused, its session in progress goes on.
+        try #"{"logFormat": "json", "apps": {"beta": {}}}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        kill(serve.process.processIdentifier, SIGHUP)
+        #expect(try await Self.message(errors, "reload: apps.alpha") == "reload: apps.alpha served → not served (new logins refused)")
+        let late = try Self.client("alpha", "carol", serve)
+        #expect(await late.login("").1?.errorCode == .invalidAppId)
+        #expect(await alice.publish(channelName: "room", message: "still here", option: nil).1 == nil)
+        for client in [alice, bob, late] { _ = client.destroy() }
+        try await serve.stop()
+    }
+}
