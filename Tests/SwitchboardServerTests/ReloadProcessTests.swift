@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SwitchboardClient
+import SwitchboardCrypto
 import SwitchboardTestKit
 
 /// SIGHUP on a real `switchboard serve --config FILE`: the server's and an app's limits change
@@ -71,6 +72,52 @@ import SwitchboardTestKit
         #expect(await late.login("").1?.errorCode == .invalidAppId)
         #expect(await alice.publish(channelName: "room", message: "still here", option: nil).1 == nil)
         for client in [alice, bob, late] { _ = client.destroy() }
+        try await serve.stop()
+    }
+
+    static let alpha = "970CA35de60c44645bbae8a215061b33", beta = "a3b9e0d1c2f94e6b8a7d5c4b3a291807"
+    static let alphaCertificate = "5CFd2fd1755d40ecb72977518be15d3b", betaCertificate = "9e1d0c4b7a6f45e3b2c1d0e9f8a7b6c5"
+    static let newAlphaCertificate = "0123456789abcdef0123456789abcdef"
+
+    static func token(_ app: String, _ certificate: String, _ user: String) throws -> String {
+        try TokenMinter.mint007(
+            appId: app, appCertificate: certificate, userId: user, issuedAt: UInt32(Date().timeIntervalSince1970),
+            expireSeconds: 3600, salt: 7)
+    }
+
+    static func apps(_ members: [(String, String)]) -> String {
+        "{\"logFormat\": \"json\", \"apps\": {" + members.map { "\"\($0.0)\": {\"certificate\": \"\($0.1)\"}" }.joined(separator: ", ") + "}}"
+    }
+
+    @Test func sighupPutsAnAddedAppsCertificateInForceAndChangesAnAppsCertificate() async throws {
+        let directory = temporaryDataDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("switchboard.json").path
+        try Self.apps([(Self.alpha, Self.alphaCertificate)]).write(toFile: file, atomically: true, encoding: .utf8)
+        let serve = try await ServeProcess.start(dataDirectory: directory, ["--config", file], logLevel: nil)
+        defer { kill(serve.process.processIdentifier, SIGKILL) }
+        let errors = serve.errors.fileHandleForReading
+        _ = try await Self.message(errors, "switchboard listening")
+        let early = try Self.client(Self.beta, "bob", serve)
+        #expect(await early.login(try Self.token(Self.beta, Self.betaCertificate, "bob")).1?.errorCode == .invalidAppId)
+
+        try Self.apps([(Self.alpha, Self.alphaCertificate), (Self.beta, Self.betaCertificate)])
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        kill(serve.process.processIdentifier, SIGHUP)
+        #expect(try await Self.message(errors, "reload: apps.") == "reload: apps.\(Self.beta) not served → served")
+        let bob = try Self.client(Self.beta, "bob", serve)
+        #expect(await bob.login(try Self.token(Self.beta, Self.alphaCertificate, "bob")).1?.errorCode == .invalidToken)
+        #expect(await bob.login(try Self.token(Self.beta, Self.betaCertificate, "bob")).1 == nil)
+
+        // alpha's certificate changes: tokens signed with the old one are refused from now on.
+        try Self.apps([(Self.alpha, Self.newAlphaCertificate), (Self.beta, Self.betaCertificate)])
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        kill(serve.process.processIdentifier, SIGHUP)
+        #expect(try await Self.message(errors, "reload: apps.") == "reload: apps.\(Self.alpha).certificate ****5d3b → ****cdef")
+        let alice = try Self.client(Self.alpha, "alice", serve)
+        #expect(await alice.login(try Self.token(Self.alpha, Self.alphaCertificate, "alice")).1?.errorCode == .invalidToken)
+        #expect(await alice.login(try Self.token(Self.alpha, Self.newAlphaCertificate, "alice")).1 == nil)
+        for client in [early, bob, alice] { _ = client.destroy() }
         try await serve.stop()
     }
 }
