@@ -120,4 +120,37 @@ import SwitchboardTestKit
         for client in [early, bob, alice] { _ = client.destroy() }
         try await serve.stop()
     }
+
+    @Test func configCheckExitsZeroForAGoodPerAppFileAndOneNamingEachBadKey() async throws {
+        let directory = temporaryDataDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let good = directory.appendingPathComponent("good.json").path
+        try #"""
+            {"limits": {"locks": {"ttlMax": 100}},
+             "apps": {"alpha": {"limits": {"sessions": {"concurrentUsers": 10}, "locks": {"ttlMin": 20}}}}}
+            """#.write(toFile: good, atomically: true, encoding: .utf8)
+        let passed = try await CommandLineProcessTests.switchboard(["config", "check", good])
+        #expect(passed.status == 0 && passed.text == "\(good): ok\n", "\(passed.text)")
+        let bad = directory.appendingPathComponent("bad.json").path
+        try """
+            {"limits": {"locks": {"ttlMax": 100}},
+             "apps": {"alpha": {"limits": {
+               "sessions": {"concurrentUsers": 0, "resumeBufferMaxBytes": 5},
+               "locks": {"ttlMin": 200, "perChanel": 3},
+               "messages": {"payloadMaxBytes": "big"}
+             }}}}
+
+            """.write(toFile: bad, atomically: true, encoding: .utf8)
+        let failed = try await CommandLineProcessTests.switchboard(["config", "check", bad])
+        #expect(failed.status == 1)
+        for line in [
+            "\(bad):3: key \"apps.alpha.limits.sessions.concurrentUsers\" takes 1…100000000, not 0",
+            "\(bad):3: key \"apps.alpha.limits.sessions.resumeBufferMaxBytes\" is server-wide, not per app: set limits.sessions.resumeBufferMaxBytes",
+            "\(bad):4: key \"apps.alpha.limits.locks.perChanel\" is not a setting; did you mean \"perChannel\"?",
+            "\(bad):4: key \"apps.alpha.limits.locks.ttlMin\" (200) is above limits.locks.ttlMax (100)",
+            "\(bad):5: key \"apps.alpha.limits.messages.payloadMaxBytes\" takes a whole number in 1…65536",
+        ] {
+            #expect(failed.text.contains(line), "\(line)\n\(failed.text)")
+        }
+    }
 }
