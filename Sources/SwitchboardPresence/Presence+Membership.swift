@@ -89,7 +89,7 @@ extension Presence {
         let isVisible = change.after?.isVisible ?? false
         if wasVisible != isVisible {
             let firstOrLast = change.otherVisibleSessions == 0
-            if book.note(occupancy: change.occupancy, in: channel, now: context.clock.now, limits: context.limits) {
+            if book.note(occupancy: change.occupancy, in: channel, now: context.clock.now, limits: context.limits(for: channel.app)) {
                 if firstOrLast {
                     let gathered: IntervalBook.Change =
                         isVisible

@@ -23,14 +23,13 @@ public struct LimitSetting: Sendable {
     ]
 
     /// Whether an app can have its own value (`apps.<id>.limits.<group>.<name>`): every limit of
-    /// what an app's clients do, not those of the node (the names every store keys by, the
-    /// heartbeat grace its sweep applies to all, its resume buffers, its interval-mode timer)
-    /// nor the SDK's own (`statesCachedBeforeJoin`).
+    /// what an app's clients do, interval mode included (the reference's console sets it per
+    /// project), not those of the node (the names every store keys by, the heartbeat grace its
+    /// sweep applies to all, its resume buffers) nor the SDK's own (`statesCachedBeforeJoin`).
     public var perApp: Bool { !Self.serverWide.contains(key) }
     static let serverWide: Set<String> = readAtStart.union([
         "limits.names.channelNameMaxLength", "limits.names.userIdMaxBytes", "limits.sessions.heartbeatGrace",
-        "limits.presence.statesCachedBeforeJoin", "limits.presence.intervalThreshold", "limits.presence.interval",
-        "limits.presence.intervalDebounce",
+        "limits.presence.statesCachedBeforeJoin",
     ])
     let read: @Sendable (Limits) -> Int
     let write: @Sendable (inout Limits, Int) -> Void
