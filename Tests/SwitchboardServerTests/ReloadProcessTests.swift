@@ -89,6 +89,26 @@ import SwitchboardTestKit
         "{\"logFormat\": \"json\", \"apps\": {" + members.map { "\"\($0.0)\": {\"certificate\": \"\($0.1)\"}" }.joined(separator: ", ") + "}}"
     }
 
+    /// Writes a file of `apps` (id, certificate), sends SIGHUP and returns the first reload line about an app.
+    static func reload(_ serve: ServeProcess, _ file: String, _ apps: [(String, String)]) async throws -> String {
+        try Self.apps(apps).write(toFile: file, atomically: true, encoding: .utf8)
+        kill(serve.process.processIdentifier, SIGHUP)
+        return try await message(serve.errors.fileHandleForReading, "reload: apps.")
+    }
+
+    /// A client of `user` in `app`, refused with a token signed with `wrong`, then logged in with
+    /// one signed with `certificate`.
+    static func logsIn(
+        _ app: String, _ user: String, _ serve: ServeProcess, signedWith certificate: String, not wrong: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> RtmClientKit {
+        let client = try Self.client(app, user, serve)
+        let refused = await client.login(try token(app, wrong, user)).1?.errorCode
+        #expect(refused == .invalidToken, sourceLocation: sourceLocation)
+        #expect(await client.login(try token(app, certificate, user)).1 == nil, sourceLocation: sourceLocation)
+        return client
+    }
+
     @Test func sighupPutsAnAddedAppsCertificateInForceAndChangesAnAppsCertificate() async throws {
         let directory = temporaryDataDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -101,22 +121,14 @@ import SwitchboardTestKit
         let early = try Self.client(Self.beta, "bob", serve)
         #expect(await early.login(try Self.token(Self.beta, Self.betaCertificate, "bob")).1?.errorCode == .invalidAppId)
 
-        try Self.apps([(Self.alpha, Self.alphaCertificate), (Self.beta, Self.betaCertificate)])
-            .write(toFile: file, atomically: true, encoding: .utf8)
-        kill(serve.process.processIdentifier, SIGHUP)
-        #expect(try await Self.message(errors, "reload: apps.") == "reload: apps.\(Self.beta) not served → served")
-        let bob = try Self.client(Self.beta, "bob", serve)
-        #expect(await bob.login(try Self.token(Self.beta, Self.alphaCertificate, "bob")).1?.errorCode == .invalidToken)
-        #expect(await bob.login(try Self.token(Self.beta, Self.betaCertificate, "bob")).1 == nil)
+        #expect(try await Self.reload(serve, file, [(Self.alpha, Self.alphaCertificate), (Self.beta, Self.betaCertificate)])
+            == "reload: apps.\(Self.beta) not served → served")
+        let bob = try await Self.logsIn(Self.beta, "bob", serve, signedWith: Self.betaCertificate, not: Self.alphaCertificate)
 
         // alpha's certificate changes: tokens signed with the old one are refused from now on.
-        try Self.apps([(Self.alpha, Self.newAlphaCertificate), (Self.beta, Self.betaCertificate)])
-            .write(toFile: file, atomically: true, encoding: .utf8)
-        kill(serve.process.processIdentifier, SIGHUP)
-        #expect(try await Self.message(errors, "reload: apps.") == "reload: apps.\(Self.alpha).certificate ****5d3b → ****cdef")
-        let alice = try Self.client(Self.alpha, "alice", serve)
-        #expect(await alice.login(try Self.token(Self.alpha, Self.alphaCertificate, "alice")).1?.errorCode == .invalidToken)
-        #expect(await alice.login(try Self.token(Self.alpha, Self.newAlphaCertificate, "alice")).1 == nil)
+        #expect(try await Self.reload(serve, file, [(Self.alpha, Self.newAlphaCertificate), (Self.beta, Self.betaCertificate)])
+            == "reload: apps.\(Self.alpha).certificate ****5d3b → ****cdef")
+        let alice = try await Self.logsIn(Self.alpha, "alice", serve, signedWith: Self.newAlphaCertificate, not: Self.alphaCertificate)
         for client in [early, bob, alice] { _ = client.destroy() }
         try await serve.stop()
     }
