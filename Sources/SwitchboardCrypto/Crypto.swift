@@ -5,12 +5,16 @@ import SwitchboardCore
 /// Each method runs the matching `CryptoPrimitives` function; code on a hot path (per-message
 /// sealing in the SDK) should call `CryptoPrimitives` directly and skip the actor hop.
 public actor Crypto {
-    let verifier: TokenVerifier
+    /// The certificates in force, which a reload replaces (`ReplaceAppCertificates`).
+    let certificates: Certificates
 
     /// Creates the module with the apps it can verify tokens for (`appId` → app certificate).
     public init(credentials: [String: String] = [:]) {
-        verifier = TokenVerifier(credentials: credentials)
+        certificates = Certificates(TokenVerifier(credentials: credentials))
     }
+
+    /// The verifier of the certificates in force now.
+    var verifier: TokenVerifier { certificates.verifier }
 
     /// AES-GCM encryption: returns `ciphertext || tag`. See `CryptoPrimitives.seal`.
     public func seal(

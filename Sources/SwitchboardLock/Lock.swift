@@ -95,7 +95,7 @@ public actor Lock: OpeningModule {
     private func setLock(_ request: SetLock) async throws(RtmError) -> Done {
         let operation = SetLock.operation
         let channel = try checkedLock(request.caller, request.lock, operation)
-        let limits = try running(operation).context.limits
+        let limits = try running(operation).context.limits(for: request.caller.app)
         let ttl = request.ttl ?? limits.locks.defaultTTL
         guard limits.locks.ttlRange.contains(ttl) else {
             throw RtmError(
@@ -542,7 +542,7 @@ public actor Lock: OpeningModule {
     /// The key of the lock's channel, after checking the channel and the lock's name.
     private func checkedLock(_ caller: Caller, _ lock: LockAddress, _ operation: String) throws(RtmError) -> ChannelKey {
         let channel = try checkedChannel(caller, lock.channel, operation)
-        try Validation.checkLockName(lock.name, limits: try running(operation).context.limits, operation: operation)
+        try Validation.checkLockName(lock.name, limits: try running(operation).context.limits(for: caller.app), operation: operation)
         return channel
     }
 

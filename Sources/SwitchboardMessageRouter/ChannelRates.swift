@@ -9,7 +9,6 @@ struct ChannelRates: Sendable {
         let channel: ChannelKey
     }
 
-    let limits: Limits
     private var messages: [ChannelKey: SlidingWindow] = [:]
     private var subscribes: [Attempt: SlidingWindow] = [:]
     /// Messages discarded over the per-channel rate since the last `takeDiscarded`.
@@ -17,12 +16,12 @@ struct ChannelRates: Sendable {
     /// Messages discarded since the start.
     private(set) var discardedTotal = 0
 
-    init(limits: Limits) { self.limits = limits }
-
-    /// Takes one message of `channel` at `now`; false when the channel is over its rate and the
-    /// message is to be discarded.
-    mutating func admitMessage(on channel: ChannelKey, now: Duration) -> Bool {
+    /// Takes one message of `channel` at `now` under `limits` (the channel's app's); false when the
+    /// channel is over its rate and the message is to be discarded. A window kept under another
+    /// rate starts afresh.
+    mutating func admitMessage(on channel: ChannelKey, now: Duration, limits: Limits) -> Bool {
         guard let limit = limits.messages.perChannelPerSecond else { return true }
+        if let window = messages[channel], window.limit != limit { messages[channel] = nil }
         let admitted = messages[channel, default: SlidingWindow(limit: limit)].take(now)
         if !admitted {
             discarded += 1
@@ -31,8 +30,10 @@ struct ChannelRates: Sendable {
         return admitted
     }
 
-    /// Takes one subscribe attempt of `session` to `channel` at `now`; false when it is too frequent.
-    mutating func admitSubscribe(_ session: SessionID, to channel: ChannelKey, now: Duration) -> Bool {
+    /// Takes one subscribe attempt of `session` to `channel` at `now` under `limits` (the
+    /// channel's app's; a window already open keeps the figures it opened with); false when it is
+    /// too frequent.
+    mutating func admitSubscribe(_ session: SessionID, to channel: ChannelKey, now: Duration, limits: Limits) -> Bool {
         let window = SlidingWindow(limit: limits.messages.subscribeAttemptsPerChannel, per: limits.messages.subscribeAttemptWindow)
         return subscribes[Attempt(session: session, channel: channel), default: window].take(now)
     }

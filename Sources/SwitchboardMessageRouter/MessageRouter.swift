@@ -33,7 +33,7 @@ public actor MessageRouter: Module {
 
     public func start(_ context: ModuleContext) async {
         let ended = context.onSessionEnd { [self] event in await sessionClosed(event) }
-        let routes = Routes(limits: context.limits)
+        let routes = Routes()
         routes.observeSessions(on: context.bus)
         state = .running(context, ended: ended, routes: routes)
         let bus = context.bus
@@ -52,7 +52,7 @@ public actor MessageRouter: Module {
         for await now in context.clock.ticks(every: sweepInterval) {
             let discarded = routes.sweep(now: now)
             if discarded > 0 {
-                context.log(.info, "discarded \(discarded) messages over the per-channel rate of \(context.limits.messages.perChannelPerSecond ?? 0)/s")
+                context.log(.info, "discarded \(discarded) messages over the per-channel rates")
             }
         }
     }
@@ -67,14 +67,14 @@ public actor MessageRouter: Module {
 
     private func subscribe(_ request: Subscribe) async throws(RtmError) -> Done {
         let (context, ended, routes) = try running(Subscribe.operation)
-        let limits = context.limits
-        try Validation.checkChannelName(request.channelName, limits: limits, operation: Subscribe.operation)
         let caller = request.caller
+        let limits = context.limits(for: caller.app)
+        try Validation.checkChannelName(request.channelName, limits: limits, operation: Subscribe.operation)
         guard !ended.contains(caller.session) else {
             throw RtmError(.notLogin, operation: Subscribe.operation, reason: "the session has ended")
         }
         let channel = caller.channel(.message, request.channelName)
-        guard routes.admitSubscribe(caller.session, to: channel, now: context.clock.now) else {
+        guard routes.admitSubscribe(caller.session, to: channel, now: context.clock.now, limits: limits) else {
             throw RtmError(
                 .channelSubscribeTooFrequent, operation: Subscribe.operation,
                 reason: "more than \(limits.messages.subscribeAttemptsPerChannel) subscribe calls to \(request.channelName) within \(limits.messages.subscribeAttemptWindow)")

@@ -17,29 +17,30 @@ struct Publishing: Sendable {
     /// a user-channel message whose receiver has no session here while other nodes may hold one
     /// (a relay handles `ForwardUserMessage`): `forwardToUser` carries that one.
     func publish(_ request: Publish) throws(RtmError) -> Done? {
-        // The limits are read where they are (a copy of them all is half a kilobyte per publish).
         let caller = request.caller
-        guard request.payload.byteCount <= context.limits.messages.payloadMaxBytes else {
+        // The caller's app's limits, read once: a reload applies from the next publish on.
+        let limits = context.limits(for: caller.app)
+        guard request.payload.byteCount <= limits.messages.payloadMaxBytes else {
             throw RtmError(
                 .channelMessageLengthExceedLimitation, operation: Publish.operation,
-                reason: "payload is \(request.payload.byteCount) bytes; at most \(context.limits.messages.payloadMaxBytes)")
+                reason: "payload is \(request.payload.byteCount) bytes; at most \(limits.messages.payloadMaxBytes)")
         }
-        try Validation.checkCustomType(request.customType, limits: context.limits, operation: Publish.operation)
+        try Validation.checkCustomType(request.customType, limits: limits, operation: Publish.operation)
         let receivers: Receivers
         let deliveredName: String
         /// A message channel's publish, which changes of its subscriptions wait for.
         var inFlight: (ticket: UInt64, channel: ChannelKey)?
         switch request.channelType {
         case .message:
-            try Validation.checkChannelName(request.channelName, limits: context.limits, operation: Publish.operation)
+            try Validation.checkChannelName(request.channelName, limits: limits, operation: Publish.operation)
             let channel = caller.channel(.message, request.channelName)
             // Over the channel's rate the message is discarded, and the publish still succeeds.
-            guard let admitted = routes.admitMessage(on: channel, now: context.clock.now) else { return Done() }
+            guard let admitted = routes.admitMessage(on: channel, now: context.clock.now, limits: limits) else { return Done() }
             inFlight = (admitted.ticket, channel)
             receivers = .list(admitted.receivers)
             deliveredName = request.channelName
         case .user:
-            try Validation.checkUserId(request.channelName, limits: context.limits, operation: Publish.operation)
+            try Validation.checkUserId(request.channelName, limits: limits, operation: Publish.operation)
             let sessions = routes.sessions(of: UserKey(caller.app, request.channelName))
             guard !sessions.isEmpty else {
                 if context.bus.hasHandler(ForwardUserMessage.self) { return nil }

@@ -16,8 +16,8 @@ final class Routes: Sendable {
 
     private let state: Mutex<State>
 
-    init(limits: Limits) {
-        state = Mutex(State(rates: ChannelRates(limits: limits)))
+    init() {
+        state = Mutex(State(rates: ChannelRates()))
     }
 
     // MARK: Message channels
@@ -35,10 +35,10 @@ final class Routes: Sendable {
 
     /// Takes one message of `channel` at `now` and returns its receivers, with the ticket to hand
     /// back to `delivered` once its push is with the outbox; nil when the channel is over its rate
-    /// and the message is to be discarded.
-    func admitMessage(on channel: ChannelKey, now: Duration) -> (receivers: [SessionID], ticket: UInt64)? {
+    /// and the message is to be discarded (`limits`: the channel's app's).
+    func admitMessage(on channel: ChannelKey, now: Duration, limits: Limits) -> (receivers: [SessionID], ticket: UInt64)? {
         state.withLock { state in
-            guard state.rates.admitMessage(on: channel, now: now) else { return nil }
+            guard state.rates.admitMessage(on: channel, now: now, limits: limits) else { return nil }
             return (state.subscriptions.listeners(of: channel, hearing: .message), state.inFlight.start(channel))
         }
     }
@@ -66,9 +66,10 @@ final class Routes: Sendable {
         }
     }
 
-    /// Takes one subscribe attempt of `session` to `channel` at `now`; false when it is too frequent.
-    func admitSubscribe(_ session: SessionID, to channel: ChannelKey, now: Duration) -> Bool {
-        state.withLock { $0.rates.admitSubscribe(session, to: channel, now: now) }
+    /// Takes one subscribe attempt of `session` to `channel` at `now` under `limits` (the
+    /// channel's app's); false when it is too frequent.
+    func admitSubscribe(_ session: SessionID, to channel: ChannelKey, now: Duration, limits: Limits) -> Bool {
+        state.withLock { $0.rates.admitSubscribe(session, to: channel, now: now, limits: limits) }
     }
 
     /// Forgets idle rate windows; returns how many messages were discarded since the last sweep.

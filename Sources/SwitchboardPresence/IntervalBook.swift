@@ -103,11 +103,13 @@ struct IntervalBook: Sendable {
     }
 
     /// The interval events due at `now`: one per channel whose period ended, and a last one (if it
-    /// gathered anything) per channel that stayed at or below the threshold for the debounce.
-    mutating func due(now: Duration, limits: Limits) -> [Due] {
+    /// gathered anything) per channel that stayed at or below the threshold for the debounce; each
+    /// channel's period and debounce are its app's (`limitsOf`).
+    mutating func due(now: Duration, limitsOf: (AppID) -> Limits) -> [Due] {
         var events: [Due] = []
         for channel in Array(channels.keys) {
             guard var gathered = channels[channel] else { continue }
+            let limits = limitsOf(channel.app)
             if let below = gathered.belowSince, now - below >= limits.presence.intervalDebounce {
                 channels[channel] = nil
                 if !gathered.isEmpty { events.append(Due(channel: channel, info: gathered.drain(), last: true)) }

@@ -7,7 +7,7 @@ extension Presence {
         guard case .running(let context, _) = state else { return }
         do {
             try await turns.run { () async throws(RtmError) in
-                for due in book.due(now: context.clock.now, limits: context.limits) {
+                for due in book.due(now: context.clock.now, limitsOf: context.limits(for:)) {
                     var info = due.info
                     info.totalOccupancy = try await store.occupancy(of: due.channel)
                     let event = PresenceDelivery(

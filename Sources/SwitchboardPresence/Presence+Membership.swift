@@ -89,7 +89,7 @@ extension Presence {
         let isVisible = change.after?.isVisible ?? false
         if wasVisible != isVisible {
             let firstOrLast = change.otherVisibleSessions == 0
-            if book.note(occupancy: change.occupancy, in: channel, now: context.clock.now, limits: context.limits) {
+            if book.note(occupancy: change.occupancy, in: channel, now: context.clock.now, limits: context.limits(for: channel.app)) {
                 if firstOrLast {
                     let gathered: IntervalBook.Change =
                         isVisible
@@ -117,7 +117,7 @@ extension Presence {
         to member: Caller, in channel: ChannelKey, states: [String: String], _ context: ModuleContext
     ) async throws(RtmError) {
         let page = try await store.members(
-            of: channel, after: 0, limit: context.limits.presence.snapshotMaxUsers, budget: .max, withStates: true)
+            of: channel, after: 0, limit: context.limits(for: member.app).presence.snapshotMaxUsers, budget: .max, withStates: true)
         let occupancy = try await store.occupancy(of: channel)
         let event = PresenceDelivery(
             type: .snapshot, channelType: channel.type, channelName: channel.name, publisher: member.userId,

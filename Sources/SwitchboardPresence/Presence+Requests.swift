@@ -5,11 +5,12 @@ extension Presence {
     func setState(_ request: SetPresenceState) async throws(RtmError) -> Done {
         let operation = SetPresenceState.operation
         let (context, members) = try running(operation)
-        let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: context.limits, operation: operation)
-        try PresenceRules.checkItems(request.items, limits: context.limits)
+        let limits = context.limits(for: request.caller.app)
+        let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: limits, operation: operation)
+        try PresenceRules.checkItems(request.items, limits: limits)
         try checkLive(request.caller, members.ended, operation)
         return try await changeState(of: request.caller, in: channel, operation, context) { () async throws(RtmError) in
-            try await store.setState(of: request.caller.user, in: channel, items: request.items, limits: context.limits)
+            try await store.setState(of: request.caller.user, in: channel, items: request.items, limits: limits)
         }
     }
 
@@ -18,9 +19,10 @@ extension Presence {
     func setMemberState(_ request: SetMemberPresenceState) async throws(RtmError) -> Done {
         let operation = SetMemberPresenceState.operation
         let (context, members) = try running(operation)
-        let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: context.limits, operation: operation)
-        try Validation.checkUserId(request.userId, limits: context.limits, operation: operation)
-        try PresenceRules.checkItems(request.items, limits: context.limits)
+        let limits = context.limits(for: request.caller.app)
+        let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: limits, operation: operation)
+        try Validation.checkUserId(request.userId, limits: limits, operation: operation)
+        try PresenceRules.checkItems(request.items, limits: limits)
         let user = UserKey(request.caller.app, request.userId)
         return try await changeState(of: request.userId, in: channel, except: nil, operation, context) { () throws(RtmError) in
             let sessions = members.read { $0.members(of: channel) }.filter { $0.user == request.userId }
@@ -31,15 +33,16 @@ extension Presence {
             }
             return sessions.contains { $0.features.isVisible }
         } change: { () async throws(RtmError) in
-            try await store.setState(of: user, in: channel, items: request.items, limits: context.limits)
+            try await store.setState(of: user, in: channel, items: request.items, limits: limits)
         }
     }
 
     func removeState(_ request: RemovePresenceState) async throws(RtmError) -> Done {
         let operation = RemovePresenceState.operation
         let (context, members) = try running(operation)
-        let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: context.limits, operation: operation)
-        try PresenceRules.checkKeys(request.keys, limits: context.limits)
+        let limits = context.limits(for: request.caller.app)
+        let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: limits, operation: operation)
+        try PresenceRules.checkKeys(request.keys, limits: limits)
         try checkLive(request.caller, members.ended, operation)
         return try await changeState(of: request.caller, in: channel, operation, context) { () async throws(RtmError) in
             try await store.removeState(of: request.caller.user, in: channel, keys: request.keys)
@@ -65,7 +68,8 @@ extension Presence {
     func whoNow(_ request: WhoNow) async throws(RtmError) -> WhoNowPage {
         let operation = WhoNow.operation
         let (context, _) = try running(operation)
-        let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: context.limits, operation: operation)
+        let limits = context.limits(for: request.caller.app)
+        let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: limits, operation: operation)
         let cursor = try PageToken.decode(request.page)
         guard request.includeUserId || request.includeState else {
             let occupancy = try await turns.run { () async throws(RtmError) in try await store.occupancy(of: channel) }
@@ -73,7 +77,7 @@ extension Presence {
         }
         let page = try await turns.run { () async throws(RtmError) in
             try await store.members(
-                of: channel, after: cursor, limit: context.limits.presence.whoNowPageSize, budget: PresenceSize.partBudget,
+                of: channel, after: cursor, limit: limits.presence.whoNowPageSize, budget: PresenceSize.partBudget,
                 withStates: request.includeState)
         }
         let users = request.includeUserId ? page.users : page.users.map { UserState(userId: "", states: $0.states) }
@@ -91,7 +95,8 @@ extension Presence {
     func userPresence(_ request: GetUserPresence) async throws(RtmError) -> [UserPresence] {
         let operation = GetUserPresence.operation
         let (context, _) = try running(operation)
-        try PresenceRules.checkUserIds(request.userIds, limits: context.limits)
+        let limits = context.limits(for: request.caller.app)
+        try PresenceRules.checkUserIds(request.userIds, limits: limits)
         let users = request.userIds.map { UserKey(request.caller.app, $0) }
         return try await turns.run { () async throws(RtmError) in
             try await store.presence(of: users, now: context.clock.wallNow)

@@ -10,6 +10,12 @@ public final class InMemorySessionStore: SessionStore {
         table = Mutex(SessionTable(limits: limits, allowedAppIds: allowedAppIds))
     }
 
+    /// An empty store applying the limits in force in `limits` to each login (its app's) and
+    /// serving the apps the book serves, and of them only `allowedAppIds` when given.
+    public init(limits: LimitsBook, allowedAppIds: Set<AppID>? = nil) {
+        table = Mutex(SessionTable(limits: limits, allowedAppIds: allowedAppIds))
+    }
+
     public func checkLogin(_ request: Login) throws(RtmError) {
         try table.withLock { table throws(RtmError) in try table.checkLogin(request) }
     }

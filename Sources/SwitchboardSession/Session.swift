@@ -15,7 +15,8 @@ public actor Session: Module {
 
     /// How often `run()` looks at deadlines.
     public nonisolated let tickInterval: Duration
-    /// The app ids this server serves; nil serves any.
+    /// The app ids this module serves; nil serves those the server's limits book serves (which a
+    /// reload changes).
     public nonisolated let allowedAppIds: Set<AppID>?
     private let makeSecret: @Sendable () -> String
     private let givenStore: (any SessionStore)?
@@ -27,9 +28,9 @@ public actor Session: Module {
     }
     private var state = State.idle
 
-    /// Creates the module serving `allowedAppIds` (nil: any app id) over `store` (nil: one in
-    /// memory, with the limits the module is started with). `makeSecret` makes resume secrets
-    /// (random by default).
+    /// Creates the module serving `allowedAppIds` (nil: the apps its limits book serves) over
+    /// `store` (nil: one in memory, with the limits book the module is started with).
+    /// `makeSecret` makes resume secrets (random by default).
     public init(
         allowedAppIds: Set<AppID>? = nil,
         tickInterval: Duration = .seconds(1),
@@ -53,7 +54,7 @@ public actor Session: Module {
     }
 
     public func start(_ context: ModuleContext) async {
-        state = .running(context, givenStore ?? InMemorySessionStore(limits: context.limits, allowedAppIds: allowedAppIds))
+        state = .running(context, givenStore ?? InMemorySessionStore(limits: context.limitsBook, allowedAppIds: allowedAppIds))
         let bus = context.bus
         bus.handle(Login.self) { [self] request throws(RtmError) in try await login(request) }
         bus.handle(Logout.self) { [self] request throws(RtmError) in try await logout(request) }

@@ -10,8 +10,9 @@ struct SessionTable: Sendable {
     typealias LoginOutcome = SessionLoginOutcome
     typealias Expiry = SessionExpiry
 
-    let limits: Limits
-    /// The app ids this server serves; nil serves any.
+    /// The limits in force, per app, and the apps the server serves (a reload changes both).
+    let limits: LimitsBook
+    /// The app ids this module serves, whatever the book says; nil serves those the book does.
     let allowedAppIds: Set<AppID>?
     /// Seconds before token expiry at which the client is warned.
     let tokenWarningSeconds: UInt64 = 30
@@ -21,9 +22,13 @@ struct SessionTable: Sendable {
     private var users = UserSessions()
     private var lastID: UInt64 = 0
 
-    init(limits: Limits, allowedAppIds: Set<AppID>? = nil) {
+    init(limits: LimitsBook, allowedAppIds: Set<AppID>? = nil) {
         self.limits = limits
         self.allowedAppIds = allowedAppIds
+    }
+
+    init(limits: Limits, allowedAppIds: Set<AppID>? = nil) {
+        self.init(limits: LimitsBook(limits: limits), allowedAppIds: allowedAppIds)
     }
 
     /// The sessions of `user`, oldest first.
@@ -45,12 +50,13 @@ struct SessionTable: Sendable {
         return counts
     }
 
-    /// Refuses an app id the server does not serve and a malformed user id.
+    /// Refuses an app id the server does not serve (now: an app removed by a reload is refused
+    /// from then on) and a malformed user id.
     func checkLogin(_ request: Login) throws(RtmError) {
-        guard !request.appId.isEmpty, allowedAppIds?.contains(request.appId) ?? true else {
+        guard !request.appId.isEmpty, allowedAppIds?.contains(request.appId) ?? true, limits.serves(request.appId) else {
             throw RtmError(.invalidAppId, operation: Login.operation, reason: "this server does not serve app id '\(request.appId)'")
         }
-        try Validation.checkUserId(request.userId, limits: limits, operation: Login.operation)
+        try Validation.checkUserId(request.userId, limits: limits.server, operation: Login.operation)
     }
 
     /// Validates a login and applies it. `secret` is the fresh resume secret for a new session.
@@ -58,6 +64,8 @@ struct SessionTable: Sendable {
         _ request: Login, secret: String, tokenExpiresAt: UInt64?, now: WallClockTime
     ) throws(RtmError) -> LoginOutcome {
         try checkLogin(request)
+        // The app's limits, read once for the whole login.
+        let limits = self.limits.limits(for: request.appId)
         let user = UserKey(request.appId, request.userId)
         if let ticket = request.resume, var record = sessions[ticket.session],
             Validation.constantTimeEquals(record.secret, ticket.secret), record.caller.user == user
@@ -127,6 +135,7 @@ struct SessionTable: Sendable {
     /// Applies the passage of time up to `now`.
     mutating func sweep(now: WallClockTime) -> [Expiry] {
         let unixSeconds = now.secondsSince1970
+        let heartbeatGrace = limits.server.sessions.heartbeatGrace
         var expiries: [Expiry] = []
         for id in Array(sessions.keys) {
             guard var record = sessions[id] else { continue }
@@ -143,7 +152,7 @@ struct SessionTable: Sendable {
                 }
             }
             if record.isLive {
-                if now - record.lastSeen > .seconds(record.heartbeatInterval + limits.sessions.heartbeatGrace) {
+                if now - record.lastSeen > .seconds(record.heartbeatInterval + heartbeatGrace) {
                     record.suspendedAt = now
                     sessions[id] = record
                     expiries.append(.heartbeatLost(record))

@@ -23,7 +23,7 @@ extension Storage {
     func subscribe(_ request: SubscribeUserMetadata) async throws(RtmError) -> Done {
         let operation = SubscribeUserMetadata.operation
         let running = try running(operation)
-        let limits = running.context.limits
+        let limits = running.context.limits(for: request.caller.app)
         try Validation.checkUserId(request.userId, limits: limits, operation: operation)
         let session = request.caller.session
         guard !running.members.ended.contains(session) else {

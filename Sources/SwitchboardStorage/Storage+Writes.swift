@@ -10,7 +10,9 @@ extension Storage {
         }
         try Validation.checkChannelName(request.channelName, limits: running.context.limits, operation: operation)
         let channel = request.caller.channel(request.channelType, request.channelName)
-        try MetadataRequestCheck.check(request.data, kind: R.kind, operation: operation, limits: running.context.limits)
+        // The caller's app's limits, read once for the whole write.
+        let limits = running.context.limits(for: request.caller.app)
+        try MetadataRequestCheck.check(request.data, kind: R.kind, operation: operation, limits: limits)
         var fence: MetadataFence?
         if let lockName = request.lockName, !lockName.isEmpty {
             let token = try await checkLock(
@@ -20,7 +22,7 @@ extension Storage {
         }
         try await write(
             request.data, kind: R.kind, options: request.options, to: .channel(channel), caller: request.caller,
-            fence: fence, operation: operation)
+            fence: fence, limits: limits, operation: operation)
         return Done()
     }
 
@@ -29,19 +31,20 @@ extension Storage {
         let operation = R.operation
         let running = try running(operation)
         try Validation.checkUserId(request.userId, limits: running.context.limits, operation: operation)
-        try MetadataRequestCheck.check(request.data, kind: R.kind, operation: operation, limits: running.context.limits)
+        let limits = running.context.limits(for: request.caller.app)
+        try MetadataRequestCheck.check(request.data, kind: R.kind, operation: operation, limits: limits)
         try await write(
             request.data, kind: R.kind, options: request.options, to: .user(UserKey(request.caller.app, request.userId)),
-            caller: request.caller, operation: operation)
+            caller: request.caller, limits: limits, operation: operation)
         return Done()
     }
 
-    /// Seals the values if a storage key is in force, has the store apply the write (refused there
-    /// if `fence` is stale by then), tells the listeners, and removes the write's session-bound
-    /// items again if the session ended meanwhile.
+    /// Seals the values if a storage key is in force, has the store apply the write under `limits`
+    /// (refused there if `fence` is stale by then), tells the listeners, and removes the write's
+    /// session-bound items again if the session ended meanwhile.
     private func write(
         _ data: Metadata, kind: MetadataWriteKind, options: MetadataOptions, to target: MetadataTarget, caller: Caller,
-        fence: MetadataFence? = nil, operation: String
+        fence: MetadataFence? = nil, limits: Limits, operation: String
     ) async throws(RtmError) {
         let running = try running(operation)
         let bindsSession = kind != .remove && data.items.contains { $0.lease == .session }
@@ -67,7 +70,7 @@ extension Storage {
         let started = running.context.clock.now
         let commit: MetadataCommit
         do {
-            commit = try await store.write(write, to: target, limits: running.context.limits)
+            commit = try await store.write(write, to: target, limits: limits)
         } catch {
             tally.wrote(kind, after: running.context.clock.now - started, refusal: error.code)
             throw error

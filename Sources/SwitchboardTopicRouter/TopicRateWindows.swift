@@ -15,9 +15,17 @@ struct TopicRateWindows: Sendable {
 
     /// Takes one message of `topic` at `now`; false when `limit` were accepted in the second before.
     mutating func take(_ topic: String, in channel: ChannelKey, now: Duration) -> Bool {
+        take(topic, in: channel, now: now, limit: limit)
+    }
+
+    /// Takes one message of `topic` at `now` under `limit` (the channel's app's, nil: none); a
+    /// window kept under another limit starts afresh.
+    mutating func take(_ topic: String, in channel: ChannelKey, now: Duration, limit: Int?) -> Bool {
         guard let limit else { return true }
         guard limit > 0 else { return false }
-        return windows[TopicKey(channel: channel, topic: topic), default: SlidingWindow(limit: limit)].take(now)
+        let key = TopicKey(channel: channel, topic: topic)
+        if let window = windows[key], window.limit != limit { windows[key] = nil }
+        return windows[key, default: SlidingWindow(limit: limit)].take(now)
     }
 
     /// Forgets the windows with no message in the second before `now`: they hold no budget.

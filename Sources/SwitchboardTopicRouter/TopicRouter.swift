@@ -38,7 +38,6 @@ public actor TopicRouter: Module {
     public func start(_ context: ModuleContext) async {
         let ended = context.onSessionEnd { [self] event in await sessionClosed(event) }
         state = .running(context, ended: ended)
-        rates = TopicRateWindows(limit: context.limits.streams.topicMessagesPerSecond)
         let bus = context.bus
         bus.handle(JoinStreamChannel.self) { [self] request throws(RtmError) in try await join(request) }
         bus.handle(LeaveStreamChannel.self) { [self] request throws(RtmError) in try await leave(request) }
@@ -86,7 +85,8 @@ public actor TopicRouter: Module {
             guard !ended.contains(caller.session) else {
                 throw RtmError(.notLogin, operation: operation, reason: "the session has ended")
             }
-            let topics = try await store.join(StreamMember(caller: caller, features: request.features), to: channel, limits: context.limits)
+            let topics = try await store.join(
+                StreamMember(caller: caller, features: request.features), to: channel, limits: context.limits(for: caller.app))
             let features = ChannelFeatures(request.features)
             members.join(caller, channel, features: features)
             tokenExpiries.granted(caller.session, channel, until: grant?.expiresAt)
@@ -159,11 +159,12 @@ public actor TopicRouter: Module {
         let operation = JoinTopic.operation
         let (context, _) = try running(operation)
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
-        try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
-        try TopicValidation.checkMeta(request.options.meta, limits: context.limits, operation: operation)
+        let limits = context.limits(for: request.caller.app)
+        try TopicValidation.checkTopic(request.topic, limits: limits, operation: operation)
+        try TopicValidation.checkMeta(request.options.meta, limits: limits, operation: operation)
         return try await turns.run { () async throws(RtmError) in
             let publisher = try await store.joinTopic(
-                request.caller.session, request.topic, in: channel, options: request.options, limits: context.limits,
+                request.caller.session, request.topic, in: channel, options: request.options, limits: limits,
                 operation: operation)
             announce(.remoteJoinTopic, [TopicInfo(topic: request.topic, publishers: [publisher])], by: request.caller, in: channel, context)
             return Done()
@@ -174,7 +175,7 @@ public actor TopicRouter: Module {
         let operation = LeaveTopic.operation
         let (context, _) = try running(operation)
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
-        try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
+        try TopicValidation.checkTopic(request.topic, limits: context.limits(for: request.caller.app), operation: operation)
         return try await turns.run { () async throws(RtmError) in
             let publisher = try await store.leaveTopic(request.caller.session, request.topic, in: channel, operation: operation)
             announce(.remoteLeaveTopic, [TopicInfo(topic: request.topic, publishers: [publisher])], by: request.caller, in: channel, context)
@@ -199,7 +200,7 @@ public actor TopicRouter: Module {
     private func publish(_ request: PublishTopicMessage) async throws(RtmError) -> Done {
         let operation = PublishTopicMessage.operation
         let (context, _) = try running(operation)
-        let limits = context.limits
+        let limits = context.limits(for: request.caller.app)
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
         try TopicValidation.checkTopic(request.topic, limits: limits, operation: operation)
         guard request.payload.byteCount <= limits.streams.topicPayloadMaxBytes else {
@@ -211,10 +212,11 @@ public actor TopicRouter: Module {
         return try await turns.run { () async throws(RtmError) in
             let (publication, receivers) = try await store.publication(
                 of: request.caller.session, in: request.topic, of: channel, operation: operation)
-            guard rates.take(request.topic, in: channel, now: context.clock.now) else {
+            let limit = limits.streams.topicMessagesPerSecond
+            guard rates.take(request.topic, in: channel, now: context.clock.now, limit: limit) else {
                 throw RtmError(
                     .operationRateExceedLimitation, operation: operation,
-                    reason: "more than \(rates.limit ?? 0) messages per second in topic \(request.topic)")
+                    reason: "more than \(limit ?? 0) messages per second in topic \(request.topic)")
             }
             guard !receivers.isEmpty else { return Done() }
             let timestamp =
@@ -233,11 +235,12 @@ public actor TopicRouter: Module {
         let operation = SubscribeTopic.operation
         let (context, _) = try running(operation)
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
-        try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
-        try TopicValidation.checkUserList(request.users, limits: context.limits, operation: operation)
+        let limits = context.limits(for: request.caller.app)
+        try TopicValidation.checkTopic(request.topic, limits: limits, operation: operation)
+        try TopicValidation.checkUserList(request.users, limits: limits, operation: operation)
         return try await turns.run { () async throws(RtmError) in
             try await store.subscribe(
-                request.caller.session, to: request.users, in: request.topic, of: channel, limits: context.limits,
+                request.caller.session, to: request.users, in: request.topic, of: channel, limits: limits,
                 operation: operation)
         }
     }
@@ -246,8 +249,9 @@ public actor TopicRouter: Module {
         let operation = UnsubscribeTopic.operation
         let (context, _) = try running(operation)
         let channel = try streamChannel(request.channelName, of: request.caller, context, operation)
-        try TopicValidation.checkTopic(request.topic, limits: context.limits, operation: operation)
-        try TopicValidation.checkUserList(request.users, limits: context.limits, operation: operation)
+        let limits = context.limits(for: request.caller.app)
+        try TopicValidation.checkTopic(request.topic, limits: limits, operation: operation)
+        try TopicValidation.checkUserList(request.users, limits: limits, operation: operation)
         return try await turns.run { () async throws(RtmError) in
             try await store.unsubscribe(request.caller.session, from: request.users, in: request.topic, of: channel, operation: operation)
             return Done()

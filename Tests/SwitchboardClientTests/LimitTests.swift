@@ -54,15 +54,15 @@ import SwitchboardCore
         expectError(.operationRateExceedLimitation, await client.publish(channelName: "room", message: "2", option: nil))
         // Raised: the same connection, in the same second, publishes on.
         limits.messages.publishesPerSecondPerClient = 5
-        server.updateCallRates(from: limits)
+        server.updateLimits(limits)
         for index in 0..<5 { expectOK(await client.publish(channelName: "room", message: "raised \(index)", option: nil)) }
         expectError(.operationRateExceedLimitation, await client.publish(channelName: "room", message: "6th", option: nil))
         // Lifted, then set again.
         limits.messages.publishesPerSecondPerClient = nil
-        server.updateCallRates(from: limits)
+        server.updateLimits(limits)
         for index in 0..<20 { expectOK(await client.publish(channelName: "room", message: "lifted \(index)", option: nil)) }
         limits.messages.publishesPerSecondPerClient = 1
-        server.updateCallRates(from: limits)
+        server.updateLimits(limits)
         expectOK(await client.publish(channelName: "room", message: "one", option: nil))
         expectError(.operationRateExceedLimitation, await client.publish(channelName: "room", message: "two", option: nil))
         client.destroy()

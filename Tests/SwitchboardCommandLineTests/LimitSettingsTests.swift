@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import SwitchboardCore
 import SwitchboardServer
@@ -61,7 +60,7 @@ import SwitchboardTestKit
         #expect(group.first?.message == "is not a setting; did you mean \"sessions\"?")
     }
 
-    @Test func theDefaultFileHoldsEveryLimitAndAChangeTakesARestart() throws {
+    @Test func theDefaultFileHoldsEveryLimitAndAResumeBufferChangeTakesARestart() throws {
         let text = try ConfigCommand.run(["default"], environment: [:])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let groups = try #require(object["limits"] as? [String: [String: Any]])
@@ -70,28 +69,31 @@ import SwitchboardTestKit
             #expect(groups[limit.group]?["_" + limit.name] is String, "\(limit.key)")
         }
         let before = try EffectiveConfiguration.resolve(ParsedOptions(), environment: [:], file: nil)
-        let after = try EffectiveConfiguration.resolve(ParsedOptions(), environment: [:], file: Self.file("locks", [("perChannel", 8)]).0)
+        let after = try EffectiveConfiguration.resolve(
+            ParsedOptions(), environment: [:], file: Self.file("sessions", [("resumeBufferMaxMessages", 8)]).0)
         let plan = ReloadPlan(from: before, to: after)
-        #expect(plan.applied.isEmpty && plan.needRestart == ["limits.locks.perChannel"])
+        #expect(plan.applied.isEmpty && plan.needRestart == ["limits.sessions.resumeBufferMaxMessages"])
         #expect(plan.running.limits == before.limits)
     }
 
-    @Test func aChangedCallRateIsAppliedOnReload() throws {
+    @Test func aChangedLimitIsAppliedOnReloadAndOnlyTheResumeBuffersWait() throws {
         let before = try EffectiveConfiguration.resolve(ParsedOptions(), environment: [:], file: nil)
         let after = try EffectiveConfiguration.resolve(
             ParsedOptions(), environment: [:], file: Self.file("messages", [("publishesPerSecondPerClient", 7), ("payloadMaxBytes", 100)]).0)
         let plan = ReloadPlan(from: before, to: after)
-        #expect(plan.applied == [.init(name: "limits.messages.publishesPerSecondPerClient", old: "60", new: "7")])
-        #expect(plan.needRestart == ["limits.messages.payloadMaxBytes"])
-        let updated = Mutex<Limits?>(nil)
-        plan.apply(to: ServerLog(level: .none) { _ in }) { limits in updated.withLock { $0 = limits } }
-        let limits = try #require(updated.withLock { $0 })
-        #expect(limits.messages.publishesPerSecondPerClient == 7)
-        // What waits for a restart is not handed over as if it were in force.
-        #expect(limits.messages.payloadMaxBytes == Limits().messages.payloadMaxBytes)
-        #expect(LimitSettings.all.filter { $0.reload == .live }.map(\.key) == [
-            "limits.sessions.otherCallsPerSecondPerClient", "limits.messages.publishesPerSecondPerClient",
-            "limits.storage.callsPerSecondPerClient", "limits.locks.acquiresPerSecondPerClient",
+        #expect(plan.applied == [
+            .init(name: "limits.messages.payloadMaxBytes", old: "32768", new: "100"),
+            .init(name: "limits.messages.publishesPerSecondPerClient", old: "60", new: "7"),
+        ])
+        #expect(plan.needRestart.isEmpty)
+        let book = LimitsBook()
+        plan.apply(to: ServerLog(level: .none) { _ in }, limits: book)
+        #expect(book.server.messages.publishesPerSecondPerClient == 7 && book.server.messages.payloadMaxBytes == 100)
+        #expect(book.limits(for: "any").messages.payloadMaxBytes == 100)
+        #expect(LimitSettings.all.filter { $0.reload == .restart }.map(\.key) == [
+            "limits.sessions.resumeBufferMaxMessages", "limits.sessions.resumeBufferMaxBytes",
+            "limits.sessions.resumeBufferTotalBytes", "limits.sessions.resumeReplayMaxMessages",
+            "limits.sessions.resumeReplayMaxBytes",
         ])
     }
 
@@ -99,6 +101,14 @@ import SwitchboardTestKit
         let document = try String(
             contentsOf: ProcessRunner.repositoryRoot().appendingPathComponent("docs/CONFIGURATION.md"), encoding: .utf8)
         for setting in ServeSettings.all { #expect(document.contains("| `\(setting.key)` |"), "\(setting.key)") }
-        for limit in LimitSettings.all { #expect(document.contains("`\(limit.name)`"), "\(limit.key)") }
+        // Each limit's row says whether an app can set its own and whether a SIGHUP changes it.
+        for limit in LimitSettings.all {
+            let row = document.split(separator: "\n").first { $0.hasPrefix("| `\(limit.group)` | `\(limit.name)` |") } ?? ""
+            let columns = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(columns.count == 7, "\(limit.key): \(row)")
+            #expect(columns.dropFirst(4).first == (limit.perApp ? "yes" : "no"), "\(limit.key): \(row)")
+            #expect(columns.dropFirst(5).first == (limit.reload == .live ? "**live**" : "restart"), "\(limit.key): \(row)")
+        }
+        #expect(document.contains("| `apps.<id>.limits` |"))
     }
 }

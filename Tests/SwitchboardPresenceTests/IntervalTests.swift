@@ -50,6 +50,28 @@ import SwitchboardTestKit
         await world.stop()
     }
 
+    @Test func eachAppsChannelsFollowItsOwnThresholdAndPeriod() async throws {
+        let world = await PresenceWorld()
+        world.harness.context.limitsBook.replace(with: LimitsBook.Edition(apps: ["small": Self.small]))
+        let small = PresenceWorld.caller("alice", 1000, app: "small")
+        for app in ["small", PresenceWorld.app] {
+            await world.join(PresenceWorld.caller("alice", app == "small" ? 1000 : 1, app: app), "room")
+            for index in 0..<10 {
+                await world.join(PresenceWorld.caller("user\(index)", UInt64(app == "small" ? 2000 + index : 100 + index), app: app), "room", [.message])
+            }
+        }
+        // 11 present: from the 9th on, above small's threshold of 8, never the server's 50.
+        #expect(world.events(.remoteJoinChannel, to: small).count == 7)
+        #expect(world.events(.remoteJoinChannel, to: alice).count == 10)
+        await world.advance(by: .seconds(5))
+        #expect(world.events(.interval, to: small).first?.interval?.joinUserList == ["user7", "user8", "user9"])
+        // small's period again, not the server's 30 s.
+        await world.advance(by: .seconds(5))
+        #expect(world.events(.interval, to: small).count == 2)
+        #expect(world.events(.interval, to: alice).isEmpty)
+        await world.stop()
+    }
+
     @Test func aPeriodReportsTheNetChange() async throws {
         let world = await PresenceWorld(limits: Self.small)
         await world.join(alice, "room")

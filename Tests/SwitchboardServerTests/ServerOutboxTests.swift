@@ -50,30 +50,30 @@ import SwitchboardTestKit
         limits.messages.publishesPerSecondPerClient = 2
         limits.sessions.otherCallsPerSecondPerClient = 1
         var limiter = CallRateLimiter(limits: limits)
-        try limiter.take(.publish, now: .zero, operation: "publish")
-        try limiter.take(.publish, now: .milliseconds(10), operation: "publish")
-        try limiter.take(.other, now: .milliseconds(20), operation: "subscribe")
+        try limiter.take(.publish, app: "a", now: .zero, operation: "publish")
+        try limiter.take(.publish, app: "a", now: .milliseconds(10), operation: "publish")
+        try limiter.take(.other, app: "a", now: .milliseconds(20), operation: "subscribe")
         #expect(throws: RtmError(.operationRateExceedLimitation, operation: "publish", reason: "more than 2 messages per second")) {
             var copy = limiter
-            try copy.take(.publish, now: .milliseconds(30), operation: "publish")
+            try copy.take(.publish, app: "a", now: .milliseconds(30), operation: "publish")
         }
         #expect(throws: RtmError.self) {
             var copy = limiter
-            try copy.take(.other, now: .milliseconds(999), operation: "subscribe")
+            try copy.take(.other, app: "a", now: .milliseconds(999), operation: "subscribe")
         }
-        try limiter.take(.publish, now: .seconds(1), operation: "publish")
-        try limiter.take(.other, now: .milliseconds(1_020), operation: "subscribe")
+        try limiter.take(.publish, app: "a", now: .seconds(1), operation: "publish")
+        try limiter.take(.other, app: "a", now: .milliseconds(1_020), operation: "subscribe")
         // The window slides: two calls at 0.9 s and 1.0 s, then none before 1.9 s.
         var sliding = CallRateLimiter(limits: limits)
-        try sliding.take(.publish, now: .milliseconds(900), operation: "publish")
-        try sliding.take(.publish, now: .milliseconds(1_000), operation: "publish")
+        try sliding.take(.publish, app: "a", now: .milliseconds(900), operation: "publish")
+        try sliding.take(.publish, app: "a", now: .milliseconds(1_000), operation: "publish")
         #expect(throws: RtmError.self) {
             var copy = sliding
-            try copy.take(.publish, now: .milliseconds(1_899), operation: "publish")
+            try copy.take(.publish, app: "a", now: .milliseconds(1_899), operation: "publish")
         }
-        try sliding.take(.publish, now: .milliseconds(1_900), operation: "publish")
+        try sliding.take(.publish, app: "a", now: .milliseconds(1_900), operation: "publish")
         var unlimited = CallRateLimiter(limits: .withoutRateLimits)
-        for _ in 0..<10_000 { try unlimited.take(.publish, now: .zero, operation: "publish") }
+        for _ in 0..<10_000 { try unlimited.take(.publish, app: "a", now: .zero, operation: "publish") }
     }
 }
 

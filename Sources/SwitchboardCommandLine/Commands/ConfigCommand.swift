@@ -50,7 +50,8 @@ public enum ConfigCommand {
         }
     }
 
-    /// Each setting and app setting, one a line: key, value (masked when secret), source.
+    /// Each setting, app setting and limit (an app's own after the app), one a line: key, value
+    /// (masked when secret), source.
     static func show(_ effective: EffectiveConfiguration) -> String {
         var rows: [(String, String, String)] = [("key", "value", "from")]
         for entry in effective.entries {
@@ -67,6 +68,7 @@ public enum ConfigCommand {
                     entry?.source.description ?? "-"
                 ))
             }
+            for entry in app.limits { rows.append(("apps.\(app.id).\(entry.name)", entry.value?.description ?? "-", entry.source.description)) }
         }
         for entry in effective.limits { rows.append((entry.name, entry.value?.description ?? "-", entry.source.description)) }
         let keyWidth = rows.map(\.0.count).max() ?? 0
@@ -98,12 +100,12 @@ public enum ConfigCommand {
             lines.append("  \"\(setting.key)\": " + (setting.defaultValue?.json.text ?? "null"))
         }
         let appKeys = AppSettings.all.map { "\"\($0.key)\": \($0.help)" }.joined(separator: "; ")
-        lines.append("  \"_apps\": " + comment("the apps served, by app id, each an object of its settings: {\(appKeys)}. Empty: any app id is served (development). Read at start, except an app's webhookUrls (on SIGHUP, when the server started with a receiver)."))
+        lines.append("  \"_apps\": " + comment("the apps served, by app id, each an object of its settings: {\(appKeys); \"limits\": the app's own limits, by group as in limits below (those marked per app), the server's for the rest; changes on SIGHUP}. Empty: any app id is served (development). On SIGHUP an app added is served and an app removed refuses new logins; a certificate changes on SIGHUP when the server started with one, an app's webhookUrls when it started with a receiver. Example: {\"970CA35de60c44645bbae8a215061b33\": {\"certificate\": \"…\", \"limits\": {\"sessions\": {\"concurrentUsers\": 1000}}}}."))
         lines.append("  \"apps\": {}")
-        lines.append("  \"_limits\": " + comment("the server's limits, by group, at the reference's values; every app gets the same. The per-client call rates change on SIGHUP; a change of the others takes a restart."))
+        lines.append("  \"_limits\": " + comment("the server's limits, by group, at the reference's values: every app's, unless it sets its own under apps.<id>.limits (the limits marked per app). A change takes effect on SIGHUP for the requests after it, except those marked restart."))
         let groups = LimitSettings.groups.map { group in
             let members = LimitSettings.all.filter { $0.group == group }.flatMap { limit in
-                ["      \"_\(limit.name)\": " + comment("\(limit.help) (\(limit.range.lowerBound)…\(limit.range.upperBound)\(limit.reload == .live ? "; changes on SIGHUP" : ""))"),
+                ["      \"_\(limit.name)\": " + comment("\(limit.help) (\(limit.range.lowerBound)…\(limit.range.upperBound); \(limit.perApp ? "per app" : "server-wide"); \(limit.reload == .live ? "changes on SIGHUP" : "a change takes a restart"))"),
                  "      \"\(limit.name)\": \(limit.defaultValue)"]
             }
             return "    \"\(group)\": {\n" + members.joined(separator: ",\n") + "\n    }"

@@ -12,8 +12,9 @@ public enum ServeCommand {
         footer: """
             Precedence: flags, then environment variables, then the --config file, then defaults.
             Prints the URL clients connect to once listening; runs until SIGINT or SIGTERM.
-            SIGHUP reads the file and the API keys again: log-level, log-format, the per-client
-            call rates (limits) and, when the server started with a receiver, the webhook receivers
+            SIGHUP reads the file and the API keys again: log-level, log-format, the limits
+            (server-wide and each app's), the apps served with their certificates (when the server
+            started with one) and, when the server started with a receiver, the webhook receivers
             and secret file (read again) change at once; other changes are logged as waiting for a
             restart.
             """)
@@ -54,8 +55,9 @@ public enum ServeCommand {
         await server.shutdown()
     }
 
-    /// SIGHUP: the layers read again; what changed applied or named; the webhook secret file and
-    /// the API keys read again.
+    /// SIGHUP: the layers read again; what changed applied or named (the app certificates before
+    /// the apps served and their limits, so an app added is never served without its
+    /// certificate); the webhook secret file and the API keys read again.
     private static func reload(
         _ server: SwitchboardServer, _ layers: ConfigurationLayers, _ running: inout EffectiveConfiguration,
         _ webhookSecret: inout [UInt8]?
@@ -63,12 +65,18 @@ public enum ServeCommand {
         let log = server.configuration.log
         // Only a start composes the webhooks module; a module that does not take receivers keeps its own.
         let webhooksRunning = server.bus.hasHandler(ReplaceWebhookReceivers.self)
+        // Likewise the token checks: a server that started without certificates lets any token in.
+        let certificatesLive = server.bus.hasHandler(ReplaceAppCertificates.self)
         do {
             let reread = try layers.resolve()
             // An unreadable secret file stops the whole reload, as a broken setting does.
             let secret = try webhooksRunning ? reread.text("webhook-secret-file").map(ServeStart.webhookSecret) : nil
-            let plan = ReloadPlan(from: running, to: reread, webhooksRunning: webhooksRunning)
-            plan.apply(to: log) { server.updateCallRates(from: $0) }
+            let plan = ReloadPlan(from: running, to: reread, webhooksRunning: webhooksRunning, certificatesLive: certificatesLive)
+            let certificates = ServeStart.credentials(of: plan.running)
+            if certificatesLive, certificates != ServeStart.credentials(of: running) {
+                _ = try await server.bus.request(ReplaceAppCertificates(certificates: certificates))
+            }
+            plan.apply(to: log, limits: server.limitsBook)
             running = plan.running
             for line in plan.lines { log(.info, line) }
             if webhooksRunning { await replaceWebhookReceivers(server, WebhookReceivers(running), secret, &webhookSecret) }

@@ -20,8 +20,9 @@ public struct ConfigProblem: Error, Sendable, Equatable, CustomStringConvertible
 /// A configuration file that was read and checked: the settings it gives (null ones are left
 /// out), and its apps.
 ///
-/// The file is one JSON object. Its keys are the settings' keys (`ServeSettings`), `apps` (an
-/// object of app ids, each an object of `AppSettings` keys), and comments: any key that starts
+/// The file is one JSON object. Its keys are the settings' keys (`ServeSettings`), `limits`
+/// (`LimitSettings`), `apps` (an object of app ids, each an object of `AppSettings` keys and its
+/// own `limits`), and comments: any key that starts
 /// with `_` and has a string value (`config default` writes `"_listen": "…"` beside `"listen"`).
 /// `null` leaves a setting at its default.
 public struct ConfigFile: Sendable {
@@ -31,9 +32,12 @@ public struct ConfigFile: Sendable {
         public let line: Int?
         /// Its settings by key, with their lines.
         public let settings: [String: (value: SettingValue, line: Int?)]
+        /// Its own limits, by the limit's key (`limits.messages.payloadMaxBytes`), with their lines.
+        public var limits: [String: (value: Int, line: Int?)] = [:]
 
         public static func == (a: App, b: App) -> Bool {
             a.id == b.id && a.line == b.line && a.settings.mapValues(\.value) == b.settings.mapValues(\.value)
+                && a.limits.mapValues(\.value) == b.limits.mapValues(\.value)
         }
     }
 
@@ -87,6 +91,12 @@ public struct ConfigFile: Sendable {
                 reader.unknown(key, at: [key], known: keys)
             }
         }
+        // A range's ends, given or not, must not cross: the server's, and each app's over them.
+        limits = reader.uncrossed(limits, over: [:], at: ["limits"])
+        let serverWide = limits.mapValues(\.value)
+        for index in apps.indices {
+            apps[index].limits = reader.uncrossed(apps[index].limits, over: serverWide, at: ["apps", apps[index].id, "limits"])
+        }
         let file = ConfigFile(path: path, values: values, apps: apps, limits: limits)
         if rules { reader.problems += SettingRules.problems(in: file) }
         return (reader.problems.isEmpty ? file : nil, reader.problems)
@@ -137,15 +147,17 @@ private struct Reader {
         }
     }
 
-    mutating func limits(_ json: JSONValue) -> [String: (value: Int, line: Int?)] {
+    /// The limits under `keyPath` (`limits`, or an app's `apps.<id>.limits`, which takes only
+    /// the limits an app can set: `perApp`), by the limit's key.
+    mutating func limits(_ json: JSONValue, at keyPath: [String] = ["limits"], perApp: Bool = false) -> [String: (value: Int, line: Int?)] {
         if json == .null { return [:] }
         guard case .object(let groups) = json else {
-            problem(at: ["limits"], "takes an object of limit groups (\(LimitSettings.groups.joined(separator: ", ")))")
+            problem(at: keyPath, "takes an object of limit groups (\(LimitSettings.groups.joined(separator: ", ")))")
             return [:]
         }
         var limits: [String: (value: Int, line: Int?)] = [:]
         for (group, members) in groups {
-            let groupPath = ["limits", group]
+            let groupPath = keyPath + [group]
             if isComment(group, members, at: groupPath) { continue }
             guard LimitSettings.groups.contains(group) else {
                 unknown(group, at: groupPath, known: LimitSettings.groups)
@@ -162,21 +174,35 @@ private struct Reader {
                     unknown(name, at: path, known: LimitSettings.all.filter { $0.group == group }.map(\.name))
                     continue
                 }
+                guard !perApp || setting.perApp else {
+                    problem(at: path, "is server-wide, not per app: set \(setting.key)")
+                    continue
+                }
                 if case .number(let value)? = value(json, of: .number(setting.range), at: path) {
                     limits[setting.key] = (value, document.line(of: path))
                 }
             }
         }
-        // A range's ends, given or not, must not cross.
+        return limits
+    }
+
+    /// `limits` (under `keyPath`) without the ends of any range that cross, each noted: a range's
+    /// ends come from `limits`, else from `base` (the server's, for an app's), else the default.
+    mutating func uncrossed(
+        _ limits: [String: (value: Int, line: Int?)], over base: [String: Int], at keyPath: [String]
+    ) -> [String: (value: Int, line: Int?)] {
+        var limits = limits
         for lower in LimitSettings.all where lower.name.hasSuffix("Min") {
             let upperName = String(lower.name.dropLast(3)) + "Max"
             guard let upper = LimitSettings.named(lower.group, upperName) else { continue }
-            let low = limits[lower.key]?.value ?? lower.defaultValue, high = limits[upper.key]?.value ?? upper.defaultValue
+            guard limits[lower.key] != nil || limits[upper.key] != nil else { continue }
+            let low = limits[lower.key]?.value ?? base[lower.key] ?? lower.defaultValue
+            let high = limits[upper.key]?.value ?? base[upper.key] ?? upper.defaultValue
             if low > high {
                 if limits[lower.key] != nil {
-                    problem(at: ["limits", lower.group, lower.name], "(\(low)) is above \(upper.key) (\(high))")
+                    problem(at: keyPath + [lower.group, lower.name], "(\(low)) is above \(upper.key) (\(high))")
                 } else {
-                    problem(at: ["limits", upper.group, upper.name], "(\(high)) is below \(lower.key) (\(low))")
+                    problem(at: keyPath + [upper.group, upper.name], "(\(high)) is below \(lower.key) (\(low))")
                 }
                 limits[lower.key] = nil
                 limits[upper.key] = nil
@@ -204,16 +230,21 @@ private struct Reader {
                 continue
             }
             var values: [String: (value: SettingValue, line: Int?)] = [:]
+            var limits: [String: (value: Int, line: Int?)] = [:]
             for (key, json) in appMembers {
                 let path = keyPath + [key]
                 if isComment(key, json, at: path) { continue }
+                if key == AppSettings.limits {
+                    limits = self.limits(json, at: path, perApp: true)
+                    continue
+                }
                 guard let setting = AppSettings.all.first(where: { $0.key == key }) else {
-                    unknown(key, at: path, known: AppSettings.all.map(\.key))
+                    unknown(key, at: path, known: AppSettings.all.map(\.key) + [AppSettings.limits])
                     continue
                 }
                 if let value = value(json, of: setting.kind, at: path) { values[key] = (value, document.line(of: path)) }
             }
-            apps.append(ConfigFile.App(id: id, line: document.line(of: keyPath), settings: values))
+            apps.append(ConfigFile.App(id: id, line: document.line(of: keyPath), settings: values, limits: limits))
         }
         return apps
     }

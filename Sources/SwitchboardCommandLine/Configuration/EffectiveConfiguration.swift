@@ -43,6 +43,9 @@ public struct EffectiveConfiguration: Sendable, Equatable {
         public let source: SettingSource
         /// Its settings by key (`"certificate"`), with their sources.
         public var settings: [String: Entry]
+        /// Its own limits (the file's `apps.<id>.limits`), in `LimitSettings.all`'s order, each
+        /// named by the limit's key (`limits.messages.payloadMaxBytes`); the server's for the rest.
+        public var limits: [Entry] = []
     }
 
     /// Every setting, in `ServeSettings.all`'s order.
@@ -148,11 +151,16 @@ public struct EffectiveConfiguration: Sendable, Equatable {
         } else if let file {
             apps = file.apps.map { App(id: $0.id, source: .file(file.path, line: $0.line), settings: [:]) }
         }
-        // Settings the layers above left out, from the file.
+        // Settings the layers above left out, and the app's own limits, from the file.
         for index in apps.indices {
             guard let fileApp = file?.apps.first(where: { $0.id == apps[index].id }), let file else { continue }
             for (key, given) in fileApp.settings where apps[index].settings[key] == nil {
                 apps[index].settings[key] = Entry(name: key, value: given.value, source: .file(file.path, line: given.line))
+            }
+            apps[index].limits = LimitSettings.all.compactMap { setting in
+                fileApp.limits[setting.key].map {
+                    Entry(name: setting.key, value: .number($0.value), source: .file(file.path, line: $0.line))
+                }
             }
         }
         return apps

@@ -1,8 +1,11 @@
 import SwitchboardCore
 
 /// One of the server's limits (`Limits`) as a key of the configuration file, under
-/// `limits.<group>.<name>`: a whole number (seconds for a duration; 0 lifts a limit that can be
-/// lifted). The per-client call rates change on SIGHUP; the others are read at start.
+/// `limits.<group>.<name>` for every app and, when it can be set per app, under
+/// `apps.<id>.limits.<group>.<name>` for one: a whole number (seconds for a duration; 0 lifts a
+/// limit that can be lifted). The modules read the limits in force at each request (from the
+/// server's `LimitsBook`), so a SIGHUP changes them, except those the server sizes its buffers
+/// with at start.
 public struct LimitSetting: Sendable {
     /// The group (`"messages"`) and the name in it (`"payloadMaxBytes"`), as in `Limits`.
     public let group: String
@@ -10,13 +13,24 @@ public struct LimitSetting: Sendable {
     /// The values it takes.
     public let range: ClosedRange<Int>
     public let help: String
-    /// The per-client call rates, which the server's connections read at each call, change on
-    /// SIGHUP; the modules read the others when they start.
-    public var reload: Reload { Self.liveRates.contains(key) ? .live : .restart }
-    static let liveRates: Set<String> = [
-        "limits.messages.publishesPerSecondPerClient", "limits.sessions.otherCallsPerSecondPerClient",
-        "limits.storage.callsPerSecondPerClient", "limits.locks.acquiresPerSecondPerClient",
+    /// Every limit is read at each request and changes on SIGHUP, except the resume buffers, which
+    /// the server sizes when it starts.
+    public var reload: Reload { Self.readAtStart.contains(key) ? .restart : .live }
+    static let readAtStart: Set<String> = [
+        "limits.sessions.resumeBufferMaxMessages", "limits.sessions.resumeBufferMaxBytes",
+        "limits.sessions.resumeBufferTotalBytes", "limits.sessions.resumeReplayMaxMessages",
+        "limits.sessions.resumeReplayMaxBytes",
     ]
+
+    /// Whether an app can have its own value (`apps.<id>.limits.<group>.<name>`): every limit of
+    /// what an app's clients do, interval mode included (the reference's console sets it per
+    /// project), not those of the node (the names every store keys by, the heartbeat grace its
+    /// sweep applies to all, its resume buffers) nor the SDK's own (`statesCachedBeforeJoin`).
+    public var perApp: Bool { !Self.serverWide.contains(key) }
+    static let serverWide: Set<String> = readAtStart.union([
+        "limits.names.channelNameMaxLength", "limits.names.userIdMaxBytes", "limits.sessions.heartbeatGrace",
+        "limits.presence.statesCachedBeforeJoin",
+    ])
     let read: @Sendable (Limits) -> Int
     let write: @Sendable (inout Limits, Int) -> Void
 
@@ -77,8 +91,7 @@ public struct LimitSetting: Sendable {
     public var defaultValue: Int { read(Limits()) }
 }
 
-/// Every limit the configuration file can set. The module that enforces a limit reads it when it
-/// starts, so a change takes a restart, except for the per-client call rates (`Reload.live`).
+/// Every limit the configuration file can set, server-wide and (`LimitSetting.perApp`) per app.
 public enum LimitSettings {
     static let big = 1...100_000_000
 
@@ -155,6 +168,12 @@ public enum LimitSettings {
 
     /// The limit of `group` named `name`.
     static func named(_ group: String, _ name: String) -> LimitSetting? { all.first { $0.group == group && $0.name == name } }
+
+    /// The limit whose key is `key` (`limits.<group>.<name>`).
+    static func keyed(_ key: String) -> LimitSetting? { all.first { $0.key == key } }
+
+    /// The limits an app can set for itself.
+    public static var perApp: [LimitSetting] { all.filter(\.perApp) }
 
     /// `base` with `values` (by key) applied.
     static func applied(_ values: [String: Int], to base: Limits) -> Limits {

@@ -2,9 +2,9 @@ import SwitchboardCore
 import SwitchboardServer
 
 /// What a SIGHUP changes: the settings that take effect at once (the log's level and format, the
-/// per-client call rates, the webhook receivers and secret while webhooks run), and those that
-/// changed but take a restart. The running configuration keeps its values for the latter, so a later SIGHUP names
-/// them again until the restart.
+/// limits, the apps served with their certificates and limits, the webhook receivers and secret
+/// while webhooks run), and those that changed but take a restart. The running configuration
+/// keeps its values for the latter, so a later SIGHUP names them again until the restart.
 struct ReloadPlan: Equatable {
     /// A setting applied now.
     struct Change: Equatable {
@@ -21,8 +21,13 @@ struct ReloadPlan: Equatable {
     let running: EffectiveConfiguration
 
     /// The plan from `current` to `reread`; `webhooksRunning`: whether the server runs the
-    /// webhooks module (then their receivers and secret change live).
-    init(from current: EffectiveConfiguration, to reread: EffectiveConfiguration, webhooksRunning: Bool = false) {
+    /// webhooks module (then their receivers and secret change live); `certificatesLive`: whether
+    /// the server checks tokens with certificates it can be given (then apps with certificates
+    /// can come and go, and certificates change, live).
+    init(
+        from current: EffectiveConfiguration, to reread: EffectiveConfiguration, webhooksRunning: Bool = false,
+        certificatesLive: Bool = false
+    ) {
         var applied: [Change] = []
         var needRestart: [String] = []
         var entries: [EffectiveConfiguration.Entry] = []
@@ -40,35 +45,21 @@ struct ReloadPlan: Equatable {
                 entries.append(old)
             }
         }
-        // The apps' own receivers change live with the others; any other change of the apps waits.
-        let webhookKey = AppSettings.webhookURLs
-        func withoutReceivers(_ apps: [EffectiveConfiguration.App]) -> [EffectiveConfiguration.App] {
-            apps.map { app in
-                var app = app
-                app.settings[webhookKey] = nil
-                return app
-            }
+        var apps: [EffectiveConfiguration.App] = []
+        for new in reread.apps {
+            let changes = AppChanges(
+                from: current.apps.first { $0.id == new.id }, to: new, webhooksRunning: webhooksRunning,
+                certificatesLive: certificatesLive)
+            applied += changes.applied
+            needRestart += changes.needRestart
+            if let app = changes.running { apps.append(app) }
         }
-        if withoutReceivers(current.apps) != withoutReceivers(reread.apps) { needRestart.append("apps") }
-        var apps = current.apps
-        for index in apps.indices {
-            let old = apps[index].settings[webhookKey]
-            let new = reread.apps.first { $0.id == apps[index].id }?.settings[webhookKey]
-            guard old?.value != new?.value else {
-                apps[index].settings[webhookKey] = new
-                continue
-            }
-            let name = "apps.\(apps[index].id).\(webhookKey)"
-            if webhooksRunning {
-                applied.append(Change(name: name, old: old?.value?.description ?? "-", new: new?.value?.description ?? "-"))
-                apps[index].settings[webhookKey] = new
-            } else {
-                needRestart.append(name)
-            }
+        for old in current.apps where !reread.apps.contains(where: { $0.id == old.id }) {
+            applied.append(Change(name: "apps.\(old.id)", old: "served", new: "not served (new logins refused)"))
         }
         var limits: [EffectiveConfiguration.Entry] = []
         for (old, new) in zip(current.limits, reread.limits) {
-            guard old.value != new.value, let setting = LimitSettings.all.first(where: { $0.key == old.name }) else {
+            guard old.value != new.value, let setting = LimitSettings.keyed(old.name) else {
                 limits.append(new.value == old.value ? new : old)
                 continue
             }
@@ -85,9 +76,9 @@ struct ReloadPlan: Equatable {
         running = EffectiveConfiguration(entries: entries, apps: apps, limits: limits)
     }
 
-    /// Applies the live changes: to the server's log, and the call rates (when one changed) to
-    /// `updateCallRates`.
-    func apply(to log: ServerLog, updateCallRates: (Limits) -> Void) {
+    /// Applies the live changes: to the server's log, and the limits and apps served to `limits`
+    /// (the whole edition of `running`, for every request from now on).
+    func apply(to log: ServerLog, limits: LimitsBook) {
         for change in applied {
             switch change.name {
             case "log-level": if let level = ServerLog.Level(name: change.new) { log.setLevel(level) }
@@ -95,7 +86,7 @@ struct ReloadPlan: Equatable {
             default: break
             }
         }
-        if applied.contains(where: { $0.name.hasPrefix("limits.") }) { updateCallRates(ServeStart.limits(of: running)) }
+        limits.replace(with: ServeStart.limitsEdition(of: running))
     }
 
     /// Whether `name` is a setting of the webhooks' receivers or their secret.
@@ -112,7 +103,73 @@ struct ReloadPlan: Equatable {
         if needRestart.contains(where: Self.isWebhookReceivers) {
             lines.append("reload: the webhooks do not run (the server started without a receiver): their receivers take a restart")
         }
+        if needRestart.contains(where: AppChanges.isCertificate) {
+            lines.append(
+                "reload: the server started without app certificates (any token is let in): an app with a certificate takes a restart, and is not served until then")
+        }
         if lines.isEmpty { lines.append("reload: no setting changed") }
         return lines
+    }
+}
+
+/// What a reload does with one app of the file: a new one is served from now on (unless its
+/// certificate cannot be put in force), an app's certificate, own limits and receivers change.
+struct AppChanges {
+    /// Applied now.
+    var applied: [ReloadPlan.Change] = []
+    /// Changed but in force only after a restart.
+    var needRestart: [String] = []
+    /// The app as it runs after the reload; nil when it is not served until a restart.
+    var running: EffectiveConfiguration.App?
+
+    static let certificate = "certificate"
+
+    /// The changes from `old` (nil: the app is new) to `new`.
+    init(from old: EffectiveConfiguration.App?, to new: EffectiveConfiguration.App, webhooksRunning: Bool, certificatesLive: Bool) {
+        let name = "apps.\(new.id)"
+        var app = new
+        guard let old else {
+            if new.settings[Self.certificate] != nil && !certificatesLive {
+                needRestart.append("\(name).\(Self.certificate)")
+                return
+            }
+            if !webhooksRunning, new.settings[AppSettings.webhookURLs] != nil {
+                needRestart.append("\(name).\(AppSettings.webhookURLs)")
+                app.settings[AppSettings.webhookURLs] = nil
+            }
+            applied.append(ReloadPlan.Change(name: name, old: "not served", new: "served"))
+            running = app
+            return
+        }
+        for setting in AppSettings.all {
+            let before = old.settings[setting.key], after = new.settings[setting.key]
+            guard before?.value != after?.value else { continue }
+            let live = setting.key == Self.certificate ? certificatesLive : webhooksRunning
+            if live {
+                // An app's setting it does not give shows as "-".
+                func shown(_ entry: EffectiveConfiguration.Entry?) -> String {
+                    entry?.value.map { Masking.shown($0, of: setting.kind, secret: setting.secret) } ?? "-"
+                }
+                applied.append(ReloadPlan.Change(name: "\(name).\(setting.key)", old: shown(before), new: shown(after)))
+            } else {
+                needRestart.append("\(name).\(setting.key)")
+                app.settings[setting.key] = before
+            }
+        }
+        for setting in LimitSettings.perApp {
+            let before = old.limits.first { $0.name == setting.key }?.value
+            let after = new.limits.first { $0.name == setting.key }?.value
+            guard before != after else { continue }
+            applied.append(
+                ReloadPlan.Change(
+                    name: "\(name).\(setting.key)", old: before?.description ?? "(the server's)",
+                    new: after?.description ?? "(the server's)"))
+        }
+        running = app
+    }
+
+    /// Whether `name` (a plan's) is an app's certificate.
+    static func isCertificate(_ name: String) -> Bool {
+        name.hasPrefix("apps.") && name.hasSuffix(".\(certificate)")
     }
 }

@@ -91,10 +91,13 @@ public struct AppSetting: Sendable {
     public let help: String
 }
 
-/// Every per-app setting.
+/// Every per-app setting; besides them, an app's own limits under `limits`
+/// (`LimitSettings.perApp`).
 public enum AppSettings {
     /// The key of an app's own webhook receivers.
     static let webhookURLs = "webhookUrls"
+    /// The key of an app's own limits: groups of limits, as the file's `limits`.
+    static let limits = "limits"
 
     public static let all: [AppSetting] = [
         AppSetting(

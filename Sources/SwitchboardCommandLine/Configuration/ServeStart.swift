@@ -30,6 +30,7 @@ struct ServeStart {
             level: text("log-level").flatMap(ServerLog.Level.init(name:)) ?? .info,
             format: text("log-format").flatMap(LogFormat.init(name:)) ?? .text)
         configuration.limits = Self.limits(of: effective)
+        configuration.appLimits = Self.appLimits(of: effective)
         if flag("no-rate-limits") { configuration.maxFramesPerSecond = nil }
         if case .list(let origins)? = effective["allowed-origin"], !origins.isEmpty { configuration.allowedOrigins = Set(origins) }
         if let cap = number("max-connections-per-address") { configuration.maxConnectionsPerAddress = cap == 0 ? nil : cap }
@@ -43,10 +44,8 @@ struct ServeStart {
         if let cluster = text("cluster").flatMap(RedisURL.init) {
             configuration.cluster = ClusterConfiguration(url: cluster, nodeID: text("node-id"))
         }
-        if !effective.apps.isEmpty { configuration.appIds = Set(effective.apps.map(\.id)) }
-        for app in effective.apps {
-            if case .text(let certificate)? = app.settings["certificate"]?.value { credentials[app.id] = certificate }
-        }
+        configuration.appIds = Self.appIds(of: effective)
+        credentials = Self.credentials(of: effective)
         storageKey = try text("storage-key-file").map { try StorageKey(contentsOfFile: $0) }
         let receivers = WebhookReceivers(effective)
         if !receivers.isEmpty, let secretFile = text("webhook-secret-file") {
@@ -77,12 +76,50 @@ struct ServeStart {
     /// The limits `effective` gives: the reference's, with the file's over them, the rates
     /// lifted by `no-rate-limits`.
     static func limits(of effective: EffectiveConfiguration) -> Limits {
+        lifted(LimitSettings.applied(given(effective.limits), to: Limits()), effective)
+    }
+
+    /// The limits of each app that has its own: the server's (before `no-rate-limits`) with the
+    /// app's over them, the rates lifted by `no-rate-limits`.
+    static func appLimits(of effective: EffectiveConfiguration) -> [AppID: Limits] {
+        let server = LimitSettings.applied(given(effective.limits), to: Limits())
+        var apps: [AppID: Limits] = [:]
+        for app in effective.apps where !app.limits.isEmpty {
+            apps[app.id] = lifted(LimitSettings.applied(given(app.limits), to: server), effective)
+        }
+        return apps
+    }
+
+    /// The app ids served; nil serves any.
+    static func appIds(of effective: EffectiveConfiguration) -> Set<AppID>? {
+        effective.apps.isEmpty ? nil : Set(effective.apps.map(\.id))
+    }
+
+    /// The certificates of the apps that have one, by app id.
+    static func credentials(of effective: EffectiveConfiguration) -> [String: String] {
+        var credentials: [String: String] = [:]
+        for app in effective.apps {
+            if case .text(let certificate)? = app.settings["certificate"]?.value { credentials[app.id] = certificate }
+        }
+        return credentials
+    }
+
+    /// What the server's limits book holds for `effective`: the limits, each app's own, the apps served.
+    static func limitsEdition(of effective: EffectiveConfiguration) -> LimitsBook.Edition {
+        LimitsBook.Edition(server: limits(of: effective), apps: appLimits(of: effective), served: appIds(of: effective))
+    }
+
+    /// The values `entries` give (not their defaults), by key.
+    private static func given(_ entries: [EffectiveConfiguration.Entry]) -> [String: Int] {
         var given: [String: Int] = [:]
-        for entry in effective.limits where entry.source != .defaultValue {
+        for entry in entries where entry.source != .defaultValue {
             if case .number(let value)? = entry.value { given[entry.name] = value }
         }
-        let limits = LimitSettings.applied(given, to: Limits())
-        return effective["no-rate-limits"] == .flag(true) ? limits.liftingRateLimits() : limits
+        return given
+    }
+
+    private static func lifted(_ limits: Limits, _ effective: EffectiveConfiguration) -> Limits {
+        effective["no-rate-limits"] == .flag(true) ? limits.liftingRateLimits() : limits
     }
 }
 

@@ -4,28 +4,44 @@ public struct ModuleContext: Sendable {
     public let bus: EventBus
     /// The clock for every timeout.
     public let clock: any SwitchboardClock
-    /// The limits in force.
-    public let limits: Limits
+    /// The limits in force, the server's and each app's, swapped whole by a reload.
+    public let limitsBook: LimitsBook
     /// Where pushes to sessions go.
     public let outbox: any Outbox
     /// The log, labelled with the module's name.
     public let log: SwitchboardLog
 
-    /// Bundles the services for a module.
+    /// Bundles the services for a module, with `limits` for every app.
     public init(
         bus: EventBus, clock: any SwitchboardClock, limits: Limits, outbox: any Outbox,
         log: SwitchboardLog = SwitchboardLog(level: .none)
     ) {
+        self.init(bus: bus, clock: clock, limitsBook: LimitsBook(limits: limits), outbox: outbox, log: log)
+    }
+
+    /// Bundles the services for a module, with the limits of `limitsBook`.
+    public init(
+        bus: EventBus, clock: any SwitchboardClock, limitsBook: LimitsBook, outbox: any Outbox,
+        log: SwitchboardLog = SwitchboardLog(level: .none)
+    ) {
         self.bus = bus
         self.clock = clock
-        self.limits = limits
+        self.limitsBook = limitsBook
         self.outbox = outbox
         self.log = log
     }
 
+    /// The server's limits in force now: those of what belongs to no app (names, intervals,
+    /// buffers). A request reads its app's with `limits(for:)`.
+    public var limits: Limits { limitsBook.server }
+
+    /// The limits of `app` in force now (its own, else the server's): read once per request with
+    /// the caller's app, and kept for the rest of the request.
+    public func limits(for app: AppID) -> Limits { limitsBook.limits(for: app) }
+
     /// The same context with the log labelled `name`, as one module sees it.
     public func labeled(_ name: String) -> ModuleContext {
-        ModuleContext(bus: bus, clock: clock, limits: limits, outbox: outbox, log: log.labeled(name))
+        ModuleContext(bus: bus, clock: clock, limitsBook: limitsBook, outbox: outbox, log: log.labeled(name))
     }
 }
 

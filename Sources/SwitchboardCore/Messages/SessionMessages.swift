@@ -264,6 +264,20 @@ public enum SessionPush: Sendable, Hashable {
     case tokenPrivilegeWillExpire(secondsLeft: Int, channel: String? = nil)
 }
 
+/// Put these app certificates in force for every token checked from now on (a reload): an app
+/// left out has its tokens refused. Handled by the crypto module when it checks tokens (it
+/// started with a certificate); with no handler, certificates take a restart.
+public struct ReplaceAppCertificates: BusRequest {
+    public typealias Response = Done
+    public static var operation: String { "crypto.replaceCertificates" }
+    /// The certificate of each app, by app id.
+    public var certificates: [AppID: String]
+    /// Creates the replacement.
+    public init(certificates: [AppID: String]) {
+        self.certificates = certificates
+    }
+}
+
 /// Check a login token. Handled by the crypto module when app certificates are configured; with
 /// no handler on the bus every token is accepted (development mode).
 public struct VerifyLoginToken: BusRequest {

@@ -16,8 +16,11 @@ public struct ServerConfiguration: Sendable {
     public var metadataStorage: MetadataStorage = .sqlite
     /// The app ids served; nil serves any (development).
     public var appIds: Set<String>?
-    /// The limits enforced on every client.
+    /// The limits enforced on every client of an app without its own.
     public var limits: Limits = Limits()
+    /// The limits of the apps that have their own, whole (`limits` with the app's values over
+    /// them), by app id; every other app gets `limits`.
+    public var appLimits: [AppID: Limits] = [:]
     /// The clock every timeout runs on.
     public var clock: any SwitchboardClock = SystemClock()
     /// Event-loop threads; nil means one per core.

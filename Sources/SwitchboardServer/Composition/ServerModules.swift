@@ -41,7 +41,8 @@ public struct ServerModules: Sendable {
 
     /// The built-in modules for `configuration`.
     public init(for configuration: ServerConfiguration) {
-        session = Session(allowedAppIds: configuration.appIds)
+        // The apps served are the server's limits book's (`configuration.appIds`, then a reload's).
+        session = Session()
         messageRouter = MessageRouter()
         topicRouter = TopicRouter()
         presence = Presence()

@@ -27,8 +27,10 @@ public final class SwitchboardServer: Sendable {
 
     private let registry: SessionRegistry<WebSocketConnection>
     private let hub: ConnectionHub<WebSocketConnection>
-    /// The per-client call rates every connection's limiter shares.
-    private let callRates: CallRateLimiter
+    /// The limits in force, the server's and each app's, and the apps served: every module and
+    /// every connection reads them here, once per request; `replace(with:)` changes them for the
+    /// requests after (`switchboard serve` on SIGHUP).
+    public let limitsBook: LimitsBook
     private let refusals: RefusalLog
     private let metrics = ServerMetrics()
     private let clientPort = ClientPortReadiness()
@@ -67,10 +69,11 @@ public final class SwitchboardServer: Sendable {
         clusterLink = modules.cluster
         bus = EventBus()
         registry = SessionRegistry(limits: configuration.limits, metrics: metrics)
+        limitsBook = LimitsBook(
+            LimitsBook.Edition(server: configuration.limits, apps: configuration.appLimits, served: configuration.appIds))
         let dispatcher = RequestDispatcher(
-            bus: bus, registry: registry, clock: configuration.clock, limits: configuration.limits,
+            bus: bus, registry: registry, clock: configuration.clock, limitsBook: limitsBook,
             log: configuration.log, metrics: metrics)
-        callRates = dispatcher.callLimiter
         refusals = RefusalLog(log: configuration.log, clock: configuration.clock, metrics: metrics)
         readiness.add(clientPort)
         if let connected = modules.clusterRedisConnected {
@@ -115,8 +118,7 @@ public final class SwitchboardServer: Sendable {
             throw error
         }
         let context = ModuleContext(
-            bus: bus, clock: configuration.clock, limits: configuration.limits, outbox: registry,
-            log: configuration.log)
+            bus: bus, clock: configuration.clock, limitsBook: limitsBook, outbox: registry, log: configuration.log)
         for module in modules { await module.start(context.labeled(module.name)) }
         do {
             for case let module as any OpeningModule in modules { try await module.open() }
@@ -231,7 +233,7 @@ public final class SwitchboardServer: Sendable {
                 ])
         }
         let context = APIContext(
-            bus: bus, limits: configuration.limits, appIds: configuration.appIds, clock: configuration.clock,
+            bus: bus, limitsBook: limitsBook, clock: configuration.clock,
             startedAt: configuration.clock.now, node: node, counters: { [registry] in registry.nodeCounters },
             address: { [registry] session in registry.address(of: session) })
         return ServerAPI(
@@ -252,11 +254,10 @@ public final class SwitchboardServer: Sendable {
         if let api { configuration.log(.info, "api: \(api.keyring.count) API keys in force") }
     }
 
-    /// Takes the per-client call rates of `limits` (publishes, other calls, storage calls, lock
-    /// acquires), for every connection from its next call on; `switchboard serve` on SIGHUP. The
-    /// other limits are the modules', read when they start: this leaves them as they are.
-    public func updateCallRates(from limits: Limits) {
-        callRates.update(limits)
+    /// Puts `limits` in force for every app without its own, keeping the apps' own and the apps
+    /// served, from each connection's and module's next request on.
+    public func updateLimits(_ limits: Limits) {
+        limitsBook.replaceServerLimits(with: limits)
     }
 
     /// The port it listens on, once started.

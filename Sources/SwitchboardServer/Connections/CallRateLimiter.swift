@@ -1,4 +1,3 @@
-import Synchronization
 import SwitchboardCore
 
 /// Refuses a client's calls past the limits over any one-second window.
@@ -8,60 +7,46 @@ import SwitchboardCore
 /// Login and heartbeats are not counted. Each budget remembers the times of its last `limit`
 /// calls; a call is refused when the oldest of them is less than a second old.
 ///
-/// Every connection has one, so it holds only what its calls used: the limits are shared by all
-/// copies, and a budget's window is made at its first call (never for an unlimited budget).
+/// Every connection has one, so it holds only what its calls used: the figures are its caller's
+/// app's, read from the limits book at each call (so a reload reaches each connection at its next
+/// call, and a window kept under another figure starts afresh), and a budget's window is made at
+/// its first call (never for an unlimited budget).
 struct CallRateLimiter: Sendable {
     /// Which budget a call draws on (the operation says: `ClientOperation.rateBudget`).
     typealias Budget = RateBudget
 
-    /// Calls per second of each budget, by its raw value (-1: unlimited), shared by every copy and
-    /// changed in place by `update` (a relaxed load per call: a new figure reaches each
-    /// connection at its next call).
-    private final class PerSecond: Sendable {
-        private let limits: [Slot]
-
-        /// One budget's figure.
-        private final class Slot: Sendable {
-            let value: Atomic<Int>
-            init(_ value: Int?) { self.value = Atomic(value ?? -1) }
-        }
-
-        init(_ limits: [Int?]) { self.limits = limits.map(Slot.init) }
-
-        func limit(_ budget: Budget) -> Int? {
-            let value = limits[budget.rawValue].value.load(ordering: .relaxed)
-            return value < 0 ? nil : value
-        }
-
-        func set(_ budget: Budget, _ limit: Int?) { limits[budget.rawValue].value.store(limit ?? -1, ordering: .relaxed) }
-    }
-
-    private let perSecond: PerSecond
+    /// The limits in force, shared by every copy.
+    private let limits: LimitsBook
     /// The windows of the limited budgets called so far.
     private var windows: [(budget: Budget, window: SlidingWindow)] = []
 
+    init(limitsBook: LimitsBook) {
+        limits = limitsBook
+    }
+
+    /// A limiter under `limits` for every app.
     init(limits: Limits) {
-        perSecond = PerSecond(Budget.allCases.map { $0.callsPerSecond(under: limits) })
+        self.init(limitsBook: LimitsBook(limits: limits))
     }
 
-    /// Takes the per-client rates of `limits`, for this limiter and every copy of it (every
-    /// connection's): each connection's window of a changed budget starts afresh at its next call.
-    func update(_ limits: Limits) {
-        for budget in Budget.allCases { perSecond.set(budget, budget.callsPerSecond(under: limits)) }
-    }
-
-    /// Takes one call from `budget` (and from each other budget it draws on) at `now`; throws
-    /// `operationRateExceedLimitation` when one of them has already been spent within the last
-    /// second, and then takes from none.
-    mutating func take(_ budget: Budget, now: Duration, operation: String) throws(RtmError) {
-        guard budget.drawn.count > 1 else { return try take(one: budget, now: now, operation: operation) }
+    /// Takes one call of a client of `app` from `budget` (and from each other budget it draws on)
+    /// at `now`; throws `operationRateExceedLimitation` when one of them has already been spent
+    /// within the last second, and then takes from none.
+    mutating func take(_ budget: Budget, app: AppID, now: Duration, operation: String) throws(RtmError) {
+        guard budget.drawn.count > 1 else {
+            let limit = limits.reading(for: app) { budget.callsPerSecond(under: $0) }
+            return try take(one: budget, limit: limit, now: now, operation: operation)
+        }
+        let appLimits = limits.limits(for: app)
         var copy = self
-        for drawn in budget.drawn { try copy.take(one: drawn, now: now, operation: operation) }
+        for drawn in budget.drawn {
+            try copy.take(one: drawn, limit: drawn.callsPerSecond(under: appLimits), now: now, operation: operation)
+        }
         self = copy
     }
 
-    private mutating func take(one budget: Budget, now: Duration, operation: String) throws(RtmError) {
-        guard let limit = perSecond.limit(budget) else { return }
+    private mutating func take(one budget: Budget, limit: Int?, now: Duration, operation: String) throws(RtmError) {
+        guard let limit else { return }
         let index: Int
         if let found = windows.firstIndex(where: { $0.budget == budget }) {
             index = found

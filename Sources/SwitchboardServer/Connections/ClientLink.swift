@@ -139,9 +139,10 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
         }
     }
 
-    /// Takes one call from the link's rate budget; throws when the current second's is spent.
-    func takeRateBudget(_ budget: CallRateLimiter.Budget, now: Duration, operation: String) throws(RtmError) {
-        try limiter.withLock { limiter throws(RtmError) in try limiter.take(budget, now: now, operation: operation) }
+    /// Takes one call of a client of `app` from the link's rate budget; throws when the current
+    /// second's is spent.
+    func takeRateBudget(_ budget: CallRateLimiter.Budget, app: AppID, now: Duration, operation: String) throws(RtmError) {
+        try limiter.withLock { limiter throws(RtmError) in try limiter.take(budget, app: app, now: now, operation: operation) }
     }
 
     // MARK: Writing

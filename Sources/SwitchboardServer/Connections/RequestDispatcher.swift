@@ -9,24 +9,30 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
     let bus: EventBus
     let registry: SessionRegistry<Connection>
     let clock: any SwitchboardClock
-    let limits: Limits
     let log: ServerLog
-    /// What each new link copies to count its calls (the limits in it are shared).
+    /// What each new link copies to count its calls (the limits book in it is shared).
     let callLimiter: CallRateLimiter
     /// Where logins, requests and publishes are counted.
     let metrics: ServerMetrics
 
     init(
-        bus: EventBus, registry: SessionRegistry<Connection>, clock: any SwitchboardClock, limits: Limits, log: ServerLog,
+        bus: EventBus, registry: SessionRegistry<Connection>, clock: any SwitchboardClock, limitsBook: LimitsBook, log: ServerLog,
         metrics: ServerMetrics = ServerMetrics()
     ) {
         self.bus = bus
         self.registry = registry
         self.clock = clock
-        self.limits = limits
         self.log = log
         self.metrics = metrics
-        callLimiter = CallRateLimiter(limits: limits)
+        callLimiter = CallRateLimiter(limitsBook: limitsBook)
+    }
+
+    /// A dispatcher under `limits` for every app.
+    init(
+        bus: EventBus, registry: SessionRegistry<Connection>, clock: any SwitchboardClock, limits: Limits, log: ServerLog,
+        metrics: ServerMetrics = ServerMetrics()
+    ) {
+        self.init(bus: bus, registry: registry, clock: clock, limitsBook: LimitsBook(limits: limits), log: log, metrics: metrics)
     }
 
     /// Answers the frames queued on `link`, in order, until none are left.
@@ -136,7 +142,7 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
         _ binding: Binding.Type, _ operation: Binding.Operation, _ caller: Caller, _ link: ClientLink<Connection>,
         budgetTaken: Bool
     ) async throws(RtmError) -> Answer {
-        if !budgetTaken { try takeBudget(Binding.self, operation, link) }
+        if !budgetTaken { try takeBudget(Binding.self, operation, caller.app, link) }
         do {
             return try await Binding.answer(operation, caller: caller, bus: bus)
         } catch where error.code == .serviceNotSupport && Binding.unavailable != nil {
@@ -146,10 +152,10 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
     }
 
     private func takeBudget<Binding: FeatureBinding>(
-        _ binding: Binding.Type, _ operation: Binding.Operation, _ link: ClientLink<Connection>, now: Duration? = nil
+        _ binding: Binding.Type, _ operation: Binding.Operation, _ app: AppID, _ link: ClientLink<Connection>, now: Duration? = nil
     ) throws(RtmError) {
         if let budget = operation.rateBudget {
-            try link.takeRateBudget(budget, now: now ?? clock.coarseNow, operation: operation.name)
+            try link.takeRateBudget(budget, app: app, now: now ?? clock.coarseNow, operation: operation.name)
         }
     }
 
@@ -168,7 +174,7 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
         var budgetTaken = false
         do throws(RtmError) {
             let answered = try ChannelBinding.answerAtOnce(operation, caller: caller, bus: bus) { () throws(RtmError) in
-                try takeBudget(ChannelBinding.self, operation, link, now: now)
+                try takeBudget(ChannelBinding.self, operation, caller.app, link, now: now)
                 budgetTaken = true
             }
             guard let answer = answered else { return .mustWait(budgetTaken: budgetTaken) }

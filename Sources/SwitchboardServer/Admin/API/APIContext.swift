@@ -4,9 +4,8 @@ import SwitchboardCore
 /// the limits, the app ids served, and what `info` tells of this node.
 struct APIContext: Sendable {
     let bus: EventBus
-    let limits: Limits
-    /// The app ids the server serves; nil serves any.
-    let appIds: Set<AppID>?
+    /// The limits in force and the apps served (a reload changes them).
+    let limitsBook: LimitsBook
     let clock: any SwitchboardClock
     /// When the server started, on `clock`.
     let startedAt: Duration
@@ -16,6 +15,11 @@ struct APIContext: Sendable {
     let counters: @Sendable () -> NodeCounters
     /// The peer address of the connection that carries a session on this node, if one does.
     let address: @Sendable (SessionID) -> String?
+
+    /// The server's limits in force.
+    var limits: Limits { limitsBook.server }
+    /// The app ids the server serves now; nil serves any.
+    var appIds: Set<AppID>? { limitsBook.edition.served }
 
     /// The user id the server's calls show as theirs unless a call names one (`from`).
     static let serverUserId: UserID = "server"
