@@ -65,6 +65,7 @@ public final class SwitchboardServer: Sendable {
         customize(&modules)
         self.modules = modules.all
         clusterLink = modules.cluster
+        modules.cluster?.reap(with: modules.deadNodeSteps)
         bus = EventBus()
         registry = SessionRegistry(limits: configuration.limits, metrics: metrics)
         let dispatcher = RequestDispatcher(
