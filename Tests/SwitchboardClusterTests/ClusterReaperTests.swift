@@ -103,6 +103,10 @@ import SwitchboardTestKit
             #expect(await eventually { b.grants(to: bob).count == 1 })
             #expect(await eventually { b.lockEvents(to: bob).suffix(2).map(\.eventType) == [.lockReleased, .lockAcquired] })
             #expect(b.lockEvents(to: bob).last?.locks.first?.owner == "bob")
+            // Nothing else was heard: no release when the node was reaped, one at the hand-over.
+            #expect(
+                b.lockEvents(to: bob).map(\.eventType) == [.snapshot, .lockSet, .lockAcquired, .lockReleased, .lockAcquired],
+                "\(b.lockEvents(to: bob))")
             _ = alice
             await b.stop()
         }
