@@ -132,6 +132,24 @@ import SwitchboardTransport
         }
     }
 
+    /// Node 1 killed (SIGKILL) while its client holds a lock that a client of node 2 waits for:
+    /// the other nodes reap it and the waiter gets the lock once its ttl ran from node 1's last
+    /// beat (`peer_cluster_lock.py --kill-first-node`, which states and checks the bound).
+    @Test func aKilledHoldersLockGoesToAWaiterOnAnotherNodeAfterItsTtl() async throws {
+        var directories: [URL] = []
+        defer { for directory in directories { try? FileManager.default.removeItem(at: directory) } }
+        try await RedisServer.with { redis in
+            let nodes = try await startNodes(3, on: redis, directories: &directories)
+            let output = try await ProcessRunner.python(
+                "peer_cluster_lock.py", nodes.flatMap { ["--url", $0.url] } + ["--kill-first-node", "\(nodes[0].process.processIdentifier)"])
+            try? await nodes[0].kill9()
+            for node in nodes[1...] { try await node.stop() }
+            #expect(output.status == 0, "\(output.text)")
+            #expect(output.text.contains("the waiter on another node got the lock") && output.text.contains(" 0 failed"), "\(output.text)")
+            print(output.text.split(separator: "\n").filter { $0.contains("waiter on another node got") }.joined())
+        }
+    }
+
     @Test func aNodeWhoseRedisCannotBeReachedDoesNotStart() async throws {
         let directory = temporaryDataDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
