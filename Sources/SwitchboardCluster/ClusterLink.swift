@@ -61,6 +61,10 @@ public actor ClusterLink: OpeningModule {
     private nonisolated let deadNodeSteps = Mutex<[any DeadNodeStep]>([])
     /// The reaping pass under way, if any: beats go on meanwhile.
     private var reaping: Task<Void, Never>?
+    /// This node's beats in a row that wrote its record. A node reaps only after more than a
+    /// record's life of them: after an outage of Redis itself (every record expired meanwhile),
+    /// every node that came back with Redis has written its record again by then.
+    private var steadyBeats = 0
 
     /// A link for this node of the cluster `configuration` names; it connects in `open()`.
     public init(_ configuration: ClusterConfiguration) {
@@ -234,7 +238,9 @@ public actor ClusterLink: OpeningModule {
         if let clock = clock {
             for await _ in clock.ticks(every: configuration.beatInterval) {
                 await beat(clock)
-                if reaping == nil { reaping = Task { await reapDeadNodes(now: clock.wallNow) } }
+                if reaping == nil, steadyBeats > configuration.beatsToLive {
+                    reaping = Task { await reapDeadNodes(now: clock.wallNow) }
+                }
             }
         } else {
             await Cancellation.wait()
@@ -276,13 +282,16 @@ public actor ClusterLink: OpeningModule {
             let outcome = NodeDirectory.beatOutcome(reply)
             guard let liveNodes = outcome.liveNodes else {
                 appLoads.failed()
+                steadyBeats = 0
                 await endReapedSessions(clock)
                 return
             }
+            steadyBeats += 1
             health.liveNodes = liveNodes
             if status != nil { appLoads.wrote(changes, toward: apps, hashWasThere: outcome.hashWasThere) }
         } catch {
             appLoads.failed()
+            steadyBeats = 0
             inbound.log(.warning, "this node's liveness record was not written: \(error)")
         }
     }

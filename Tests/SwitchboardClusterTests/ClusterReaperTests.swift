@@ -161,6 +161,32 @@ import SwitchboardTestKit
         }
     }
 
+    @Test func anOutageOfRedisLongerThanARecordsLifeReapsNobody() async throws {
+        try await RedisServer.with(["--appendonly", "yes", "--appendfsync", "always"]) { redis in
+            let (nodes, alice, bob) = try await aliceHoldsBobWaits(["a", "b"], on: redis)
+            let (a, b) = (nodes[0], nodes[1])
+            try await advance(nodes, by: 4)
+            // Redis goes away for five seconds: both records expire meanwhile, in Redis's file.
+            try await redis.kill()
+            try await advance(nodes, by: 5)
+            try await redis.start()
+            #expect(await eventually(within: .seconds(20)) { a.link.isConnected && b.link.isConnected })
+            // Node a beats first after the outage: node b's record is still the expired one.
+            try await advance([a], by: 1)
+            try await Task.sleep(for: .milliseconds(300))
+            try await advance(nodes, by: 6)
+            try await redis.withClient { client in
+                #expect(try await reaped(client).isEmpty)
+                let live = try await liveRecords(client)
+                #expect(live == ["a", "b"])
+            }
+            #expect(!a.harness.outbox.calls.contains(.disconnect(alice.session, .kickedOutByServer)))
+            #expect(!b.harness.outbox.calls.contains(.disconnect(bob.session, .kickedOutByServer)))
+            await a.stop()
+            await b.stop()
+        }
+    }
+
     @Test func aPausedNodeThatWakesReapedIsRefusedItsSessionsLockCallsAndEndsThem() async throws {
         try await RedisServer.with { redis in
             let (nodes, alice, bob) = try await aliceHoldsBobWaits(["a", "b"], on: redis)
