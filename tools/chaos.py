@@ -25,7 +25,8 @@ Afterwards it checks, printing one line per invariant:
   3. the counter's final value is at least the number of acknowledged increments and at most that
      plus the writes whose answer never came; the revisions each writer read only grow;
   4. a subscriber's first session, left on a node that was paused, is closed once that node wakes
-     (`closing` 27, sameUidLogin) or with its node.
+     (`closing` 27, sameUidLogin, or 28, kickedOutByServer, when the cluster reaped the paused node
+     meanwhile) or with its node.
 Exits 0 when every invariant held, 1 when one did not, 2 when it could not run.
 """
 
