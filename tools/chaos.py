@@ -29,7 +29,8 @@ Afterwards it checks, printing one line per invariant:
      plus the writes whose answer never came or said Redis did not answer (storageOperationTimeout:
      made or not); the revisions each writer read only grow;
   4. a subscriber's first session, left on a node that was paused, is closed once that node wakes
-     (`closing` 27, sameUidLogin) or with its node;
+     (`closing` 27, sameUidLogin, or 28, kickedOutByServer, when the cluster reaped the paused node
+     meanwhile) or with its node;
   5. every grant of the lock had a fencing token no grant had before, and each worker's tokens only
      grow; the guarded counter ends within the acknowledged guarded writes (and those whose answer
      never came); after the faults, a new client gets the lock within its ttl and a margin.

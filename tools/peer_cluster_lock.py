@@ -5,14 +5,30 @@ fencing tokens that only grow, events heard on every node, waiters granted acros
 writes under a lock checked wherever the owner is.
 
     python3 tools/peer_cluster_lock.py --url ws://127.0.0.1:P1 --url ws://127.0.0.1:P2 [--url ws://127.0.0.1:P3 …]
+        [--kill-first-node PID | --pause-first-node PID]
+
+With --kill-first-node (the process id of the first --url's node), it then kills that node with SIGKILL
+while a client of it holds a lock (ttl 10 s) that a client of the second node waits for, and checks that
+the cluster reaps the dead node: the waiter is granted the lock between TTL − 1 s and TTL + 3 s after
+the kill (the ttl counts from the dead node's last beat, at most a second before the kill; docs/CLUSTER.md
+states the bound), and a member on the last node hears lockReleased then lockAcquired.
+
+With --pause-first-node instead, it stops that node (SIGSTOP) for 6 s while its client holds a lock with a
+ttl of 30 s that the second node's client waits for, then lets it go on (SIGCONT): meanwhile the cluster
+reaps the node, so once awake it ends its sessions (the holder is told `closing` 28, kickedOutByServer),
+and the waiter gets the lock then, long before the ttl.
 
 Needs PyPI's `websockets` and `msgpack`. Run the nodes with `switchboard serve --no-rate-limits`.
 Exits 0 when every check passed, 1 when one failed, 2 when it could not run.
 """
 
+import argparse
 import asyncio
+import functools
 import os
+import signal
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer import is_error, login, run_cluster_cli  # noqa: E402
@@ -128,9 +144,97 @@ async def lock_checks(report, urls, app_id, token, suffix):
             await peer.close()
 
 
+TTL = 10  # the least ttl a lock may have (§14.6)
+KICKED_OUT_BY_SERVER = 28  # §4.6
+
+
+async def dead_holder_checks(pid, report, urls, app_id, token, suffix):
+    """Kills node `pid` (the first url's) while its client holds a lock a client of the second node waits for."""
+    channel = f"cluster-dead-{suffix}"
+    holder = await login(report, urls[0], f"dh-holder-{suffix}", app_id, token)
+    waiter = await login(report, urls[1], f"dh-waiter-{suffix}", app_id, token)
+    member = await login(report, urls[-1], f"dh-member-{suffix}", app_id, token)
+    try:
+        for peer in (holder, waiter, member):
+            await peer.request("subscribe", channel=channel, features=LOCK)
+            await peer.wait_for_pushes(lock_events(channel), 1)
+        answer = await holder.request("setLock", channelType=1, channel=channel, lockName="L", ttl=TTL)
+        taken = await holder.request("acquireLock", channelType=1, channel=channel, lockName="L")
+        queued = await waiter.request("acquireLock", channelType=1, channel=channel, lockName="L", retry=True)
+        report.check("the first node's client holds the lock, the second node's waits for it",
+                     answer.get("t") == "ok" and taken.get("acquired") is True and queued.get("acquired") is False,
+                     repr((answer, taken, queued)))
+        os.kill(pid, signal.SIGKILL)
+        killed = time.monotonic()
+        grants = await waiter.wait_for_pushes(granted(channel), 1, timeout=TTL + 10)
+        waited = time.monotonic() - killed
+        report.check(f"the holder's node killed: the waiter on another node got the lock {waited:.2f} s later "
+                     f"(bound {TTL - 1}-{TTL + 3} s), with a larger token",
+                     grants[:1] and TTL - 1 <= waited <= TTL + 3
+                     and grants[0].get("fencingToken", 0) > taken.get("fencingToken", 0), repr(grants[:1]))
+        got = await member.wait_for_pushes(lock_events(channel), 5)
+        kinds = [(push.get("eventType"), (push.get("locks") or [{}])[0].get("owner", "")) for push in got[3:5]]
+        report.check("a member on a third node heard the dead holder's lock released, then acquired by the waiter",
+                     kinds == [(LOCK_RELEASED, holder.name), (LOCK_ACQUIRED, waiter.name)], repr(got))
+    finally:
+        for peer in (waiter, member):
+            await peer.close()
+        try:
+            await asyncio.wait_for(holder.close(), 2)
+        except Exception:  # noqa: BLE001 - its node is gone, and its connection with it
+            pass
+
+
+async def paused_holder_checks(pid, report, urls, app_id, token, suffix):
+    """Pauses node `pid` (the first url's) past its liveness record while its client holds a lock."""
+    channel = f"cluster-paused-{suffix}"
+    holder = await login(report, urls[0], f"ph-holder-{suffix}", app_id, token)
+    waiter = await login(report, urls[1], f"ph-waiter-{suffix}", app_id, token)
+    try:
+        for peer in (holder, waiter):
+            await peer.request("subscribe", channel=channel, features=LOCK)
+            await peer.wait_for_pushes(lock_events(channel), 1)
+        await holder.request("setLock", channelType=1, channel=channel, lockName="L", ttl=30)
+        taken = await holder.request("acquireLock", channelType=1, channel=channel, lockName="L")
+        queued = await waiter.request("acquireLock", channelType=1, channel=channel, lockName="L", retry=True)
+        report.check("the first node's client holds the lock (ttl 30 s), the second node's waits for it",
+                     taken.get("acquired") is True and queued.get("acquired") is False, repr((taken, queued)))
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            await asyncio.sleep(6)
+            report.check("while the node is paused (6 s), the waiter is not granted: the ttl runs from its last beat",
+                         not [push for push in waiter.pushes if granted(channel)(push)])
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        woke = time.monotonic()
+        closing = await holder.wait_for_pushes(lambda push: push.get("t") == "closing", 1, timeout=10)
+        report.check(f"once awake, the reaped node ends its session: closing {KICKED_OUT_BY_SERVER}",
+                     closing[:1] and closing[0].get("reason") == KICKED_OUT_BY_SERVER, repr(closing[:1]))
+        grants = await waiter.wait_for_pushes(granted(channel), 1, timeout=10)
+        waited = time.monotonic() - woke
+        report.check(f"and the waiter on another node got the lock {waited:.2f} s after the node woke, long before the ttl",
+                     grants[:1] and waited < 5, repr(grants[:1]))
+    finally:
+        for peer in (holder, waiter):
+            try:
+                await asyncio.wait_for(peer.close(), 2)
+            except Exception:  # noqa: BLE001 - the holder's connection is closed by its node
+                pass
+
+
 def main():
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("--kill-first-node", type=int, metavar="PID")
+    options.add_argument("--pause-first-node", type=int, metavar="PID")
+    known, rest = options.parse_known_args()
+    sys.argv = sys.argv[:1] + rest
+    checks = [lock_checks]
+    if known.pause_first_node:
+        checks.append(functools.partial(paused_holder_checks, known.pause_first_node))
+    if known.kill_first_node:
+        checks.append(functools.partial(dead_holder_checks, known.kill_first_node))
     return run_cluster_cli("cluster lock peer", "Switchboard cluster lock self-check (see docs/PROTOCOL.md §14).",
-                           [lock_checks])
+                           checks)
 
 
 if __name__ == "__main__":

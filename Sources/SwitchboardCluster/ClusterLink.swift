@@ -1,3 +1,4 @@
+import Synchronization
 import SwitchboardCore
 import SwitchboardRedis
 import SwitchboardTransport
@@ -23,7 +24,11 @@ import SwitchboardTransport
 ///   channel;
 /// - what other nodes publish is delivered to this node's listeners (`InboundRelay`);
 /// - every beat it writes this node's liveness record and status, and `ListClusterNodes` reads
-///   every live node's (`NodeDirectory`).
+///   every live node's (`NodeDirectory`);
+/// - every beat it looks for nodes whose record expired and, holding the reapers' lease, ends
+///   their sessions' share of every store that asked (`reap(with:)`, `DeadNodes`) and takes them
+///   off the users' online sets; a beat that finds this node itself reaped (it was paused or cut
+///   off meanwhile) ends this node's sessions before the node beats again.
 ///
 /// With one subscription per node per channel, user or set, each message reaches each node once.
 public actor ClusterLink: OpeningModule {
@@ -50,11 +55,28 @@ public actor ClusterLink: OpeningModule {
     /// Opening and closing one at a time: a close still waiting for Redis must not unsubscribe
     /// after an open that came later has subscribed again.
     private let turns = OneAtATime()
+    /// The users' online sets, with this node's index of them.
+    private nonisolated var onlineSets: OnlineSets { OnlineSets(redis: redis) }
+    /// What else ends a dead node's sessions' share when this node reaps it (the stores').
+    private nonisolated let deadNodeSteps = Mutex<[any DeadNodeStep]>([])
+    /// The reaping pass under way, if any: beats go on meanwhile.
+    private var reaping: Task<Void, Never>?
+    /// This node's beats in a row that wrote its record. A node reaps only after more than a
+    /// record's life of them: after an outage of Redis itself (every record expired meanwhile),
+    /// every node that came back with Redis has written its record again by then.
+    private var steadyBeats = 0
 
     /// A link for this node of the cluster `configuration` names; it connects in `open()`.
     public init(_ configuration: ClusterConfiguration) {
         self.configuration = configuration
         inbound = InboundRelay(nodeID: configuration.nodeID)
+    }
+
+    /// Adds `steps` to what ends a dead node's sessions' share when this node reaps it (the
+    /// stores in the cluster's Redis that keep state per session); the users' online sets are
+    /// the link's own step, always taken.
+    public nonisolated func reap(with steps: [any DeadNodeStep]) {
+        deadNodeSteps.withLock { $0 += steps }
     }
 
     /// True while both connections to Redis are up.
@@ -198,15 +220,34 @@ public actor ClusterLink: OpeningModule {
         let inbound = self.inbound
         try await redis.connect(configuration.redis) { inbound.handle($0) }
         try await redis.subscribe(inbound.health.channel)
+        try await rejoin(now: clock?.wallNow)
+    }
+
+    /// Clears this node's reaped mark and, knowing the time (started), writes its liveness record
+    /// (`NodeDirectory.rejoin`).
+    private func rejoin(now: WallClockTime?) async throws(RedisError) {
+        let expires = now.map { $0 + configuration.beatInterval * configuration.beatsToLive }
+        _ = try await redis.run(
+            NodeDirectory.rejoin, keys: [NodeDirectory.nodesKey, Array(DeadNodes.reapedKey.utf8)],
+            arguments: [Array(configuration.nodeID.utf8), Array((expires.map { String($0.millisecondsSince1970) } ?? "").utf8)])
     }
 
     /// Beats until cancelled: a probe through pub/sub and the liveness record each
     /// `beatInterval`; then closes the connections.
     public func run() async throws {
         if let clock = clock {
-            for await _ in clock.ticks(every: configuration.beatInterval) { await beat(clock) }
+            for await _ in clock.ticks(every: configuration.beatInterval) {
+                await beat(clock)
+                if reaping == nil, steadyBeats > configuration.beatsToLive {
+                    reaping = Task { await reapDeadNodes(now: clock.wallNow) }
+                }
+            }
         } else {
             await Cancellation.wait()
+        }
+        if let reaping {
+            reaping.cancel()
+            await reaping.value
         }
         await redis.close()
         inbound.finish()
@@ -234,15 +275,80 @@ public actor ClusterLink: OpeningModule {
         do {
             let sent = ContinuousClock.now
             let reply = try await redis.run(
-                NodeDirectory.beat, keys: [NodeDirectory.nodesKey, NodeDirectory.statusKey(of: node), NodeDirectory.appsKey(of: node)],
+                NodeDirectory.beat, keys: NodeDirectory.beatKeys(of: node),
                 arguments: NodeDirectory.beatArguments(
                     node: node, expires: now + timeToLive, now: now, timeToLive: timeToLive, status: status, changes: changes))
             health.roundTrip = ContinuousClock.now - sent
             let outcome = NodeDirectory.beatOutcome(reply)
-            health.liveNodes = outcome.liveNodes
+            guard let liveNodes = outcome.liveNodes else {
+                appLoads.failed()
+                steadyBeats = 0
+                await endReapedSessions(clock)
+                return
+            }
+            steadyBeats += 1
+            health.liveNodes = liveNodes
             if status != nil { appLoads.wrote(changes, toward: apps, hashWasThere: outcome.hashWasThere) }
         } catch {
             appLoads.failed()
+            steadyBeats = 0
+            inbound.log(.warning, "this node's liveness record was not written: \(error)")
+        }
+    }
+
+    // MARK: Dead nodes
+
+    /// One reaping pass: takes the lease if a node's record expired before `now`, marks the dead
+    /// nodes reaped, ends their sessions' share of every step (a step that fails leaves the node
+    /// to the next pass: every step is repeatable), then takes them off the records.
+    private func reapDeadNodes(now: WallClockTime) async {
+        defer { reaping = nil }
+        let me = Array(configuration.nodeID.utf8)
+        let dead: [(node: String, expiry: WallClockTime)]
+        do {
+            dead = DeadNodes.claimed(
+                try await redis.run(
+                    DeadNodes.claim, keys: [NodeDirectory.nodesKey, Array(DeadNodes.reapedKey.utf8), DeadNodes.leaseKey],
+                    arguments: DeadNodes.claimArguments(node: configuration.nodeID, now: now)))
+        } catch {
+            return
+        }
+        guard !dead.isEmpty else { return }
+        let steps = deadNodeSteps.withLock { $0 } + [onlineSets]
+        let timeToLive = configuration.beatInterval * configuration.beatsToLive
+        for (node, expiry) in dead where node != configuration.nodeID {
+            do {
+                for step in steps { try await step.reapSessions(ofNode: node, lastBeat: expiry - timeToLive) }
+                _ = try await redis.run(
+                    DeadNodes.finish, keys: [NodeDirectory.nodesKey], arguments: [Array(node.utf8), Array(String(now.millisecondsSince1970).utf8)])
+                inbound.log(.warning, "node \(node) was reaped: its liveness record expired at \(expiry); its sessions ended")
+            } catch {
+                inbound.log(.warning, "node \(node) is not reaped yet (the next pass tries again): \(error)")
+            }
+        }
+        _ = try? await redis.run(DeadNodes.release, keys: [DeadNodes.leaseKey], arguments: [me])
+    }
+
+    /// This node was reaped (paused, or cut off from Redis, past its record's expiry): what its
+    /// sessions held is gone or counting down elsewhere, so they end (each user's sessions here,
+    /// told `kickedOutByServer`, as the server API's disconnect does), then the node clears its
+    /// mark and writes its record again.
+    private func endReapedSessions(_ clock: any SwitchboardClock) async {
+        inbound.log(.warning, "this node was reaped by the cluster (its liveness record had expired): its sessions end")
+        let users = listening.compactMap { listened -> UserKey? in
+            if case .messages(.user(let user)) = listened { user } else { nil }
+        }
+        if let bus {
+            for user in users {
+                _ = try? await bus.request(
+                    DisconnectUser(
+                        caller: .server(app: user.app, userId: user.userId), userId: user.userId,
+                        detail: "this node was cut off from the cluster and its sessions were ended"))
+            }
+        }
+        do {
+            try await rejoin(now: clock.wallNow)
+        } catch {
             inbound.log(.warning, "this node's liveness record was not written: \(error)")
         }
     }
@@ -265,7 +371,7 @@ public actor ClusterLink: OpeningModule {
         listening.insert(listened)
         if case .messages(.user(let user)) = listened {
             do {
-                _ = try await redis.send([Self.addMember, RelayChannels.onlineKey(of: user), Array(configuration.nodeID.utf8)])
+                try await onlineSets.set(user, node: configuration.nodeID, listed: true)
             } catch {
                 await close(listened)
                 throw RtmError(listened.timeoutCode, operation: operation, reason: "the cluster's Redis cannot be reached: \(error)")
@@ -283,7 +389,7 @@ public actor ClusterLink: OpeningModule {
         guard listening.remove(listened) != nil else { return }
         if case .messages(.user(let user)) = listened {
             do {
-                _ = try await redis.send([Self.removeMember, RelayChannels.onlineKey(of: user), Array(configuration.nodeID.utf8)])
+                try await onlineSets.set(user, node: configuration.nodeID, listed: false)
             } catch {
                 inbound.log(.warning, "this node stays listed for \(user) in Redis: \(error)")
             }
@@ -301,7 +407,7 @@ public actor ClusterLink: OpeningModule {
                 try await turns.run { () async throws(RtmError) in
                     for case .messages(.user(let user)) in listening {
                         do {
-                            _ = try await redis.send([Self.addMember, RelayChannels.onlineKey(of: user), Array(configuration.nodeID.utf8)])
+                            try await onlineSets.set(user, node: configuration.nodeID, listed: true)
                         } catch {
                             throw RtmError(.loginTimeout, operation: OpenRelay.operation, reason: "\(error)")
                         }
@@ -314,9 +420,6 @@ public actor ClusterLink: OpeningModule {
             }
         }
     }
-
-    private static let addMember = Array("SADD".utf8)
-    private static let removeMember = Array("SREM".utf8)
 
     private func hasListener(_ listened: Listened) -> Bool {
         switch listened {

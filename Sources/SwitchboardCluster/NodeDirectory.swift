@@ -24,9 +24,11 @@ enum NodeDirectory {
     /// of its apps into the hash KEYS[3] (emptied first when ARGV[6] is 1; ARGV[7] fields to set,
     /// then as many field-value pairs, then the fields to remove), both expiring in ARGV[4] ms.
     /// Returns how many records have not expired at ARGV[3], and whether the hash existed
-    /// before. Fields go 500 at a time, within Lua's limit on unpacked values.
+    /// before; `{-1, 0}`, writing nothing, when the node is marked reaped (KEYS[4],
+    /// `DeadNodes`). Fields go 500 at a time, within Lua's limit on unpacked values.
     static let beat = RedisScript(
-        """
+        DeadNodes.escapeFunction + """
+        if redis.call('ZSCORE', KEYS[4], escaped(ARGV[1])) then return {-1, 0} end
         redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
         local kept = redis.call('EXISTS', KEYS[3])
         if ARGV[5] ~= '' then
@@ -63,22 +65,38 @@ enum NodeDirectory {
         return arguments
     }
 
-    /// The beat's reply: live records, and whether the app hash existed before.
-    static func beatOutcome(_ reply: RESPValue) -> (liveNodes: Int, hashWasThere: Bool) {
-        let parts = reply.elements ?? []
-        return (Int(parts.first?.integer ?? 0), (parts.dropFirst().first?.integer ?? 0) != 0)
+    /// The keys of the beat script for `node`.
+    static func beatKeys(of node: String) -> [[UInt8]] {
+        [nodesKey, statusKey(of: node), appsKey(of: node), Array(DeadNodes.reapedKey.utf8)]
     }
+
+    /// The beat's reply: live records (nil when the node was reaped), and whether the app hash
+    /// existed before.
+    static func beatOutcome(_ reply: RESPValue) -> (liveNodes: Int?, hashWasThere: Bool) {
+        let parts = reply.elements ?? []
+        let live = Int(parts.first?.integer ?? 0)
+        return (live < 0 ? nil : live, (parts.dropFirst().first?.integer ?? 0) != 0)
+    }
+
+    /// A node coming back (starting, or after it learnt it was reaped and ended its sessions):
+    /// node ARGV[1] is no longer marked reaped (KEYS[2]) and, when ARGV[2] is not empty, its
+    /// liveness record (KEYS[1]) expires then, so no reaper takes it for dead before its next beat.
+    static let rejoin = RedisScript(
+        DeadNodes.escapeFunction + """
+            redis.call('ZREM', KEYS[2], escaped(ARGV[1]))
+            if ARGV[2] ~= '' then redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1]) end
+            return 1
+            """)
 
     /// Reads every node whose record has not expired at ARGV[1] (KEYS[1]), with its status and
     /// the load of app ARGV[2] (none when empty): `{node, status or '', load or ''}` each. The
     /// keys are found from the node names (escaped as `KeyPart` does), so this reads keys it does
     /// not declare: fine on one Redis, as the metadata store's indexes are.
     static let list = RedisScript(
-        """
+        DeadNodes.escapeFunction + """
         local answer = {}
         for _, node in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], '+inf')) do
-          local part = string.gsub(node, '[%%{}:]', function(c) return string.format('%%%02X', string.byte(c)) end)
-          local key = 'sb:node:{' .. part .. '}'
+          local key = 'sb:node:{' .. escaped(node) .. '}'
           local load = ''
           if ARGV[2] ~= '' then load = redis.call('HGET', key .. ':apps', ARGV[2]) or '' end
           answer[#answer + 1] = {node, redis.call('GET', key) or '', load}

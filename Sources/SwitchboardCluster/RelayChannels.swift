@@ -27,5 +27,11 @@ enum RelayChannels {
         Array("sb:ug:{\(escaped(user.app)):\(escaped(user.userId))}".utf8)
     }
 
+    /// `sb:on:{node}`: the online sets (`onlineKey`) that list `node`, so a reaper of the node
+    /// finds them (`OnlineSets`).
+    static func onlineIndexKey(of node: String) -> [UInt8] {
+        Array("sb:on:{\(escaped(node))}".utf8)
+    }
+
     private static func escaped(_ part: String) -> String { KeyPart.escaped(part) }
 }

@@ -155,6 +155,46 @@ import SwitchboardTransport
         }
     }
 
+    @Test func aReapedNodesSessionsLeaveTheLinesAndTheirLocksCountDownFromTheLastBeat() async throws {
+        try await RedisServer.with { redis in
+            // Node a's alice holds L and waits for M; carol, also on a, waits for L; bob on b holds M.
+            let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
+            let carol = Caller(app: "app", userId: "carol", session: SessionID(2))
+            let bob = Caller(app: "app", userId: "bob", session: SessionID(1))
+            let a = try await redis.lockStore(node: "node-a")
+            let b = try await redis.lockStore(node: "node-b")
+            for name in ["L", "M"] { _ = try await a.setLock(name, in: room, ttl: 10, maxLocks: 32, maxLocksInApp: .max) }
+            _ = try await a.acquireLock("L", in: room, by: alice, wait: false, now: start)
+            _ = try await b.acquireLock("M", in: room, by: bob, wait: false, now: start)
+            _ = try await a.acquireLock("M", in: room, by: alice, wait: true, now: start)
+            _ = try await a.acquireLock("L", in: room, by: carol, wait: true, now: start)
+            let lastBeat = start + .seconds(2)
+            // Not marked reaped: nothing happens (the node came back, or was never dead).
+            try await b.reapSessions(ofNode: "node-a", lastBeat: lastBeat)
+            #expect(try await a.snapshot(of: room).locks.map(\.owner) == ["alice", "bob"])
+            #expect(try await redis.countdowns() == [])
+            // Marked: node a's sessions leave every line at once, alice's lock counts down from
+            // the last beat; twice (two reapers) is once.
+            _ = try await redis.send(["ZADD", DeadNodes.reapedKey, "0", "node-a"])
+            try await b.reapSessions(ofNode: "node-a", lastBeat: lastBeat)
+            try await b.reapSessions(ofNode: "node-a", lastBeat: lastBeat + .seconds(5))
+            #expect(try await redis.countdowns() == [String((lastBeat + .seconds(10)).millisecondsSince1970)])
+            // Alice's calls are refused: the lock is no longer hers to release.
+            #expect(await refusal { _ = try await a.releaseLock("L", in: room, by: alice, now: start) } == .notOwner(owner: "alice"))
+            #expect(await refusal { _ = try await a.acquireLock("M", in: room, by: alice, wait: true, now: start) } == .notOwner(owner: "bob"))
+            // Bob releases M: nobody of node a is in its line any more.
+            _ = try await b.releaseLock("M", in: room, by: bob, now: start)
+            #expect(try await b.snapshot(of: room).locks.map(\.owner) == ["alice", ""])
+            // The sweep before the deadline leaves L; at it, L is free (carol left its line).
+            #expect(try await b.expire(now: lastBeat + .seconds(9)) == [])
+            let effects = try await b.expire(now: lastBeat + .seconds(10))
+            #expect(effects.count == 1 && effects.first.map { if case .event(_, .lockReleased, _) = $0 { true } else { false } } == true)
+            #expect(try await b.snapshot(of: room).locks.map(\.owner) == ["", ""])
+            await a.close()
+            await b.close()
+        }
+    }
+
     private func refusal(_ body: () async throws -> Void) async -> LockRefusal? {
         do {
             try await body()

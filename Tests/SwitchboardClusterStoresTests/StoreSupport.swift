@@ -1,6 +1,7 @@
 import SwitchboardClusterStores
 import SwitchboardRedis
 import SwitchboardTestKit
+import SwitchboardTransport
 
 extension RedisServer {
     /// An opened metadata store of node `node` on this server.
@@ -17,5 +18,30 @@ extension RedisServer {
         let store = RedisLockStore(configuration: RedisConfiguration(url: RedisURL(host: "127.0.0.1", port: port)), nodeID: node)
         try await store.open()
         return store
+    }
+}
+
+extension RedisServer {
+    /// Runs one command on this server through a client of its own.
+    func send(_ arguments: [String]) async throws -> RESPValue {
+        let group = try EventLoopGroup(threads: 1)
+        var reply = RESPValue.null
+        var failure: (any Error)?
+        do {
+            let client = try await RedisClient.connect(RedisURL(host: "127.0.0.1", port: port), group: group)
+            do { reply = try await client.send(arguments) } catch { failure = error }
+            await client.close()
+        } catch {
+            failure = error
+        }
+        try await BlockingWork.run { group.shutdown() }
+        if let failure { throw failure }
+        return reply
+    }
+
+    /// The wall-clock deadlines of the lock store's ttl countdowns, earliest first.
+    func countdowns() async throws -> [String] {
+        let flat = try await send(["EVAL", "return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')", "1", "sb:lk:countdowns"])
+        return (flat.elements ?? []).enumerated().compactMap { $0.offset % 2 == 1 ? $0.element.string : nil }
     }
 }

@@ -15,6 +15,8 @@ import SwitchboardTransport
 struct ClusterNode {
     let link: ClusterLink
     let harness: ModuleHarness
+    /// The node's stores that end a dead node's sessions' share when it reaps one.
+    var deadNodeSteps: [any DeadNodeStep] = []
 
     /// Starts node `name` on `redis`, with the storage module when `storage` is true and the lock
     /// module when `locks` is (then metadata writes check their locks in Redis, as `serve
@@ -23,14 +25,17 @@ struct ClusterNode {
         let configuration = ClusterConfiguration(url: RedisURL(host: "127.0.0.1", port: redis.port), nodeID: name)
         let link = ClusterLink(configuration)
         try await link.open()
-        let metadata =
-            storage ? Storage(store: RedisMetadataStore(configuration: configuration.redis, nodeID: name, locksInRedis: locks)) : nil
-        let lock = locks ? Lock(store: RedisLockStore(configuration: configuration.redis, nodeID: name)) : nil
+        let metadataStore = storage ? RedisMetadataStore(configuration: configuration.redis, nodeID: name, locksInRedis: locks) : nil
+        let lockStore = locks ? RedisLockStore(configuration: configuration.redis, nodeID: name) : nil
+        let steps = [metadataStore as (any DeadNodeStep)?, lockStore].compactMap { $0 }
+        link.reap(with: steps)
+        let metadata = metadataStore.map { Storage(store: $0) }
+        let lock = lockStore.map { Lock(store: $0) }
         let modules: [any Module] = [Session(), MessageRouter()] + (metadata.map { [$0] } ?? []) + (lock.map { [$0] } ?? [])
         let harness = await ModuleHarness(modules: modules + [link])
         try await metadata?.open()
         try await lock?.open()
-        return ClusterNode(link: link, harness: harness)
+        return ClusterNode(link: link, harness: harness, deadNodeSteps: steps)
     }
 
     func logIn(_ user: String) async throws -> Caller {

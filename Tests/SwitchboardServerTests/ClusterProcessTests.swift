@@ -132,6 +132,40 @@ import SwitchboardTransport
         }
     }
 
+    /// Node 1 killed (SIGKILL) while its client holds a lock that a client of node 2 waits for:
+    /// the other nodes reap it and the waiter gets the lock once its ttl ran from node 1's last
+    /// beat (`peer_cluster_lock.py --kill-first-node`, which states and checks the bound).
+    @Test func aKilledHoldersLockGoesToAWaiterOnAnotherNodeAfterItsTtl() async throws {
+        let output = try await lockPeerWithFirstNode("--kill-first-node")
+        #expect(output.contains("the waiter on another node got the lock"), "\(output)")
+    }
+
+    /// Node 1 paused (SIGSTOP) past its liveness record while its client holds a lock: the
+    /// others reap it; once awake it ends its sessions and the waiter on node 2 gets the lock
+    /// (`peer_cluster_lock.py --pause-first-node`).
+    @Test func aPausedHoldersNodeWakesReapedAndEndsItsSessions() async throws {
+        let output = try await lockPeerWithFirstNode("--pause-first-node")
+        #expect(output.contains("once awake, the reaped node ends its session"), "\(output)")
+    }
+
+    /// Runs the lock peer against three nodes, handing it node 1's process id with `option`;
+    /// returns its report (and prints its timing lines).
+    private func lockPeerWithFirstNode(_ option: String) async throws -> String {
+        var directories: [URL] = []
+        defer { for directory in directories { try? FileManager.default.removeItem(at: directory) } }
+        return try await RedisServer.with { redis in
+            let nodes = try await startNodes(3, on: redis, directories: &directories)
+            let output = try await ProcessRunner.python(
+                "peer_cluster_lock.py", nodes.flatMap { ["--url", $0.url] } + [option, "\(nodes[0].process.processIdentifier)"])
+            kill(nodes[0].process.processIdentifier, SIGCONT)
+            for node in nodes { try await node.stop() }
+            #expect(output.status == 0, "\(output.text)")
+            #expect(output.text.contains(" 0 failed"), "\(output.text)")
+            print(output.text.split(separator: "\n").filter { $0.contains(" s after") || $0.contains(" s later") }.joined(separator: "\n"))
+            return output.text
+        }
+    }
+
     @Test func aNodeWhoseRedisCannotBeReachedDoesNotStart() async throws {
         let directory = temporaryDataDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,3 +1,4 @@
+import SwitchboardCluster
 import SwitchboardRedis
 
 /// The Lua scripts of `RedisLockStore`, one per atomic operation: the rules of the in-memory
@@ -11,7 +12,9 @@ import SwitchboardRedis
 /// indexes: `sb:lk:sessions` (scores 0, read by prefix: `id\ntag\nname` for every lock a session
 /// owns or waits for), `sb:lk:suspended` (the sessions whose connection is lost) and
 /// `sb:lk:countdowns` (`tag\nname` scored by the wall-clock millisecond its lost owner's ttl
-/// runs out); per app `sb:lk:app:{app}`, its number of locks.
+/// runs out); per app `sb:lk:app:{app}`, its number of locks. A session of a node the reaper
+/// marked (`DeadNodes.reapedKey`) may no longer acquire or release, and its suspension and resume
+/// change nothing: what it held is the reaper's to count down.
 ///
 /// Every change of a channel's locks bumps its `…:seq` and is published on its `…:events`
 /// channel as a MessagePack array `[tag, seq, effects]`, where an effect is `[1, event type,
@@ -65,6 +68,7 @@ enum LockScripts {
             local tag, name, id, user, wait, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
             local lock = load(tag, name)
             if not lock then return {0, 'notExist'} end
+            if isReaped(id) then return {0, 'notOwner', lock.user} end
             if lock.owner == '' then
               local token = give(tag, name, lock, id, user, now)
               save(tag, name, lock)
@@ -87,6 +91,7 @@ enum LockScripts {
             local tag, name, id, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
             local lock = load(tag, name)
             if not lock then return {0, 'notExist'} end
+            if isReaped(id) then return {0, 'notOwner', lock.user} end
             if lock.owner == id then
               handOver(tag, name, lock, now)
               return {1, 0, finish()}
@@ -157,6 +162,7 @@ enum LockScripts {
     static let suspend = RedisScript(
         prelude + """
             local id, now = ARGV[1], tonumber(ARGV[2])
+            if isReaped(id) then return 1 end
             redis.call('SADD', suspended, id)
             for _, at in ipairs(entriesOf(id)) do
               local lock = load(at[1], at[2])
@@ -171,6 +177,7 @@ enum LockScripts {
     static let resume = RedisScript(
         prelude + """
             local id = ARGV[1]
+            if isReaped(id) then return 1 end
             redis.call('SREM', suspended, id)
             for _, at in ipairs(entriesOf(id)) do
               local lock = load(at[1], at[2])
@@ -180,11 +187,15 @@ enum LockScripts {
             """)
 
     /// ARGV: a prefix of ids (`node:session` for one session, `node:` for every session of a
-    /// node), now. Each session leaves every line, silently, then its locks go to the next in
-    /// line. `changes`.
+    /// node), now, and for a dead node the wall-clock millisecond of its last beat. Each session
+    /// leaves every line, silently, then its locks go to the next in line; a dead node's (only
+    /// while it is marked reaped) keep them for their ttl from its last beat instead, counted
+    /// down as a lost owner's (the earlier deadline stays), so the sweep hands them over.
+    /// `changes`.
     static let end = RedisScript(
         prelude + """
-            local prefix, now = ARGV[1], tonumber(ARGV[2])
+            local prefix, now, lastBeat = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3] or '')
+            if lastBeat and not isReaped(prefix) then return {} end
             local ids, seen = {}, {}
             for _, member in ipairs(redis.call('ZRANGEBYLEX', sessions, '[' .. prefix, '[' .. prefix .. '\\255')) do
               local id = string.sub(member, 1, string.find(member, '\\n', 1, true) - 1)
@@ -210,7 +221,13 @@ enum LockScripts {
               end
               for _, at in ipairs(held) do
                 local lock = load(at[1], at[2])
-                if lock and lock.owner == id then handOver(at[1], at[2], lock, now) end
+                if lock and lock.owner == id then
+                  if lastBeat then
+                    redis.call('ZADD', countdowns, 'LT', lastBeat + lock.ttl * 1000, countdown(at[1], at[2]))
+                  else
+                    handOver(at[1], at[2], lock, now)
+                  end
+                end
               end
             end
             return finish()
@@ -260,7 +277,7 @@ enum LockScripts {
 
     /// What every script shares: the names, reading and writing a lock, handing it over, and
     /// numbering and publishing each channel's change.
-    private static let prelude = """
+    private static let prelude = DeadNodes.isReapedFunction + """
         local sessions, suspended, countdowns = 'sb:lk:sessions', 'sb:lk:suspended', 'sb:lk:countdowns'
         local function key(tag, what) return 'sb:lk:{' .. tag .. '}:' .. what end
         local function entry(id, tag, name) return id .. '\\n' .. tag .. '\\n' .. name end

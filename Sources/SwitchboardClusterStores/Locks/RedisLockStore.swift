@@ -19,8 +19,10 @@ import SwitchboardWire
 ///   sweeping at once hand a lock over once.
 /// - `open` gives back what this node's earlier run held and leaves the lines it waited in (a
 ///   node's id must be unique, and stable across restarts for this to find them). A node that
-///   dies and does not come back leaves its sessions' locks held: no other node ends them yet.
-public final class RedisLockStore: LockStore {
+///   dies is reaped by another (`reapSessions(ofNode:lastBeat:)`, the same script): its sessions
+///   leave every line, and its locks count down their ttl from its last beat, then go to the next
+///   in line by the sweep.
+public final class RedisLockStore: LockStore, DeadNodeStep {
     /// The Redis every node shares.
     public let configuration: RedisConfiguration
     /// This node's id in the cluster.
@@ -46,7 +48,7 @@ public final class RedisLockStore: LockStore {
             throw LockStoreStartupError(description: "locks in Redis \(configuration.url): cannot connect: \(error)")
         }
         do {
-            _ = try await changes(LockScripts.end, [node + ":", now()], "open")
+            _ = try await endSessions(ofNode: node, now: now())
         } catch {
             await line.close()
             throw LockStoreStartupError(description: "locks in Redis \(configuration.url): cannot end the sessions of this node's last run: \(error)")
@@ -54,6 +56,17 @@ public final class RedisLockStore: LockStore {
     }
 
     public func close() async { await line.close() }
+
+    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws {
+        _ = try await endSessions(ofNode: KeyPart.escaped(node), now: String(lastBeat.millisecondsSince1970), lastBeat: lastBeat)
+    }
+
+    /// Ends every session of node `node` (escaped): at once, as for this node's earlier run, or,
+    /// for a node that died at `lastBeat`, with its locks counting down their ttl from then.
+    private func endSessions(ofNode node: String, now: String, lastBeat: WallClockTime? = nil) async throws(LockRefusal) -> [LockEffect] {
+        let dead = lastBeat.map { [String($0.millisecondsSince1970)] } ?? []
+        return try await changes(LockScripts.end, [node + ":", now] + dead, lastBeat == nil ? "open" : "reap")
+    }
 
     public var publishesEffects: Bool { true }
 

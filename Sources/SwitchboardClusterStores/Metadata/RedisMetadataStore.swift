@@ -16,7 +16,8 @@ import SwitchboardStorage
 /// - Sessions: a session id means something only on its node (each node numbers its own), so a
 ///   session-bound item records `node:session` and `removeItems(of:)` removes this node's
 ///   session's items only; `open` removes the items of this node's earlier run (a node's id must
-///   be unique, and stable across restarts for this to find them).
+///   be unique, and stable across restarts for this to find them), and the reaper a dead node's
+///   (`reapSessions(ofNode:lastBeat:)`, the same steps).
 /// - Locks: with `locksInRedis` (the cluster's locks are in the same Redis, `RedisLockStore`), a
 ///   write under a lock is checked where the lock is, in the write's own script: the writer's
 ///   session must hold it now, with the token it was checked with; so a holder on any node is
@@ -26,7 +27,7 @@ import SwitchboardStorage
 ///   its tokens again, and the tokens of its earlier run do not count.
 /// - Durability: a write is answered once Redis answered the script; what that promises depends
 ///   on Redis's settings (docs/CLUSTER.md).
-public final class RedisMetadataStore: MetadataStore {
+public final class RedisMetadataStore: MetadataStore, DeadNodeStep {
     /// The Redis every node shares.
     public let configuration: RedisConfiguration
     /// This node's id in the cluster.
@@ -60,7 +61,7 @@ public final class RedisMetadataStore: MetadataStore {
             throw StorageStartupError("metadata in \(location): cannot connect: \(error)")
         }
         do {
-            _ = try await removeBound(prefix: "\(node):")
+            _ = try await removeItems(ofNode: node)
         } catch {
             await line.close()
             throw StorageStartupError("metadata in \(location): cannot remove the items of this node's last run: \(error)")
@@ -135,6 +136,16 @@ public final class RedisMetadataStore: MetadataStore {
 
     public func removeItems(of session: SessionID) async throws(RtmError) -> [MetadataCommit] {
         try await removeBound(prefix: "\(node):\(session.rawValue):")
+    }
+
+    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws {
+        _ = try await removeItems(ofNode: KeyPart.escaped(node))
+    }
+
+    /// Removes the items of every session of node `node` (escaped), each change published as for
+    /// a session's end: this node's earlier run's at `open`, a dead node's when it is reaped.
+    private func removeItems(ofNode node: String) async throws(RtmError) -> [MetadataCommit] {
+        try await removeBound(prefix: "\(node):")
     }
 
     public func hasItems() async throws(RtmError) -> Bool {

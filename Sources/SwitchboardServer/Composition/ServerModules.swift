@@ -90,6 +90,12 @@ public struct ServerModules: Sendable {
         return { link.isConnected && (metadata?.isConnected ?? true) && (locks?.isConnected ?? true) }
     }
 
+    /// In cluster mode, the modules' stores that keep state per session in the cluster's Redis
+    /// (`DeadNodeStep`): the link's reaper ends a dead node's sessions' share of each.
+    var deadNodeSteps: [any DeadNodeStep] {
+        [(storage as? Storage)?.store as? any DeadNodeStep, (lock as? Lock)?.store as? any DeadNodeStep].compactMap { $0 }
+    }
+
     /// Every module, in start order.
     var all: [any Module] {
         [session, messageRouter, topicRouter, presence, storage, lock] + (webhooks.map { [$0] } ?? []) + extensions

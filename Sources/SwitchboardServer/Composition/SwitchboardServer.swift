@@ -67,6 +67,7 @@ public final class SwitchboardServer: Sendable {
         customize(&modules)
         self.modules = modules.all
         clusterLink = modules.cluster
+        modules.cluster?.reap(with: modules.deadNodeSteps)
         bus = EventBus()
         registry = SessionRegistry(limits: configuration.limits, metrics: metrics)
         limitsBook = LimitsBook(
