@@ -19,3 +19,12 @@ extension RedisServer {
         return store
     }
 }
+
+extension RedisServer {
+    /// An opened presence store of node `node` on this server.
+    func presenceStore(node: String = "node-a") async throws -> RedisPresenceStore {
+        let store = RedisPresenceStore(configuration: RedisConfiguration(url: RedisURL(host: "127.0.0.1", port: port)), nodeID: node)
+        try await store.open()
+        return store
+    }
+}
