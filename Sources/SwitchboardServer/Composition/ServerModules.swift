@@ -20,7 +20,8 @@ public struct ServerModules: Sendable {
     /// `JoinTopic`, `LeaveTopic`, `PublishTopicMessage`, `SubscribeTopic`, `UnsubscribeTopic`).
     public var topicRouter: any Module
     /// Occupancy, temporary states, presence events (answers `WhoNow`, `WhereNow`, `SetPresenceState`,
-    /// `GetPresenceState`, `RemovePresenceState`, `GetUserPresence`).
+    /// `GetPresenceState`, `RemovePresenceState`, `GetUserPresence`); in this process's memory, and
+    /// in the cluster's Redis in cluster mode.
     public var presence: any Module
     /// Channel and user metadata (answers the `…ChannelMetadata`, `…UserMetadata` and user-metadata
     /// subscription requests); in SQLite under the data directory unless configured in memory, and
@@ -44,7 +45,7 @@ public struct ServerModules: Sendable {
         session = Session(allowedAppIds: configuration.appIds)
         messageRouter = MessageRouter()
         topicRouter = TopicRouter()
-        presence = Presence()
+        presence = Presence(store: Self.presenceStore(for: configuration))
         lock = Lock(store: Self.lockStore(for: configuration))
         cluster = configuration.cluster.map { ClusterLink($0) }
         storage = Storage(store: Self.metadataStore(for: configuration))
@@ -78,13 +79,23 @@ public struct ServerModules: Sendable {
         return RedisLockStore(configuration: cluster.redis, nodeID: cluster.nodeID)
     }
 
+    /// Where presence lives: in the cluster's Redis (one roster per channel for every node) in
+    /// cluster mode, else in this process's memory.
+    static func presenceStore(for configuration: ServerConfiguration) -> any PresenceStore {
+        guard let cluster = configuration.cluster else { return InMemoryPresenceStore() }
+        return RedisPresenceStore(configuration: cluster.redis, nodeID: cluster.nodeID)
+    }
+
     /// In cluster mode, whether this node's connections to the cluster's Redis are up: the link's
     /// and, when the storage and lock modules keep their state there, their stores'. Nil on one node.
     var clusterRedisConnected: (@Sendable () -> Bool)? {
         guard let link = cluster else { return nil }
         let metadata = (storage as? Storage)?.store as? RedisMetadataStore
         let locks = (lock as? Lock)?.store as? RedisLockStore
-        return { link.isConnected && (metadata?.isConnected ?? true) && (locks?.isConnected ?? true) }
+        let presence = (presence as? Presence)?.store as? RedisPresenceStore
+        return {
+            link.isConnected && (metadata?.isConnected ?? true) && (locks?.isConnected ?? true) && (presence?.isConnected ?? true)
+        }
     }
 
     /// Every module, in start order.
