@@ -95,6 +95,36 @@ import SwitchboardTestKit
         }
     }
 
+    @Test func aLostConnectionIsSeenOnEveryNodeAndItsGraceEndingIsOneTimeout() async throws {
+        try await RedisServer.with { redis in
+            let nodes = try await start(["a", "b"], on: redis)
+            let (a, b) = (nodes[0], nodes[1])
+            let bob = try await member("bob", on: b)
+            #expect(await eventually { heard(b, bob) == ["snapshot bob"] })
+            let alice = try await member("alice", on: a)
+            #expect(await eventually { heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice"] })
+            // Alice's connection drops on node a: still online for node b, last seen when it dropped.
+            let dropped = a.harness.clock.wallMilliseconds
+            await a.harness.bus.publishAndWait(SessionDisconnected(session: alice.session))
+            #expect(
+                await eventuallyAsync {
+                    try await b.harness.bus.request(GetUserPresence(caller: bob, userIds: ["alice"]))
+                        == [UserPresence(userId: "alice", online: true, lastSeen: dropped)]
+                })
+            // Her grace runs out on node a's clock: one timeout for bob, and she is gone for node b.
+            a.harness.clock.advance(by: .seconds(301))
+            #expect(await eventually { heard(b, bob).last == "remoteConnectionTimeout alice" })
+            #expect(
+                await eventuallyAsync {
+                    try await b.harness.bus.request(GetUserPresence(caller: bob, userIds: ["alice"])).map(\.online) == [false]
+                })
+            #expect(try await b.harness.bus.request(WhoNow(caller: bob, channel: room)).users.map(\.userId) == ["bob"])
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice", "remoteConnectionTimeout alice"])
+            for node in nodes { await node.stop() }
+        }
+    }
+
     @Test func aSessionEndingOnOneNodeIsALeaveForTheOthersAndAGapBringsASnapshot() async throws {
         try await RedisServer.with { redis in
             let nodes = try await start(["a", "b"], on: redis)
