@@ -22,7 +22,8 @@ struct ClusterNode {
     /// module when `locks` is (then metadata writes check their locks in Redis, as `serve
     /// --cluster` composes them), and the presence module when `presence` is.
     static func start(
-        _ name: String, on redis: RedisServer, storage: Bool = false, locks: Bool = false, presence: Bool = false
+        _ name: String, on redis: RedisServer, storage: Bool = false, locks: Bool = false, presence: Bool = false,
+        limits: Limits = Limits()
     ) async throws -> ClusterNode {
         let configuration = ClusterConfiguration(url: RedisURL(host: "127.0.0.1", port: redis.port), nodeID: name)
         let link = ClusterLink(configuration)
@@ -33,7 +34,7 @@ struct ClusterNode {
         let presenceModule = presence ? Presence(store: RedisPresenceStore(configuration: configuration.redis, nodeID: name)) : nil
         let modules: [any Module] =
             [Session(), MessageRouter()] + (metadata.map { [$0] } ?? []) + (lock.map { [$0] } ?? []) + (presenceModule.map { [$0] } ?? [])
-        let harness = await ModuleHarness(modules: modules + [link])
+        let harness = await ModuleHarness(limits: limits, modules: modules + [link])
         try await metadata?.open()
         try await lock?.open()
         try await presenceModule?.open()
@@ -42,10 +43,13 @@ struct ClusterNode {
 
     /// Starts nodes `names` on `redis`, each as `start` does.
     static func start(
-        _ names: [String], on redis: RedisServer, storage: Bool = false, locks: Bool = false, presence: Bool = false
+        _ names: [String], on redis: RedisServer, storage: Bool = false, locks: Bool = false, presence: Bool = false,
+        limits: Limits = Limits()
     ) async throws -> [ClusterNode] {
         var nodes: [ClusterNode] = []
-        for name in names { nodes.append(try await start(name, on: redis, storage: storage, locks: locks, presence: presence)) }
+        for name in names {
+            nodes.append(try await start(name, on: redis, storage: storage, locks: locks, presence: presence, limits: limits))
+        }
         return nodes
     }
 

@@ -10,8 +10,8 @@ import SwitchboardTestKit
 @Suite(.timeLimit(.minutes(3))) struct ClusterPresenceTests {
     let room = ChannelAddress(.message, "room")
 
-    func start(_ names: [String], on redis: RedisServer) async throws -> [ClusterNode] {
-        try await ClusterNode.start(names, on: redis, presence: true)
+    func start(_ names: [String], on redis: RedisServer, limits: Limits = Limits()) async throws -> [ClusterNode] {
+        try await ClusterNode.start(names, on: redis, presence: true, limits: limits)
     }
 
     /// Logs `user` in on `node` and subscribes it to the room with `features`.
@@ -121,6 +121,33 @@ import SwitchboardTestKit
             #expect(try await b.harness.bus.request(WhoNow(caller: bob, channel: room)).users.map(\.userId) == ["bob"])
             try await Task.sleep(for: .milliseconds(200))
             #expect(heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice", "remoteConnectionTimeout alice"])
+            for node in nodes { await node.stop() }
+        }
+    }
+
+    @Test func aListenerInIntervalModeGetsTheClustersChangesAndOccupancyOnItsNodesTimer() async throws {
+        try await RedisServer.with { redis in
+            var limits = Limits()
+            limits.presence.intervalThreshold = 8
+            limits.presence.interval = .seconds(5)
+            let nodes = try await start(["a", "b"], on: redis, limits: limits)
+            let (a, b) = (nodes[0], nodes[1])
+            let bob = try await member("bob", on: b)
+            #expect(await eventually { heard(b, bob) == ["snapshot bob"] })
+            // Nine users join on node a: the channel passes the threshold at the eighth (occupancy 9).
+            for number in 1...9 { _ = try await member("user\(number)", on: a, features: [.message]) }
+            #expect(await eventually { heard(b, bob).count == 8 })
+            #expect(heard(b, bob).dropFirst() == ArraySlice((1...7).map { "remoteJoinChannel user\($0)" }))
+            // Node b's timer sends what it gathered of node a's joins, with the cluster's occupancy.
+            var joined: [UserID] = []
+            for _ in 0..<20 where joined.count < 2 {
+                b.harness.clock.advance(by: .seconds(5))
+                try await Task.sleep(for: .milliseconds(100))
+                let intervals = b.presenceEvents(to: bob).filter { $0.type == .interval }
+                joined = intervals.flatMap { $0.interval?.joinUserList ?? [] }
+            }
+            #expect(joined == ["user8", "user9"])
+            #expect(b.presenceEvents(to: bob).last { $0.type == .interval }?.interval?.totalOccupancy == 10)
             for node in nodes { await node.stop() }
         }
     }
