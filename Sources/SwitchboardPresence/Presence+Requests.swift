@@ -19,19 +19,19 @@ extension Presence {
     /// hears presence told, the member's own sessions too (they did not make the change).
     func setMemberState(_ request: SetMemberPresenceState) async throws(RtmError) -> Done {
         let operation = SetMemberPresenceState.operation
-        let (context, members) = try running(operation)
+        let (context, _) = try running(operation)
         let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: context.limits, operation: operation)
         try Validation.checkUserId(request.userId, limits: context.limits, operation: operation)
         try PresenceRules.checkItems(request.items, limits: context.limits)
         let user = UserKey(request.caller.app, request.userId)
-        return try await changeState(of: request.userId, in: channel, except: nil, operation, context) { () throws(RtmError) in
-            let sessions = members.read { $0.members(of: channel) }.filter { $0.user == request.userId }
-            guard !sessions.isEmpty else {
+        // Found in the store, so a member of any node that shares it (in a cluster) is found.
+        return try await changeState(of: request.userId, in: channel, except: nil, operation, context) { () async throws(RtmError) in
+            guard let found = try await store.state(of: user, in: channel) else {
                 throw RtmError(
                     .presenceUserNotExist, operation: operation,
                     reason: "\(request.userId) is not in \(channel.type) channel \(channel.name)")
             }
-            return sessions.contains { $0.features.isVisible }
+            return found.visible
         } change: { shows async throws(RtmError) in
             try await store.setState(of: user, in: channel, items: request.items, limits: context.limits, by: nil, shows: shows)
         }
@@ -124,10 +124,10 @@ extension Presence {
     /// nothing changed or the user is quiet.
     private func changeState(
         of userId: UserID, in channel: ChannelKey, except: SessionID?, _ operation: String, _ context: ModuleContext,
-        visible: () throws(RtmError) -> Bool, change: (_ shows: Bool) async throws(RtmError) -> StateChange
+        visible: () async throws(RtmError) -> Bool, change: (_ shows: Bool) async throws(RtmError) -> StateChange
     ) async throws(RtmError) -> Done {
         try await turns.run { () async throws(RtmError) in
-            let shows = try visible()
+            let shows = try await visible()
             let result = try await change(shows)
             // In the turn, so the webhooks hear a user's states in the order they were made.
             if result.changed && context.bus.listenerCount(of: PresenceStateChanged.self).current > 0 {

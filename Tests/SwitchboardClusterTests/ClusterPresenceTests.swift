@@ -55,6 +55,12 @@ import SwitchboardTestKit
                     try await c.harness.bus.request(GetUserPresence(caller: carol, userIds: ["alice", "bob", "nobody"])).map(\.online)
                         == [true, true, false]
                 })
+            // The server API on node c sets alice's state (she is on node a): node b's listener hears it.
+            let server = Caller.server(app: "app", userId: "server")
+            _ = try await c.harness.bus.request(
+                SetMemberPresenceState(caller: server, channel: room, userId: "alice", items: [StateItem(key: "mood", value: "busy")]))
+            #expect(await eventually { heard(b, bob).last == "remoteStateChanged alice mood=busy" })
+            #expect(try await b.harness.bus.request(GetPresenceState(caller: bob, channel: room, userId: "alice")).states == ["mood": "busy"])
             // Alice leaves on node a: gone for node c too.
             _ = try await a.harness.bus.request(Unsubscribe(caller: alice, channelName: "room"))
             #expect(await eventuallyAsync { try await c.harness.bus.request(WhereNow(caller: carol, userId: "alice")) == [] })
