@@ -19,6 +19,17 @@ import SwitchboardTestKit
         try await node.member(user, features: features)
     }
 
+    /// Nodes a and b, bob on b listening (his snapshot first), then alice joining on a, which bob heard.
+    func bobListensAliceJoins(on redis: RedisServer) async throws -> (a: ClusterNode, b: ClusterNode, alice: Caller, bob: Caller) {
+        let nodes = try await start(["a", "b"], on: redis)
+        let (a, b) = (nodes[0], nodes[1])
+        let bob = try await member("bob", on: b)
+        #expect(await eventually { heard(b, bob) == ["snapshot bob"] })
+        let alice = try await member("alice", on: a)
+        #expect(await eventually { heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice"] })
+        return (a, b, alice, bob)
+    }
+
     /// The events `caller` got as type and publisher, in order.
     func heard(_ node: ClusterNode, _ caller: Caller) -> [String] {
         node.presenceEvents(to: caller).map { event in
@@ -103,12 +114,8 @@ import SwitchboardTestKit
 
     @Test func aLostConnectionIsSeenOnEveryNodeAndItsGraceEndingIsOneTimeout() async throws {
         try await RedisServer.with { redis in
-            let nodes = try await start(["a", "b"], on: redis)
-            let (a, b) = (nodes[0], nodes[1])
-            let bob = try await member("bob", on: b)
-            #expect(await eventually { heard(b, bob) == ["snapshot bob"] })
-            let alice = try await member("alice", on: a)
-            #expect(await eventually { heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice"] })
+            let (a, b, alice, bob) = try await bobListensAliceJoins(on: redis)
+            let nodes = [a, b]
             // Alice's connection drops on node a: still online for node b, last seen when it dropped.
             let dropped = a.harness.clock.wallMilliseconds
             await a.harness.bus.publishAndWait(SessionDisconnected(session: alice.session))
@@ -160,12 +167,8 @@ import SwitchboardTestKit
 
     @Test func aSessionEndingOnOneNodeIsALeaveForTheOthersAndAGapBringsASnapshot() async throws {
         try await RedisServer.with { redis in
-            let nodes = try await start(["a", "b"], on: redis)
-            let (a, b) = (nodes[0], nodes[1])
-            let bob = try await member("bob", on: b)
-            #expect(await eventually { heard(b, bob) == ["snapshot bob"] })
-            let alice = try await member("alice", on: a)
-            #expect(await eventually { heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice"] })
+            let (a, b, alice, bob) = try await bobListensAliceJoins(on: redis)
+            let nodes = [a, b]
             _ = try await a.harness.bus.request(Logout(caller: alice))
             #expect(await eventually { heard(b, bob).last == "remoteLeaveChannel alice" })
             // Node b's link to pub/sub drops: what it may have missed comes as a new snapshot.
