@@ -24,6 +24,7 @@ let moduleTestDependencies: [String: [Target.Dependency]] = [
     "SwitchboardStorage": ["SwitchboardStorageContract", "SwitchboardSQLite"],
     "SwitchboardWebhooks": ["SwitchboardSQLite"],
     "SwitchboardLock": ["SwitchboardLockContract"],
+    "SwitchboardPresence": ["SwitchboardPresenceContract"],
 ]
 
 let package = Package(
@@ -87,8 +88,8 @@ let package = Package(
         .target(
             name: "SwitchboardClusterStores",
             dependencies: [
-                "SwitchboardCore", "SwitchboardStorage", "SwitchboardLock", "SwitchboardRedis", "SwitchboardCluster",
-                "SwitchboardTransport", "SwitchboardWire", "SwitchboardWebhooks",
+                "SwitchboardCore", "SwitchboardStorage", "SwitchboardLock", "SwitchboardPresence", "SwitchboardRedis",
+                "SwitchboardCluster", "SwitchboardTransport", "SwitchboardWire", "SwitchboardWebhooks",
             ]),
 
         // Composition, SDK, test support, executable.
@@ -120,6 +121,7 @@ let package = Package(
         .target(name: "SwitchboardTestKit", dependencies: ["SwitchboardCore", "CLinux"]),
         .target(name: "SwitchboardStorageContract", dependencies: ["SwitchboardCore", "SwitchboardStorage"]),
         .target(name: "SwitchboardLockContract", dependencies: ["SwitchboardCore", "SwitchboardLock"]),
+        .target(name: "SwitchboardPresenceContract", dependencies: ["SwitchboardCore", "SwitchboardPresence"]),
         .target(
             name: "SwitchboardTesting",
             dependencies: ["SwitchboardCore", "SwitchboardTestKit", "SwitchboardServer"]),
@@ -147,14 +149,14 @@ let package = Package(
             dependencies: [
                 "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit",
                 "SwitchboardWire", "SwitchboardMessageRouter", "SwitchboardSession", "SwitchboardStorage",
-                "SwitchboardLock", "SwitchboardClusterStores",
+                "SwitchboardLock", "SwitchboardPresence", "SwitchboardClusterStores",
             ]),
         .testTarget(
             name: "SwitchboardClusterStoresTests",
             dependencies: [
                 "SwitchboardClusterStores", "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardStorage",
-                "SwitchboardStorageContract", "SwitchboardLock", "SwitchboardLockContract", "SwitchboardTestKit",
-                "SwitchboardTransport", "SwitchboardWebhooks",
+                "SwitchboardStorageContract", "SwitchboardLock", "SwitchboardLockContract", "SwitchboardPresence",
+                "SwitchboardPresenceContract", "SwitchboardTestKit", "SwitchboardTransport", "SwitchboardWebhooks",
             ]),
         .testTarget(
             name: "SwitchboardRedisTests", dependencies: ["SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit"]),

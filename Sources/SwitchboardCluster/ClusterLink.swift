@@ -22,6 +22,10 @@ import SwitchboardTransport
 ///   lock store publishes as it makes them, before the lock module takes a snapshot for a member
 ///   or lets a session wait in a line; the link unsubscribes once the node has no member of the
 ///   channel;
+/// - `OpenPresenceRelay` subscribes this node to the changes of a channel's presence, which the
+///   Redis presence store publishes as it makes them, before the presence module takes a snapshot
+///   for a member that asked for presence events; the link unsubscribes once no member of the
+///   channel here asks for them;
 /// - what other nodes publish is delivered to this node's listeners (`InboundRelay`);
 /// - every beat it writes this node's liveness record and status, and `ListClusterNodes` reads
 ///   every live node's (`NodeDirectory`);
@@ -130,6 +134,9 @@ public actor ClusterLink: OpeningModule {
             }
             .answer(OpenLockRelay.self) { [self] request throws(RtmError) in
                 try await open(.locks(request.channel), operation: OpenLockRelay.operation)
+            }
+            .answer(OpenPresenceRelay.self) { [self] request throws(RtmError) in
+                try await open(.presence(request.channel), operation: OpenPresenceRelay.operation)
             }
             .answer(CloseRelay.self) { [self] request in
                 // Settled: the leaves and ends published before are applied, and closed what they emptied.
@@ -428,6 +435,7 @@ public actor ClusterLink: OpeningModule {
         case .metadata(.channel(let channel)): membership.read { !$0.listeners(of: channel, hearing: .metadata).isEmpty }
         case .metadata(.user(let user)): userMetadataSubscribers[user] != nil
         case .locks(let channel): membership.read { !$0.isEmpty(channel) }
+        case .presence(let channel): membership.read { !$0.listeners(of: channel, hearing: .presence).isEmpty }
         }
     }
 
@@ -446,6 +454,7 @@ public actor ClusterLink: OpeningModule {
         await closeIfUnheard(.messages(.channel(channel)))
         await closeIfUnheard(.metadata(.channel(channel)))
         await closeIfUnheard(.locks(channel))
+        await closeIfUnheard(.presence(channel))
     }
 
     private func userMetadataSubscriptionChanged(_ event: UserMetadataSubscriptionChanged) async {

@@ -5,7 +5,7 @@ import SwitchboardRedis
 /// What reaches this node from the others: each message the subscriber hands over, decoded and
 /// delivered to this node's listeners at once, on the subscriber's loop and in the order Redis
 /// sent them (so each publisher's order holds); each metadata change, handed to the storage
-/// module in that order too (one at a time, it being an actor); and the subscriber link's losses
+/// module in that order too (one at a time, it being an actor), as are lock and presence changes; and the subscriber link's losses
 /// and gaps, after which the storage module reads every set it listens to again.
 final class InboundRelay: Sendable {
     private let nodeID: String
@@ -19,6 +19,8 @@ final class InboundRelay: Sendable {
     private let metadataNews = SerialJobs()
     /// The lock news on their way to the lock module, in the order they came.
     private let lockNews = SerialJobs()
+    /// The presence news on their way to the presence module, in the order they came.
+    private let presenceNews = SerialJobs()
     /// The newest login of each user this node knows of.
     let claims = Mutex(UserClaims())
 
@@ -73,7 +75,10 @@ final class InboundRelay: Sendable {
                 tell(target, .change(message.payload), context)
             } else if let channel = LockKeys.channel(ofEvents: message.channel) {
                 counters.withLock { $0.lockChanges += 1 }
-                tell(channel, .change(message.payload), context)
+                tell(channel, RelayedLocks.change(message.payload), context)
+            } else if let channel = PresenceKeys.channel(ofEvents: message.channel) {
+                counters.withLock { $0.presenceChanges += 1 }
+                tell(channel, RelayedPresence.change(message.payload), context)
             } else {
                 deliver(message, context)
             }
@@ -84,7 +89,10 @@ final class InboundRelay: Sendable {
             counters.withLock { $0.gaps += gap.count }
             context.log(.warning, "the link to Redis pub/sub is back; \(gap.count) channels may have missed messages meanwhile")
             for target in gap.compactMap(MetadataKeys.target(ofChannel:)) { tell(target, .mayHaveMissedChanges, context) }
-            for channel in gap.compactMap(LockKeys.channel(ofEvents:)) { tell(channel, .mayHaveMissedChanges, context) }
+            for channel in gap.compactMap(LockKeys.channel(ofEvents:)) { tell(channel, RelayedLocks.mayHaveMissedChanges, context) }
+            for channel in gap.compactMap(PresenceKeys.channel(ofEvents:)) {
+                tell(channel, RelayedPresence.mayHaveMissedChanges, context)
+            }
             restored.withLock { $0 }?()
         }
     }
@@ -93,6 +101,7 @@ final class InboundRelay: Sendable {
     func finish() {
         metadataNews.finish()
         lockNews.finish()
+        presenceNews.finish()
     }
 
     /// Hands `news` of `target` to the storage module behind the news before it.
@@ -106,6 +115,13 @@ final class InboundRelay: Sendable {
     private func tell(_ channel: ChannelKey, _ news: RelayedLocks, _ context: ModuleContext) {
         hand(DeliverRelayedLocks(channel: channel, news: news), behind: lockNews, context) {
             "cannot hand a lock change of \(channel) to the lock module: \($0)"
+        }
+    }
+
+    /// Hands `news` of `channel`'s presence to the presence module behind the news before it.
+    private func tell(_ channel: ChannelKey, _ news: RelayedPresence, _ context: ModuleContext) {
+        hand(DeliverRelayedPresence(channel: channel, news: news), behind: presenceNews, context) {
+            "cannot hand a presence change of \(channel) to the presence module: \($0)"
         }
     }
 
@@ -185,4 +201,6 @@ public struct RelayCounters: Sendable, Hashable {
     public var metadataChanges = 0
     /// Changes of locks handed to this node's lock module.
     public var lockChanges = 0
+    /// Changes of presence handed to this node's presence module.
+    public var presenceChanges = 0
 }

@@ -1,3 +1,5 @@
+import SwitchboardRedis
+
 /// A part of a Redis key or channel name made from a name clients chose (an app id, a channel
 /// name, a user id, a node id): percent-escaped, so a part holds no `{`, `}` or `:` and two
 /// different parts never make one name.
@@ -37,5 +39,15 @@ public enum KeyPart {
         }
         result += rest
         return result
+    }
+}
+
+extension KeyPart {
+    /// The hash tag's content of the pub/sub channel `channel` named `prefix` + tag + `suffix`;
+    /// nil when it is not so named.
+    static func tag(of channel: RedisChannel, prefix: String, suffix: String) -> Substring? {
+        let name = String(decoding: channel.name, as: UTF8.self)
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.count >= prefix.count + suffix.count else { return nil }
+        return name.dropFirst(prefix.count).dropLast(suffix.count)
     }
 }

@@ -2,7 +2,7 @@ import SwitchboardCore
 import SwitchboardRedis
 
 /// What a node listens to on Redis for its own listeners: a message channel's or a user's
-/// messages, the changes of a metadata set, or the changes of a channel's locks.
+/// messages, the changes of a metadata set, of a channel's locks or of its presence.
 enum Listened: Hashable, Sendable, CustomStringConvertible {
     /// Messages published to a message channel or a user on other nodes.
     case messages(RelayTarget)
@@ -10,6 +10,8 @@ enum Listened: Hashable, Sendable, CustomStringConvertible {
     case metadata(MetadataTarget)
     /// Changes of a channel's locks, wherever they are made.
     case locks(ChannelKey)
+    /// Changes of a channel's presence, wherever they are made.
+    case presence(ChannelKey)
 
     /// The Redis channel it comes on.
     var channel: RedisChannel {
@@ -17,6 +19,7 @@ enum Listened: Hashable, Sendable, CustomStringConvertible {
         case .messages(let target): RelayChannels.channel(of: target)
         case .metadata(let target): MetadataKeys(target).channel
         case .locks(let channel): LockKeys(channel).events
+        case .presence(let channel): PresenceKeys(channel).events
         }
     }
 
@@ -27,6 +30,7 @@ enum Listened: Hashable, Sendable, CustomStringConvertible {
         case .messages(.user): .loginTimeout
         case .metadata: .storageOperationTimeout
         case .locks: .lockOperationTimeout
+        case .presence: .presenceNotConnected
         }
     }
 
@@ -35,6 +39,7 @@ enum Listened: Hashable, Sendable, CustomStringConvertible {
         case .messages(let target): "\(target)"
         case .metadata(let target): "metadata of \(target)"
         case .locks(let channel): "locks of \(channel)"
+        case .presence(let channel): "presence of \(channel)"
         }
     }
 }

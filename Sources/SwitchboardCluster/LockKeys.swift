@@ -26,9 +26,7 @@ public struct LockKeys: Sendable, Hashable {
 
     /// The channel whose lock changes go out on `channel`; nil when it is not such a channel.
     public static func channel(ofEvents channel: RedisChannel) -> ChannelKey? {
-        let name = String(decoding: channel.name, as: UTF8.self)
-        guard name.hasPrefix(prefix), name.hasSuffix(eventsSuffix) else { return nil }
-        return Self.channel(ofTag: name.dropFirst(prefix.count).dropLast(eventsSuffix.count))
+        KeyPart.tag(of: channel, prefix: prefix, suffix: eventsSuffix).flatMap(Self.channel(ofTag:))
     }
 
     /// `sb:lk:{tag}:locks`: a hash, lock name → the lock (ttl, owner, owner's user, fencing

@@ -1,4 +1,6 @@
 import Synchronization
+import SwitchboardCluster
+import SwitchboardCore
 import SwitchboardRedis
 import SwitchboardTransport
 
@@ -41,5 +43,47 @@ final class RedisLine: Sendable {
         }) else { return }
         await taken.client.close()
         taken.group.shutdown()
+    }
+}
+
+extension RedisLine {
+    /// Connects, then runs `firstStep` (a store ending what its node's earlier run left). A
+    /// failure of either closes the line and throws `failure` of a description that names the
+    /// Redis, `what` the store keeps, and the step.
+    func open(
+        _ configuration: RedisConfiguration, keeping what: String, firstStep: () async throws -> Void,
+        failure: (String) -> any Error
+    ) async throws {
+        do {
+            try await connect(configuration)
+        } catch {
+            throw failure("\(what) in Redis \(configuration.url): cannot connect: \(error)")
+        }
+        do {
+            try await firstStep()
+        } catch {
+            await close()
+            throw failure("\(what) in Redis \(configuration.url): cannot end the sessions of this node's last run: \(error)")
+        }
+    }
+}
+
+/// Sessions as a store shared by nodes records them: `node:session`, since each node numbers its
+/// own sessions from 1.
+struct NodeSessions: Sendable {
+    /// The node's id as a key part.
+    let node: String
+
+    init(nodeID: String) { node = KeyPart.escaped(nodeID) }
+
+    /// `node:session`.
+    func id(_ session: SessionID) -> String { "\(node):\(session.rawValue)" }
+
+    /// The session of this node that `id` names; nil for another node's.
+    func session(of id: String) -> SessionID? {
+        guard let colon = id.lastIndex(of: ":"), id[..<colon] == node, let number = UInt64(id[id.index(after: colon)...]) else {
+            return nil
+        }
+        return SessionID(number)
     }
 }

@@ -13,7 +13,7 @@ extension Presence {
                     let event = PresenceDelivery(
                         type: .interval, channelType: due.channel.type, channelName: due.channel.name, publisher: "",
                         timestamp: context.clock.wallMilliseconds)
-                    let receivers = try await store.listeners(of: due.channel)
+                    let receivers = try await listeners(of: due.channel)
                     for part in PresenceParts.interval(info, as: event) {
                         context.outbox.deliver(.presence(part), to: receivers)
                     }

@@ -12,13 +12,17 @@ extension Presence {
         switch update {
         case .changed(let change) where isPresenceChannel(change.channel):
             if let features = change.after {
+                if change.lost(.presence) { stopRelaying(to: change.member.session, in: change.channel) }
+                if change.gained(.presence) { await startRelaying(to: change.member.session, in: change.channel) }
                 await joined(change.member, change.channel, features: features)
             } else {
+                stopRelaying(to: change.member.session, in: change.channel)
                 await left(change.member, change.channel, departure: change.reason == .sessionClosed(.timedOut) ? .timedOut : .left)
             }
         case .changed:
             return
         case .sessionEnded(let event, let left):
+            for change in left { stopRelaying(to: event.session, in: change.channel) }
             await leave(event.caller, left.map(\.channel), .left)
             await record(.closed, of: event.caller)
         }
@@ -65,7 +69,7 @@ extension Presence {
         do {
             try await turns.run { () async throws(RtmError) in
                 for channel in channels where isPresenceChannel(channel) {
-                    guard let change = try await store.leave(caller, channel) else { continue }
+                    guard let change = try await store.leave(caller, channel, timedOut: departure == .timedOut) else { continue }
                     try await announce(change, of: caller, in: channel, departure: departure, context)
                 }
             }
@@ -74,55 +78,84 @@ extension Presence {
         }
     }
 
-    private func isPresenceChannel(_ channel: ChannelKey) -> Bool {
+    func isPresenceChannel(_ channel: ChannelKey) -> Bool {
         channel.type == .message || channel.type == .stream
     }
 
     /// Shows others what `change` did: a join when the member became visible, a leave or timeout
     /// when it stopped being visible (gathered instead in interval mode); and sends the member a
-    /// snapshot when it just asked for presence.
+    /// snapshot when it just asked for presence. Over a relay, the others hear it from the relay.
     private func announce(
         _ change: MemberChange, of member: Caller, in channel: ChannelKey, departure: Departure,
         _ context: ModuleContext
     ) async throws(RtmError) {
         let wasVisible = change.before?.isVisible ?? false
         let isVisible = change.after?.isVisible ?? false
-        if wasVisible != isVisible {
-            let firstOrLast = change.otherVisibleSessions == 0
-            if book.note(occupancy: change.occupancy, in: channel, now: context.clock.now, limits: context.limits(for: channel.app)) {
-                if firstOrLast {
-                    let gathered: IntervalBook.Change =
-                        isVisible
-                        ? .joined(change.user, states: change.states)
-                        : departure == .timedOut ? .timedOut(change.user) : .left(change.user)
-                    book.record(gathered, in: channel)
-                }
-            } else {
-                let type: RtmPresenceEventType =
-                    isVisible ? .remoteJoinChannel : departure == .timedOut ? .remoteConnectionTimeout : .remoteLeaveChannel
-                let event = PresenceDelivery(
-                    type: type, channelType: channel.type, channelName: channel.name, publisher: change.user,
-                    states: change.states, firstOrLast: firstOrLast, timestamp: context.clock.wallMilliseconds)
-                try await deliver(event, in: channel, except: member.session, context)
-            }
+        if wasVisible != isVisible && !isRelayed {
+            let kind: PublishedPresenceChange.Kind = isVisible ? .joined : departure == .timedOut ? .timedOut : .left
+            try await tellOthers(
+                kind, of: change.user, in: channel, states: change.states, firstOrLast: change.otherVisibleSessions == 0,
+                occupancy: change.occupancy, except: member.session, context)
         }
         if change.after?.contains(.presence) == true, change.before?.contains(.presence) != true {
             try await sendSnapshot(to: member, in: channel, states: change.states, context)
         }
     }
 
-    /// Sends `member` the channel's visible members with their states (the first
-    /// `limits.presence.snapshotMaxUsers` in join order), in parts that each fit a frame.
-    private func sendSnapshot(
-        to member: Caller, in channel: ChannelKey, states: [String: String], _ context: ModuleContext
+    /// Tells the members of `channel` that hear presence (but `except`) what a member's change
+    /// did, or gathers it in interval mode.
+    func tellOthers(
+        _ kind: PublishedPresenceChange.Kind, of user: UserID, in channel: ChannelKey, states: [String: String],
+        firstOrLast: Bool, occupancy: Int, except: SessionID?, _ context: ModuleContext, to receivers: [SessionID]? = nil
     ) async throws(RtmError) {
-        let page = try await store.members(
-            of: channel, after: 0, limit: context.limits(for: member.app).presence.snapshotMaxUsers, budget: .max, withStates: true)
-        let occupancy = try await store.occupancy(of: channel)
+        let type: RtmPresenceEventType
+        switch kind {
+        case .stateChanged:
+            if book.isGathering(channel) {
+                book.record(.stateChanged(user, states: states), in: channel)
+                return
+            }
+            type = .remoteStateChanged
+        case .joined, .left, .timedOut:
+            if book.note(occupancy: occupancy, in: channel, now: context.clock.now, limits: context.limits(for: channel.app)) {
+                guard firstOrLast else { return }
+                let gathered: IntervalBook.Change =
+                    switch kind {
+                    case .joined: .joined(user, states: states)
+                    case .timedOut: .timedOut(user)
+                    default: .left(user)
+                    }
+                book.record(gathered, in: channel)
+                return
+            }
+            type = kind == .joined ? .remoteJoinChannel : kind == .timedOut ? .remoteConnectionTimeout : .remoteLeaveChannel
+        }
+        let event = PresenceDelivery(
+            type: type, channelType: channel.type, channelName: channel.name, publisher: user, states: states,
+            firstOrLast: kind == .stateChanged ? false : firstOrLast, timestamp: context.clock.wallMilliseconds)
+        if let receivers {
+            context.outbox.deliver(.presence(event), to: receivers.filter { $0 != except })
+        } else {
+            try await deliver(event, in: channel, except: except, context)
+        }
+    }
+
+    /// Sends `member` the channel's visible members with their states (the first
+    /// `limits.presence.snapshotMaxUsers` in join order), in parts that each fit a frame; over a
+    /// relay, notes which change the snapshot shows last.
+    func sendSnapshot(
+        to member: Caller, in channel: ChannelKey, states: [String: String]? = nil, _ context: ModuleContext
+    ) async throws(RtmError) {
+        let snapshot = try await store.snapshot(of: channel, limit: context.limits(for: member.app).presence.snapshotMaxUsers)
+        if isRelayed {
+            guard relayListeners[channel]?.keys.contains(member.session) == true else { return }
+            relayListeners[channel]?[member.session] = snapshot.sequence
+        }
+        let states = states ?? snapshot.users.first { $0.userId == member.userId }?.states ?? [:]
         let event = PresenceDelivery(
             type: .snapshot, channelType: channel.type, channelName: channel.name, publisher: member.userId,
-            states: states, totalOccupancy: occupancy, timestamp: context.clock.wallMilliseconds)
-        for part in PresenceParts.snapshot(page.users, as: event) {
+            states: states, totalOccupancy: snapshot.occupancy, timestamp: context.clock.wallMilliseconds)
+        for part in PresenceParts.snapshot(snapshot.users, as: event) {
             context.outbox.deliver(.presence(part), to: [member.session])
         }
     }

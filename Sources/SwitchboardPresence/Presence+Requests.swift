@@ -9,8 +9,10 @@ extension Presence {
         let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: limits, operation: operation)
         try PresenceRules.checkItems(request.items, limits: limits)
         try checkLive(request.caller, members.ended, operation)
-        return try await changeState(of: request.caller, in: channel, operation, context) { () async throws(RtmError) in
-            try await store.setState(of: request.caller.user, in: channel, items: request.items, limits: limits)
+        return try await changeState(of: request.caller, in: channel, operation, context) { shows async throws(RtmError) in
+            try await store.setState(
+                of: request.caller.user, in: channel, items: request.items, limits: limits, by: request.caller.session,
+                shows: shows)
         }
     }
 
@@ -18,22 +20,22 @@ extension Presence {
     /// hears presence told, the member's own sessions too (they did not make the change).
     func setMemberState(_ request: SetMemberPresenceState) async throws(RtmError) -> Done {
         let operation = SetMemberPresenceState.operation
-        let (context, members) = try running(operation)
+        let (context, _) = try running(operation)
         let limits = context.limits(for: request.caller.app)
         let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: limits, operation: operation)
         try Validation.checkUserId(request.userId, limits: limits, operation: operation)
         try PresenceRules.checkItems(request.items, limits: limits)
         let user = UserKey(request.caller.app, request.userId)
-        return try await changeState(of: request.userId, in: channel, except: nil, operation, context) { () throws(RtmError) in
-            let sessions = members.read { $0.members(of: channel) }.filter { $0.user == request.userId }
-            guard !sessions.isEmpty else {
+        // Found in the store, so a member of any node that shares it (in a cluster) is found.
+        return try await changeState(of: request.userId, in: channel, except: nil, operation, context) { () async throws(RtmError) in
+            guard let found = try await store.state(of: user, in: channel) else {
                 throw RtmError(
                     .presenceUserNotExist, operation: operation,
                     reason: "\(request.userId) is not in \(channel.type) channel \(channel.name)")
             }
-            return sessions.contains { $0.features.isVisible }
-        } change: { () async throws(RtmError) in
-            try await store.setState(of: user, in: channel, items: request.items, limits: limits)
+            return found.visible
+        } change: { shows async throws(RtmError) in
+            try await store.setState(of: user, in: channel, items: request.items, limits: limits, by: nil, shows: shows)
         }
     }
 
@@ -44,8 +46,8 @@ extension Presence {
         let channel = try PresenceRules.channel(request.channel, of: request.caller, limits: limits, operation: operation)
         try PresenceRules.checkKeys(request.keys, limits: limits)
         try checkLive(request.caller, members.ended, operation)
-        return try await changeState(of: request.caller, in: channel, operation, context) { () async throws(RtmError) in
-            try await store.removeState(of: request.caller.user, in: channel, keys: request.keys)
+        return try await changeState(of: request.caller, in: channel, operation, context) { shows async throws(RtmError) in
+            try await store.removeState(of: request.caller.user, in: channel, keys: request.keys, by: request.caller.session, shows: shows)
         }
     }
 
@@ -116,7 +118,7 @@ extension Presence {
     /// unless nothing changed or the caller is quiet.
     private func changeState(
         of caller: Caller, in channel: ChannelKey, _ operation: String, _ context: ModuleContext,
-        _ change: () async throws(RtmError) -> StateChange
+        _ change: (_ shows: Bool) async throws(RtmError) -> StateChange
     ) async throws(RtmError) -> Done {
         let visible = { () throws(RtmError) in try self.member(caller, of: channel, operation).isVisible }
         return try await changeState(of: caller.userId, in: channel, except: caller.session, operation, context, visible: visible, change: change)
@@ -127,17 +129,20 @@ extension Presence {
     /// nothing changed or the user is quiet.
     private func changeState(
         of userId: UserID, in channel: ChannelKey, except: SessionID?, _ operation: String, _ context: ModuleContext,
-        visible: () throws(RtmError) -> Bool, change: () async throws(RtmError) -> StateChange
+        visible: () async throws(RtmError) -> Bool, change: (_ shows: Bool) async throws(RtmError) -> StateChange
     ) async throws(RtmError) -> Done {
         try await turns.run { () async throws(RtmError) in
-            let shows = try visible()
-            let result = try await change()
+            let shows = try await visible()
+            let result = try await change(shows)
             // In the turn, so the webhooks hear a user's states in the order they were made.
             if result.changed && context.bus.listenerCount(of: PresenceStateChanged.self).current > 0 {
                 context.bus.publish(PresenceStateChanged(user: UserKey(channel.app, userId), channel: channel, states: result.states))
             }
-            if result.changed && shows {
-                try await announceState(result.states, of: userId, in: channel, except: except, context)
+            // Over a relay, the listeners hear it from the relay.
+            if result.changed && shows && !isRelayed {
+                try await tellOthers(
+                    .stateChanged, of: userId, in: channel, states: result.states, firstOrLast: false, occupancy: 0, except: except,
+                    context)
             }
             return Done()
         }
@@ -152,19 +157,5 @@ extension Presence {
                 reason: "not in \(channel.type) channel \(channel.name); states are set by members")
         }
         return features
-    }
-
-    /// Shows the members but `except` `userId`'s whole new state, or gathers it in interval mode.
-    private func announceState(
-        _ states: [String: String], of userId: UserID, in channel: ChannelKey, except: SessionID?, _ context: ModuleContext
-    ) async throws(RtmError) {
-        if book.isGathering(channel) {
-            book.record(.stateChanged(userId, states: states), in: channel)
-            return
-        }
-        let event = PresenceDelivery(
-            type: .remoteStateChanged, channelType: channel.type, channelName: channel.name, publisher: userId,
-            states: states, timestamp: context.clock.wallMilliseconds)
-        try await deliver(event, in: channel, except: except, context)
     }
 }

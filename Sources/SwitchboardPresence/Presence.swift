@@ -9,16 +9,26 @@ import SwitchboardCore
 /// `ListChannels` and `PresenceStatistics`; it pushes `.presence` events to the members that
 /// asked for presence. It never asks another module anything. Its state lives in a
 /// `PresenceStore`; its `run()` sends the interval events on the injected clock.
-public actor Presence: Module {
+///
+/// Over a store that publishes its changes (shared by the nodes of a cluster), the module tells
+/// its listeners what the relay brings (`DeliverRelayedPresence`) instead of what each call
+/// returns: every node then tells one channel's changes in the store's order, whichever node
+/// made them.
+public actor Presence: OpeningModule {
     public nonisolated let name = "presence"
     /// How often `run()` looks for interval events that are due.
     public nonisolated let tickInterval: Duration
 
-    let store: any PresenceStore
+    /// Where presence lives.
+    public nonisolated let store: any PresenceStore
     /// Operations run one at a time, so each announces exactly what its store step did.
     let turns = OneAtATime()
     /// The channels in interval mode (this node's fan-out).
     var book = IntervalBook()
+    /// Over a publishing store with a relay: per channel, this node's members that hear presence
+    /// events, each with the number of the last change its snapshot showed (nil while the
+    /// snapshot is on its way). A relayed change is told to those whose number is below its own.
+    var relayListeners: [ChannelKey: [SessionID: UInt64?]] = [:]
 
     enum State {
         case idle
@@ -53,11 +63,21 @@ public actor Presence: Module {
             .answer(SetMemberPresenceState.self) { [self] request throws(RtmError) in try await setMemberState(request) }
             .answer(ListChannels.self) { [self] request throws(RtmError) in try await listChannels(request) }
             .answer(PresenceStatistics.self) { [self] request throws(RtmError) in try await statistics(request) }
+            .answer(DeliverRelayedPresence.self) { [self] request in
+                await relayed(request)
+                return Done()
+            }
+    }
+
+    /// Opens the store (a shared one connects); throws what it throws.
+    public func open() async throws {
+        try await store.open()
     }
 
     public func run() async throws {
         guard case .running(let context, _) = state else { return }
         for await _ in context.clock.ticks(every: tickInterval) { await sendDueIntervals() }
+        await store.close()
     }
 
     // MARK: Helpers
@@ -71,9 +91,16 @@ public actor Presence: Module {
 
     /// Sends `event` to the sessions of `channel` that asked for presence, but `except`.
     func deliver(_ event: PresenceDelivery, in channel: ChannelKey, except: SessionID?, _ context: ModuleContext) async throws(RtmError) {
-        var receivers = try await store.listeners(of: channel)
+        var receivers = try await listeners(of: channel)
         if let except { receivers.removeAll { $0 == except } }
         context.outbox.deliver(.presence(event), to: receivers)
+    }
+
+    /// This node's sessions of `channel` that hear presence events: the store's, or over a relay
+    /// those whose snapshot went out.
+    func listeners(of channel: ChannelKey) async throws(RtmError) -> [SessionID] {
+        guard isRelayed else { return try await store.listeners(of: channel) }
+        return (relayListeners[channel] ?? [:]).compactMap { $0.value == nil ? nil : $0.key }
     }
 
     /// Logs a store failure met while handling an event (events have no one to answer).

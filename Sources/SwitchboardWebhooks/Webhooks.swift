@@ -19,7 +19,8 @@ public actor Webhooks: OpeningModule {
     /// The configuration in force: `configuration` with the receivers and secret of the last
     /// `replaceReceivers`.
     private var inForce: WebhookConfiguration
-    private let queue: any WebhookQueue
+    /// Where deliveries wait until a receiver takes them.
+    public nonisolated let queue: any WebhookQueue
     private let poster: any WebhookPoster
 
     private enum State {

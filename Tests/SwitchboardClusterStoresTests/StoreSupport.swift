@@ -45,3 +45,12 @@ extension RedisServer {
         return (flat.elements ?? []).enumerated().compactMap { $0.offset % 2 == 1 ? $0.element.string : nil }
     }
 }
+
+extension RedisServer {
+    /// An opened presence store of node `node` on this server.
+    func presenceStore(node: String = "node-a") async throws -> RedisPresenceStore {
+        let store = RedisPresenceStore(configuration: RedisConfiguration(url: RedisURL(host: "127.0.0.1", port: port)), nodeID: node)
+        try await store.open()
+        return store
+    }
+}

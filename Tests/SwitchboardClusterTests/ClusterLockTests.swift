@@ -14,16 +14,12 @@ import SwitchboardTestKit
     let lock = LockAddress(.message, "room", "L")
 
     func start(_ names: [String], on redis: RedisServer, storage: Bool = false) async throws -> [ClusterNode] {
-        var nodes: [ClusterNode] = []
-        for name in names { nodes.append(try await ClusterNode.start(name, on: redis, storage: storage, locks: true)) }
-        return nodes
+        try await ClusterNode.start(names, on: redis, storage: storage, locks: true)
     }
 
     /// Logs `user` in on `node` and subscribes it to the room with `features`.
     func member(_ user: String, on node: ClusterNode, features: RtmSubscribeChannelFeature = [.lock]) async throws -> Caller {
-        let caller = try await node.logIn(user)
-        _ = try await node.harness.bus.request(Subscribe(caller: caller, channelName: "room", features: features))
-        return caller
+        try await node.member(user, features: features)
     }
 
     /// Takes the lock for `caller` on `node`: at once, or by waiting for its grant.

@@ -3,6 +3,7 @@ import SwitchboardClusterStores
 import SwitchboardCore
 import SwitchboardLock
 import SwitchboardMessageRouter
+import SwitchboardPresence
 import SwitchboardRedis
 import SwitchboardSession
 import SwitchboardStorage
@@ -11,7 +12,8 @@ import SwitchboardTransport
 
 /// A node of a cluster in this process: its own bus with the real session module, message router
 /// and cluster link (and, when asked, the storage module over the Redis metadata store and the
-/// lock module over the Redis lock store), on a shared redis-server.
+/// lock module over the Redis lock store, and the presence module over the Redis presence store),
+/// on a shared redis-server.
 struct ClusterNode {
     let link: ClusterLink
     let harness: ModuleHarness
@@ -20,22 +22,48 @@ struct ClusterNode {
 
     /// Starts node `name` on `redis`, with the storage module when `storage` is true and the lock
     /// module when `locks` is (then metadata writes check their locks in Redis, as `serve
-    /// --cluster` composes them).
-    static func start(_ name: String, on redis: RedisServer, storage: Bool = false, locks: Bool = false) async throws -> ClusterNode {
+    /// --cluster` composes them), and the presence module when `presence` is.
+    static func start(
+        _ name: String, on redis: RedisServer, storage: Bool = false, locks: Bool = false, presence: Bool = false,
+        limits: Limits = Limits()
+    ) async throws -> ClusterNode {
         let configuration = ClusterConfiguration(url: RedisURL(host: "127.0.0.1", port: redis.port), nodeID: name)
         let link = ClusterLink(configuration)
         try await link.open()
         let metadataStore = storage ? RedisMetadataStore(configuration: configuration.redis, nodeID: name, locksInRedis: locks) : nil
         let lockStore = locks ? RedisLockStore(configuration: configuration.redis, nodeID: name) : nil
-        let steps = [metadataStore as (any DeadNodeStep)?, lockStore].compactMap { $0 }
+        let presenceStore = presence ? RedisPresenceStore(configuration: configuration.redis, nodeID: name) : nil
+        let steps = [metadataStore as (any DeadNodeStep)?, lockStore, presenceStore].compactMap { $0 }
         link.reap(with: steps)
         let metadata = metadataStore.map { Storage(store: $0) }
         let lock = lockStore.map { Lock(store: $0) }
-        let modules: [any Module] = [Session(), MessageRouter()] + (metadata.map { [$0] } ?? []) + (lock.map { [$0] } ?? [])
-        let harness = await ModuleHarness(modules: modules + [link])
+        let presenceModule = presenceStore.map { Presence(store: $0) }
+        let modules: [any Module] =
+            [Session(), MessageRouter()] + (metadata.map { [$0] } ?? []) + (lock.map { [$0] } ?? []) + (presenceModule.map { [$0] } ?? [])
+        let harness = await ModuleHarness(limits: limits, modules: modules + [link])
         try await metadata?.open()
         try await lock?.open()
+        try await presenceModule?.open()
         return ClusterNode(link: link, harness: harness, deadNodeSteps: steps)
+    }
+
+    /// Starts nodes `names` on `redis`, each as `start` does.
+    static func start(
+        _ names: [String], on redis: RedisServer, storage: Bool = false, locks: Bool = false, presence: Bool = false,
+        limits: Limits = Limits()
+    ) async throws -> [ClusterNode] {
+        var nodes: [ClusterNode] = []
+        for name in names {
+            nodes.append(try await start(name, on: redis, storage: storage, locks: locks, presence: presence, limits: limits))
+        }
+        return nodes
+    }
+
+    /// Logs `user` in and subscribes it to the room with `features`.
+    func member(_ user: String, features: RtmSubscribeChannelFeature) async throws -> Caller {
+        let caller = try await logIn(user)
+        _ = try await harness.bus.request(Subscribe(caller: caller, channelName: "room", features: features))
+        return caller
     }
 
     func logIn(_ user: String) async throws -> Caller {
@@ -70,6 +98,11 @@ struct ClusterNode {
     /// The fencing tokens of the grants `caller` got, in order.
     func grants(to caller: Caller) -> [UInt64] {
         lockPushes(to: caller).compactMap { if case .granted(_, let token) = $0 { token } else { nil } }
+    }
+
+    /// The presence events `caller` got, in order.
+    func presenceEvents(to caller: Caller) -> [PresenceDelivery] {
+        harness.outbox.pushes(to: caller.session).compactMap { if case .presence(let event) = $0 { event } else { nil } }
     }
 
     func stop() async { await harness.stop() }

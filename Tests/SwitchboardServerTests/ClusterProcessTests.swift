@@ -43,6 +43,12 @@ import SwitchboardTransport
         try await checkThreeNodes(with: "peer_cluster_lock.py")
     }
 
+    /// Presence across three nodes, from PROTOCOL.md §12 alone.
+    @Test
+    func presenceOnThreeNodes() async throws {
+        try await checkThreeNodes(with: "peer_cluster_presence.py")
+    }
+
     /// Runs the Python check `script` against three nodes of one cluster; returns its report.
     @discardableResult
     private func checkThreeNodes(with script: String) async throws -> String {

@@ -27,31 +27,25 @@ public final class RedisLockStore: LockStore, DeadNodeStep {
     public let configuration: RedisConfiguration
     /// This node's id in the cluster.
     public let nodeID: String
-    /// `nodeID` as a key part.
-    private let node: String
+    /// This node's sessions as the store records them.
+    private let sessions: NodeSessions
     private let line = RedisLine()
 
     /// The store of node `nodeID` on the cluster's Redis of `configuration`; it connects in `open`.
     public init(configuration: RedisConfiguration, nodeID: String) {
         self.configuration = configuration
         self.nodeID = nodeID
-        node = KeyPart.escaped(nodeID)
+        sessions = NodeSessions(nodeID: nodeID)
     }
 
     /// True while the connection to Redis is up.
     public var isConnected: Bool { line.isConnected }
 
     public func open() async throws {
-        do {
-            try await line.connect(configuration)
-        } catch {
-            throw LockStoreStartupError(description: "locks in Redis \(configuration.url): cannot connect: \(error)")
-        }
-        do {
-            _ = try await endSessions(ofNode: node, now: now())
-        } catch {
-            await line.close()
-            throw LockStoreStartupError(description: "locks in Redis \(configuration.url): cannot end the sessions of this node's last run: \(error)")
+        try await line.open(configuration, keeping: "locks") {
+            _ = try await endSessions(ofNode: sessions.node, now: now())
+        } failure: {
+            LockStoreStartupError(description: $0)
         }
     }
 
@@ -195,15 +189,10 @@ public final class RedisLockStore: LockStore, DeadNodeStep {
     private func tag(_ channel: ChannelKey) -> String { LockKeys(channel).tag }
 
     /// `node:session`: a session as the store records it.
-    private func id(_ session: SessionID) -> String { "\(node):\(session.rawValue)" }
+    private func id(_ session: SessionID) -> String { sessions.id(session) }
 
     /// The session of this node that `id` names; nil for another node's.
-    private func session(of id: String) -> SessionID? {
-        guard let colon = id.lastIndex(of: ":"), id[..<colon] == node, let number = UInt64(id[id.index(after: colon)...]) else {
-            return nil
-        }
-        return SessionID(number)
-    }
+    private func session(of id: String) -> SessionID? { sessions.session(of: id) }
 
     /// The wall time `open` hands the earlier run's locks over at (a waiter that is itself
     /// suspended starts its ttl from it); nothing else here reads a clock.

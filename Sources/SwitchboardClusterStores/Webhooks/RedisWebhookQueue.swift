@@ -5,7 +5,7 @@ import SwitchboardWebhooks
 import SwitchboardWire
 
 /// The webhook queue of one node in the cluster's Redis, so that another node can take over what
-/// waits in it when the node dies (`takeOver(queueOfNode:)`, which the cluster's reaper asks).
+/// waits in it when the node dies (`takeOver(queueOfNode:)`, the reaper's step for it).
 ///
 /// - Keys: the node's deliveries in one hash, `sb:wh:{node}` (field: the sequence, value: the
 ///   delivery), and what other nodes' queues handed to it in a list, `sb:wh:{node}:handed`. A
@@ -17,7 +17,7 @@ import SwitchboardWire
 ///   handed to it, to the end of this node's list and deletes the dead node's keys, so two nodes
 ///   taking over at once take each delivery once. The module then keeps them as its own
 ///   (`keepAdopted`: into the hash, off the list, in one script) and sends them.
-public final class RedisWebhookQueue: WebhookQueue {
+public final class RedisWebhookQueue: WebhookQueue, DeadNodeStep {
     /// The Redis every node shares.
     public let configuration: RedisConfiguration
     /// This node's id in the cluster.
@@ -95,6 +95,11 @@ public final class RedisWebhookQueue: WebhookQueue {
         let moved = reply.integer ?? 0
         if moved > 0 { handedOver.continuation.yield() }
         return Int(moved)
+    }
+
+    /// The reaper's step: what waited in the dead node's queue is sent from here.
+    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws {
+        try await takeOver(queueOfNode: node)
     }
 
     // MARK: Scripts

@@ -38,6 +38,34 @@ public protocol PresenceStore: Sendable {
     func record(_ sighting: Sighting, of session: Caller, at: WallClockTime) async throws(RtmError)
     /// The presence of `users` as of wall time `now`, in the order asked.
     func presence(of users: [UserKey], now: WallClockTime) async throws(RtmError) -> [UserPresence]
+
+    // MARK: A store shared by several nodes (defaults in `SharedPresenceStore.swift`)
+
+    /// Connects to what keeps presence; throws an error naming what failed (the server does not
+    /// start). Called once, before any operation.
+    func open() async throws
+    /// Lets go of what `open` took.
+    func close() async
+    /// True when every change others are told of is published for every node that shares the
+    /// store, numbered per channel in the store's order: the module then tells its listeners
+    /// what the relay brings (`DeliverRelayedPresence`), its own changes included, instead of
+    /// what each call returns, so every node tells one channel's changes in one order.
+    var publishesChanges: Bool { get }
+    /// The change the store published as `payload`; nil when `payload` is not one.
+    func change(publishedAs payload: [UInt8]) -> PublishedPresenceChange?
+    /// `leave`, saying whether the member timed out (what a published change tells).
+    func leave(_ member: Caller, _ channel: ChannelKey, timedOut: Bool) async throws(RtmError) -> MemberChange?
+    /// `setState`, made by `session` (nil: the server), shown to the others when `shows`.
+    func setState(
+        of user: UserKey, in channel: ChannelKey, items: [StateItem], limits: Limits, by session: SessionID?, shows: Bool
+    ) async throws(RtmError) -> StateChange
+    /// `removeState`, made by `session` (nil: the server), shown to the others when `shows`.
+    func removeState(
+        of user: UserKey, in channel: ChannelKey, keys: [String], by session: SessionID?, shows: Bool
+    ) async throws(RtmError) -> StateChange
+    /// The first `limit` visible members of `channel` with their states, its occupancy, and the
+    /// number of the last published change they include, in one step.
+    func snapshot(of channel: ChannelKey, limit: Int) async throws(RtmError) -> PresenceSnapshot
 }
 
 /// A session's membership of one channel before and after one change.

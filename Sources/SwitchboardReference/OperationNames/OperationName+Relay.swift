@@ -16,6 +16,10 @@ extension OperationName {
         case openLockRelay
         /// Handing a change of a channel's locks to the lock module here.
         case deliverRelayedLocks
+        /// Listening for what other nodes do to a channel's presence.
+        case openPresenceRelay
+        /// Handing a change of a channel's presence to the presence module here.
+        case deliverRelayedPresence
         /// Making a login its user's newest across the nodes.
         case claimUser
         /// Ending a session here that a newer login of its user on another node replaced.

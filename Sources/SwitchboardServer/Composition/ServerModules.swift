@@ -20,7 +20,8 @@ public struct ServerModules: Sendable {
     /// `JoinTopic`, `LeaveTopic`, `PublishTopicMessage`, `SubscribeTopic`, `UnsubscribeTopic`).
     public var topicRouter: any Module
     /// Occupancy, temporary states, presence events (answers `WhoNow`, `WhereNow`, `SetPresenceState`,
-    /// `GetPresenceState`, `RemovePresenceState`, `GetUserPresence`).
+    /// `GetPresenceState`, `RemovePresenceState`, `GetUserPresence`); in this process's memory, and
+    /// in the cluster's Redis in cluster mode.
     public var presence: any Module
     /// Channel and user metadata (answers the `…ChannelMetadata`, `…UserMetadata` and user-metadata
     /// subscription requests); in SQLite under the data directory unless configured in memory, and
@@ -45,7 +46,7 @@ public struct ServerModules: Sendable {
         session = Session()
         messageRouter = MessageRouter()
         topicRouter = TopicRouter()
-        presence = Presence()
+        presence = Presence(store: Self.presenceStore(for: configuration))
         lock = Lock(store: Self.lockStore(for: configuration))
         cluster = configuration.cluster.map { ClusterLink($0) }
         storage = Storage(store: Self.metadataStore(for: configuration))
@@ -81,19 +82,32 @@ public struct ServerModules: Sendable {
         return RedisLockStore(configuration: cluster.redis, nodeID: cluster.nodeID)
     }
 
+    /// Where presence lives: in the cluster's Redis (one roster per channel for every node) in
+    /// cluster mode, else in this process's memory.
+    static func presenceStore(for configuration: ServerConfiguration) -> any PresenceStore {
+        guard let cluster = configuration.cluster else { return InMemoryPresenceStore() }
+        return RedisPresenceStore(configuration: cluster.redis, nodeID: cluster.nodeID)
+    }
+
     /// In cluster mode, whether this node's connections to the cluster's Redis are up: the link's
     /// and, when the storage and lock modules keep their state there, their stores'. Nil on one node.
     var clusterRedisConnected: (@Sendable () -> Bool)? {
         guard let link = cluster else { return nil }
         let metadata = (storage as? Storage)?.store as? RedisMetadataStore
         let locks = (lock as? Lock)?.store as? RedisLockStore
-        return { link.isConnected && (metadata?.isConnected ?? true) && (locks?.isConnected ?? true) }
+        let presence = (presence as? Presence)?.store as? RedisPresenceStore
+        return {
+            link.isConnected && (metadata?.isConnected ?? true) && (locks?.isConnected ?? true) && (presence?.isConnected ?? true)
+        }
     }
 
     /// In cluster mode, the modules' stores that keep state per session in the cluster's Redis
     /// (`DeadNodeStep`): the link's reaper ends a dead node's sessions' share of each.
     var deadNodeSteps: [any DeadNodeStep] {
-        [(storage as? Storage)?.store as? any DeadNodeStep, (lock as? Lock)?.store as? any DeadNodeStep].compactMap { $0 }
+        [
+            (storage as? Storage)?.store as? any DeadNodeStep, (lock as? Lock)?.store as? any DeadNodeStep,
+            (presence as? Presence)?.store as? any DeadNodeStep, (webhooks as? Webhooks)?.queue as? any DeadNodeStep,
+        ].compactMap { $0 }
     }
 
     /// Every module, in start order.

@@ -1,0 +1,316 @@
+import SwitchboardRedis
+
+/// The Lua scripts of `RedisPresenceStore`, one per atomic operation: the rules of the in-memory
+/// `PresenceTable`, run where every node's operations meet.
+///
+/// Per channel (the tag of `PresenceKeys`, `sb:p:{tag}:…`): `m`, a hash of the members (`node:session`
+/// → MessagePack `[user, features, visible, user's tag]`); `u`, a hash of the users (user →
+/// `[sessions, visible sessions, states as key, value, …]`); `r`, the roster, a sorted set of the
+/// users who show, scored by the number of the change that showed them (so `whoNow` pages by it);
+/// `l`, the set of members that hear presence events; `seq`, the number of the channel's last
+/// change (no TTL: numbers, and so page tokens, are never reused). Per user (the user's tag):
+/// `in`, the tags of the channels the user shows in; `on`, a hash of the user's sessions (→ the
+/// wall-clock millisecond it lost its connection, 0 while connected); `seen`, when the user was
+/// last online (kept `lastSeenTTL`). `sb:p:sessions` (scores 0, read by prefix) indexes
+/// `id\nc\ntag` for each membership and `id\nu\ntag` for each session's user, so a node's
+/// sessions can be ended in one step.
+///
+/// A change the other members are told of (a session showing or no longer showing, a state
+/// change that shows) bumps `seq` and is published on `sb:p:{tag}:events` as a MessagePack array
+/// `[tag, seq, kind, id, user, states, firstOrLast, occupancy]` (kind: 1 joined, 2 left, 3 timed
+/// out, 4 state changed; `id` the session that made it, empty for the server). A script builds
+/// the names it touches from their tags (a membership touches its channel and its user): fine on
+/// one Redis, as the lock scripts' indexes are; a Redis Cluster would need them split by slot.
+enum PresenceScripts {
+    /// ARGV: tag, user's tag, id, user, features, visible (`1`), hears presence (`1`).
+    /// `{features before (-1: none), other visible sessions, occupancy, states}`.
+    static let join = RedisScript(
+        prelude + """
+            local tag, utag, id, user = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+            local features, visible, listens = tonumber(ARGV[5]), ARGV[6] == '1', ARGV[7] == '1'
+            local raw = redis.call('HGET', key(tag, 'm'), id)
+            local before, wasVisible = -1, false
+            if raw then
+              local member = cmsgpack.unpack(raw)
+              before, wasVisible = member[2], member[3] == 1
+            end
+            redis.call('HSET', key(tag, 'm'), id, cmsgpack.pack({user, features, visible and 1 or 0, utag}))
+            local entry = loadUser(tag, user) or {sessions = 0, visible = 0, states = {}}
+            local others = entry.visible - (wasVisible and 1 or 0)
+            if before == -1 then
+              entry.sessions = entry.sessions + 1
+              redis.call('ZADD', sessions, 0, id .. '\\nc\\n' .. tag)
+            end
+            local seq = nil
+            if wasVisible ~= visible then
+              entry.visible = entry.visible + (visible and 1 or -1)
+              if others == 0 and visible then
+                seq = nextSeq(tag)
+                redis.call('ZADD', key(tag, 'r'), seq, user)
+                redis.call('SADD', key(utag, 'in'), tag)
+              elseif others == 0 then
+                redis.call('ZREM', key(tag, 'r'), user)
+                redis.call('SREM', key(utag, 'in'), tag)
+              end
+            end
+            if listens then
+              redis.call('SADD', key(tag, 'l'), id)
+            else
+              redis.call('SREM', key(tag, 'l'), id)
+            end
+            saveUser(tag, user, entry)
+            local occupancy = redis.call('ZCARD', key(tag, 'r'))
+            if wasVisible ~= visible then
+              announce(tag, seq or nextSeq(tag), visible and 1 or 2, id, user, entry.states, others == 0, occupancy)
+            end
+            return {before, others, occupancy, flat(entry.states)}
+            """)
+
+    /// ARGV: tag, id, timed out (`1`). `{1, features, other visible sessions, occupancy, states,
+    /// user}` or `{0}` when it was not a member.
+    static let leave = RedisScript(
+        prelude + """
+            local gone = leaveChannel(ARGV[1], ARGV[2], ARGV[3] == '1')
+            if not gone then return {0} end
+            return {1, gone[1], gone[2], gone[3], gone[4], gone[5]}
+            """)
+
+    /// ARGV: tag, id (empty: the server), shows (`1`), most keys, most bytes, user, then key and
+    /// value of each item. `{1, changed, states}` or `{0, refusal, number}`.
+    static let setState = RedisScript(
+        prelude + """
+            local tag, id, shows, maxKeys, maxBytes, user = ARGV[1], ARGV[2], ARGV[3] == '1', tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+            local entry = loadUser(tag, user)
+            if not entry then return {0, 'notMember', 0} end
+            local changed = false
+            for i = 7, #ARGV, 2 do
+              if entry.states[ARGV[i]] ~= ARGV[i + 1] then
+                entry.states[ARGV[i]] = ARGV[i + 1]
+                changed = true
+              end
+            end
+            local count, bytes = 0, 0
+            for name, value in pairs(entry.states) do
+              count = count + 1
+              bytes = bytes + #name + #value
+            end
+            if count > maxKeys then return {0, 'count', count} end
+            if bytes > maxBytes then return {0, 'bytes', bytes} end
+            return stateChanged(tag, id, user, entry, changed, shows)
+            """)
+
+    /// ARGV: tag, id (empty: the server), shows (`1`), user, then the keys (none: every key).
+    /// `{1, changed, states}` or `{0, 'notMember', 0}`.
+    static let removeState = RedisScript(
+        prelude + """
+            local tag, id, shows, user = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4]
+            local entry = loadUser(tag, user)
+            if not entry then return {0, 'notMember', 0} end
+            local before = count(entry.states)
+            if #ARGV < 5 then
+              entry.states = {}
+            else
+              for i = 5, #ARGV do entry.states[ARGV[i]] = nil end
+            end
+            return stateChanged(tag, id, user, entry, count(entry.states) ~= before, shows)
+            """)
+
+    /// ARGV: tag, user. `{1, visible, states}` or `{0}`.
+    static let state = RedisScript(
+        prelude + """
+            local entry = loadUser(ARGV[1], ARGV[2])
+            if not entry then return {0} end
+            return {1, entry.visible > 0 and 1 or 0, flat(entry.states)}
+            """)
+
+    /// ARGV: tag, cursor, most users, with states (`1`). `{user, number, states, …}`: the users
+    /// after the cursor in join order, one more than asked when there are (its states left out).
+    static let members = RedisScript(
+        prelude + """
+            local tag, cursor, most, withStates = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1'
+            return page(tag, cursor, most + 1, most, withStates)
+            """)
+
+    /// ARGV: tag, most users. `{number of the last change, occupancy, {user, number, states, …}}`.
+    static let snapshot = RedisScript(
+        prelude + """
+            local tag, most = ARGV[1], tonumber(ARGV[2])
+            return {tonumber(redis.call('GET', key(tag, 'seq')) or '0'), redis.call('ZCARD', key(tag, 'r')), page(tag, '0', most, most, true)}
+            """)
+
+    /// ARGV: user's tag, id, sighting (`opened`, `suspended`, `resumed`, `closed`), now, how long
+    /// the last-seen time is kept (ms). `1`.
+    static let record = RedisScript(
+        prelude + """
+            local utag, id, sighting, now, keep = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+            local on = key(utag, 'on')
+            if sighting == 'opened' or sighting == 'resumed' then
+              redis.call('HSET', on, id, '0')
+              redis.call('ZADD', sessions, 0, id .. '\\nu\\n' .. utag)
+            elseif redis.call('HEXISTS', on, id) == 1 then
+              if sighting == 'suspended' then
+                redis.call('HSET', on, id, now)
+              else
+                closeSession(utag, id, now, keep)
+              end
+            end
+            return 1
+            """)
+
+    /// ARGV: now, then each user's tag. `{online, last seen, …}` in the order asked.
+    static let presence = RedisScript(
+        prelude + """
+            local now = tonumber(ARGV[1])
+            local out = {}
+            for i = 2, #ARGV do
+              local lost = redis.call('HVALS', key(ARGV[i], 'on'))
+              if #lost == 0 then
+                out[#out + 1] = 0
+                out[#out + 1] = tonumber(redis.call('GET', key(ARGV[i], 'seen')) or '0')
+              else
+                local connected, last = false, 0
+                for _, at in ipairs(lost) do
+                  local value = tonumber(at)
+                  if value == 0 then connected = true elseif value > last then last = value end
+                end
+                out[#out + 1] = 1
+                out[#out + 1] = connected and now or last
+              end
+            end
+            return out
+            """)
+
+    /// ARGV: a prefix of ids (`node:` for every session of a node), now, how long the last-seen
+    /// time is kept (ms). Each session leaves every channel as timed out (told to the members)
+    /// and goes offline. The number of sessions ended.
+    static let end = RedisScript(
+        prelude + """
+            local prefix, now, keep = ARGV[1], ARGV[2], ARGV[3]
+            local ended, seen = 0, {}
+            for _, entry in ipairs(redis.call('ZRANGEBYLEX', sessions, '[' .. prefix, '[' .. prefix .. '\\255')) do
+              local first = string.find(entry, '\\n', 1, true)
+              local id, kind, tag = string.sub(entry, 1, first - 1), string.sub(entry, first + 1, first + 1), string.sub(entry, first + 3)
+              if id == prefix or string.sub(prefix, -1) == ':' then
+                if not seen[id] then
+                  seen[id] = true
+                  ended = ended + 1
+                end
+                if kind == 'c' then
+                  leaveChannel(tag, id, true)
+                elseif redis.call('HEXISTS', key(tag, 'on'), id) == 1 then
+                  closeSession(tag, id, now, keep)
+                else
+                  redis.call('ZREM', sessions, entry)
+                end
+              end
+            end
+            return ended
+            """)
+
+    /// What every script shares: the names, a user's entry, numbering and publishing a change,
+    /// leaving a channel and going offline.
+    private static let prelude = """
+        local sessions = 'sb:p:sessions'
+        local function key(tag, what) return 'sb:p:{' .. tag .. '}:' .. what end
+
+        local function count(states)
+          local n = 0
+          for _ in pairs(states) do n = n + 1 end
+          return n
+        end
+        -- A state as key, value, … sorted by key.
+        local function flat(states)
+          local names = {}
+          for name in pairs(states) do names[#names + 1] = name end
+          table.sort(names)
+          local out = {}
+          for _, name in ipairs(names) do
+            out[#out + 1] = name
+            out[#out + 1] = states[name]
+          end
+          return out
+        end
+        local function loadUser(tag, user)
+          local raw = redis.call('HGET', key(tag, 'u'), user)
+          if not raw then return nil end
+          local fields = cmsgpack.unpack(raw)
+          local states = {}
+          local list = fields[3] or {}
+          for i = 1, #list, 2 do states[list[i]] = list[i + 1] end
+          return {sessions = fields[1], visible = fields[2], states = states}
+        end
+        local function saveUser(tag, user, entry)
+          redis.call('HSET', key(tag, 'u'), user, cmsgpack.pack({entry.sessions, entry.visible, flat(entry.states)}))
+        end
+
+        local function nextSeq(tag) return redis.call('INCR', key(tag, 'seq')) end
+        local function announce(tag, seq, kind, id, user, states, firstOrLast, occupancy)
+          redis.call('PUBLISH', key(tag, 'events'),
+            cmsgpack.pack({tag, seq, kind, id, user, flat(states), firstOrLast and 1 or 0, occupancy}))
+        end
+
+        -- Keeps a changed state, told to the others when it `shows`; `{1, changed, states}`.
+        local function stateChanged(tag, id, user, entry, changed, shows)
+          if changed then
+            saveUser(tag, user, entry)
+            if shows then announce(tag, nextSeq(tag), 4, id, user, entry.states, false, redis.call('ZCARD', key(tag, 'r'))) end
+          end
+          return {1, changed and 1 or 0, flat(entry.states)}
+        end
+
+        -- The users of the roster after `cursor`: `most` of them, the first `withStatesOf` with
+        -- their states when `withStates`.
+        local function page(tag, cursor, most, withStatesOf, withStates)
+          local found = redis.call('ZRANGEBYSCORE', key(tag, 'r'), '(' .. cursor, '+inf', 'WITHSCORES', 'LIMIT', 0, most)
+          local out = {}
+          for i = 1, #found, 2 do
+            out[#out + 1] = found[i]
+            out[#out + 1] = found[i + 1]
+            local states = {}
+            if withStates and (i + 1) / 2 <= withStatesOf then
+              local entry = loadUser(tag, found[i])
+              if entry then states = flat(entry.states) end
+            end
+            out[#out + 1] = states
+          end
+          return out
+        end
+
+        -- `id` leaves the channel of `tag`; what it changed, or nil when it was not a member.
+        local function leaveChannel(tag, id, timedOut)
+          local raw = redis.call('HGET', key(tag, 'm'), id)
+          if not raw then return nil end
+          local member = cmsgpack.unpack(raw)
+          local user, features, wasVisible, utag = member[1], member[2], member[3] == 1, member[4]
+          redis.call('SREM', key(tag, 'l'), id)
+          redis.call('HDEL', key(tag, 'm'), id)
+          redis.call('ZREM', sessions, id .. '\\nc\\n' .. tag)
+          local entry = loadUser(tag, user) or {sessions = 1, visible = 0, states = {}}
+          local others = entry.visible - (wasVisible and 1 or 0)
+          local states = {}
+          if entry.sessions <= 1 then
+            redis.call('HDEL', key(tag, 'u'), user)
+          else
+            entry.sessions = entry.sessions - 1
+            entry.visible = others
+            saveUser(tag, user, entry)
+            states = entry.states
+          end
+          if wasVisible and others == 0 then
+            redis.call('ZREM', key(tag, 'r'), user)
+            redis.call('SREM', key(utag, 'in'), tag)
+          end
+          local occupancy = redis.call('ZCARD', key(tag, 'r'))
+          if wasVisible then announce(tag, nextSeq(tag), timedOut and 3 or 2, id, user, states, others == 0, occupancy) end
+          return {features, others, occupancy, flat(states), user}
+        end
+
+        -- `id`, a session of the user of `utag`, ends: the user is offline once it was the last.
+        local function closeSession(utag, id, now, keep)
+          redis.call('HDEL', key(utag, 'on'), id)
+          redis.call('ZREM', sessions, id .. '\\nu\\n' .. utag)
+          if redis.call('HLEN', key(utag, 'on')) == 0 then redis.call('SET', key(utag, 'seen'), now, 'PX', keep) end
+        end
+
+        """
+}
