@@ -147,6 +147,29 @@ import SwitchboardTestKit
         }
     }
 
+    @Test func aDeadNodesMembersTimeOutForEveryOtherNodeWhenItIsReaped() async throws {
+        try await RedisServer.with { redis in
+            let (a, b, _, bob) = try await bobListensAliceJoins(on: redis)
+            // Both beat at one second; then node a dies, ending nothing of its own.
+            for node in [a, b] { node.harness.clock.advance(by: .seconds(1)) }
+            try await Task.sleep(for: .milliseconds(100))
+            await a.stop()
+            #expect(try await b.harness.bus.request(WhoNow(caller: bob, channel: room)).users.map(\.userId) == ["bob", "alice"])
+            // Its record expires three beats on; node b's next beat reaps it: one timeout for bob.
+            var reaped = false
+            for _ in 0..<8 where !reaped {
+                b.harness.clock.advance(by: .seconds(1))
+                reaped = await eventually(within: .seconds(2)) { heard(b, bob).last == "remoteConnectionTimeout alice" }
+            }
+            #expect(reaped, "\(heard(b, bob))")
+            #expect(try await b.harness.bus.request(WhoNow(caller: bob, channel: room)).users.map(\.userId) == ["bob"])
+            #expect(try await b.harness.bus.request(GetUserPresence(caller: bob, userIds: ["alice"])).map(\.online) == [false])
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice", "remoteConnectionTimeout alice"])
+            await b.stop()
+        }
+    }
+
     @Test func aListenerInIntervalModeGetsTheClustersChangesAndOccupancyOnItsNodesTimer() async throws {
         try await RedisServer.with { redis in
             var limits = Limits()
