@@ -66,8 +66,10 @@ import Testing
             }
             #expect(close?.code == 1008)
             #expect(close?.reason == reason)
-            // Frames never started on the wire were dropped rather than sent ahead of the close.
-            #expect(complete > 0 && complete < accepted, "\(complete) of \(accepted) frames arrived")
+            // Frames never started on the wire were dropped rather than sent ahead of the close;
+            // usually some were, but a loop that got to write (over TLS: to encrypt) every frame
+            // before it saw the bound passed leaves none to drop (seen beside two busy loops).
+            #expect(complete > 0 && complete <= accepted, "\(complete) of \(accepted) frames arrived")
         }
     }
 }
