@@ -13,12 +13,12 @@ import Testing
             let raw = try RawClient(port: port, receiveBufferSize: 4096)
             _ = raw.handshake()
             #expect(await handler.wait { $0.opened.count == 1 })
-            let slow = handler.opened[0]
+            let slow = try #require(handler.opened.first)
             let healthy = RecordingHandler()
             let client = try await WebSocketClient.connect(
                 to: "ws://127.0.0.1:\(port)/", group: group, handler: healthy)
             #expect(await handler.wait { $0.opened.count == 2 })
-            let fast = handler.opened[1]
+            let fast = try #require(handler.opened.dropFirst().first)
 
             let frame = OutboundFrame.binary([UInt8](repeating: 0xAB, count: 64 * 1024))
             var refused = false

@@ -96,7 +96,7 @@ import Testing
             let sent = (0..<300).map { [UInt8](repeating: UInt8($0 % 256), count: $0 % 200) }
             for payload in sent { #expect(client.sendBinary(payload)) }
             #expect(await handler.wait { $0.messages.count == sent.count })
-            #expect(handler.messages(for: handler.opened[0].id) == sent.map { .binary($0) })
+            #expect(handler.messages(for: try #require(handler.opened.first).id) == sent.map { .binary($0) })
         }
     }
 }
@@ -109,7 +109,7 @@ import Testing
             let raw = try RawClient(port: port, receiveBufferSize: 4096)
             _ = raw.handshake()
             #expect(await handler.wait { $0.opened.count == 1 })
-            let connection = handler.opened[0]
+            let connection = try #require(handler.opened.first)
             let loop = connection.eventLoop
             /// Runs `body` on the loop and waits for it (each call is at least one loop pass).
             func onLoop<T>(_ body: @escaping @Sendable () -> T) -> T {

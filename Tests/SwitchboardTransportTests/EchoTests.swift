@@ -97,10 +97,12 @@ import Testing
         try await withServer(handler: RecordingHandler()) { server, port, group in
             let receiver = RecordingHandler()
             let client = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", group: group, handler: receiver)
-            #expect(await eventually { server.connectionCount == 1 })
             _ = client
+            // Counted by the server before its handler is told: wait for the handler, not the count
+            // (reading `opened[0]` between the two crashed a whole run beside two busy loops).
             let handler = server.handler as! RecordingHandler
-            let connection = handler.opened[0]
+            #expect(await handler.wait { $0.opened.count == 1 })
+            let connection = try #require(handler.opened.first)
             await withTaskGroup(of: Void.self) { tasks in
                 for sender in 0..<4 {
                     tasks.addTask {

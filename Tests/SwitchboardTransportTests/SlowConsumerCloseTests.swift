@@ -31,7 +31,7 @@ import Testing
             if let tls { try raw.startTLS(tls.client, host: "localhost") }
             _ = raw.handshake()
             #expect(await handler.wait { $0.opened.count == 1 })
-            let connection = handler.opened[0]
+            let connection = try #require(handler.opened.first)
 
             // 60,000 bytes do not divide the socket buffers, so the kernel fills up mid-frame.
             let payload = [UInt8](repeating: 0xAB, count: 60_000)

@@ -205,7 +205,7 @@ func withRawConnection(_ body: (_ raw: RawClient, _ connection: WebSocketConnect
         let raw = try RawClient(port: port)
         _ = raw.handshake()
         #expect(await handler.wait { $0.opened.count == 1 })
-        try await body(raw, handler.opened[0])
+        try await body(raw, try #require(handler.opened.first))
     }
 }
 
