@@ -19,13 +19,15 @@ import SwitchboardWire
     }
 
     /// A client logged in with a presence timeout of `presenceTimeout` seconds (1 s by default, so
-    /// a cut connection times out quickly).
+    /// a cut connection times out quickly). It sends no heartbeats, so it asks for the longest
+    /// interval: a silent client with 5 s counts as lost 15 s on, which a loaded run reached while
+    /// waiting for alice's timeout (bob then timed out of the room instead of leaving it).
     func client(
         _ userId: String, _ server: SwitchboardServer, _ group: EventLoopGroup, presenceTimeout: Int = 1
     ) async throws -> RawClient {
         let client = try await RawClient.connect(to: server.url, group: group)
         client.send(ClientFrame(id: 1, .session(.login(Login(
-            appId: "test-app", userId: userId, token: "", heartbeatInterval: 5, presenceTimeout: presenceTimeout)))))
+            appId: "test-app", userId: userId, token: "", heartbeatInterval: 1800, presenceTimeout: presenceTimeout)))))
         #expect(await client.answer(to: 1)?.loginAccepted != nil)
         return client
     }
