@@ -11,7 +11,7 @@ import SwitchboardWebhooks
 /// Two cluster nodes on a real redis-server, composed as `switchboard serve --cluster` composes
 /// them (the webhook queue in Redis, the reaper's steps): what waited in a dead node's webhook
 /// queue is sent by the node that reaps it.
-@Suite(.timeLimit(.minutes(2))) struct ClusterWebhookTakeOverTests {
+@Suite(.timeLimit(.minutes(3))) struct ClusterWebhookTakeOverTests {
     /// A receiver that is down (every attempt fails) or up (takes and records every delivery).
     final class Receiver: WebhookPoster {
         let up: Bool
@@ -53,7 +53,8 @@ import SwitchboardWebhooks
             let waiting = try await a.bus.request(WebhookStatistics())
             // Node a stops for good; node b reaps it within seconds and sends what waited, in order.
             await a.shutdown()
-            #expect(await eventually(within: .seconds(20)) { up.taken.withLock { $0.count } == 2 }, "\(up.eventIds)")
+            // Reaped within seconds of its last beat on an idle machine; a loaded run starves the beats too.
+            #expect(await eventually(within: .seconds(60)) { up.taken.withLock { $0.count } == 2 }, "\(up.eventIds)")
             let bodies = up.taken.withLock { $0.map { String(decoding: $0.body, as: UTF8.self) } }
             #expect(bodies.count == 2 && bodies[0].contains("\"alice\"") && bodies[1].contains("\"bob\""), "\(bodies)")
             #expect(bodies.allSatisfy { $0.contains("user.online") })
