@@ -181,6 +181,9 @@ import SwitchboardWire
         }
         let alice = try await online("alice")
         #expect(await eventually { onlineUsers(first) == ["alice"] })
+        // The server has read the receiver's answer too (the receiver records a delivery before it
+        // answers: stopped in between, alice's would wait as well and be given up with bob's).
+        #expect(await eventuallyAsync { ((try? await MetricsScrapeTests.scrape(admin))?["switchboard_webhook_sent_total"] ?? 0) >= 1 })
 
         // The first receiver goes away; bob's event waits for it (its attempt failed).
         try await first.stop()
