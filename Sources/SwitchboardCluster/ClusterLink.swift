@@ -32,7 +32,10 @@ import SwitchboardTransport
 /// - every beat it looks for nodes whose record expired and, holding the reapers' lease, ends
 ///   their sessions' share of every store that asked (`reap(with:)`, `DeadNodes`) and takes them
 ///   off the users' online sets; a beat that finds this node itself reaped (it was paused or cut
-///   off meanwhile) ends this node's sessions before the node beats again.
+///   off meanwhile) ends this node's sessions before the node beats again;
+/// - it records which node holds each session (`SessionDirectory`, written with each login's
+///   claim), so that `AdoptSession` can take a session over on another node when its client
+///   reconnects there, and `AnnounceTakeOver` tells the former node to end its copy.
 ///
 /// With one subscription per node per channel, user or set, each message reaches each node once.
 public actor ClusterLink: OpeningModule {
@@ -61,6 +64,10 @@ public actor ClusterLink: OpeningModule {
     private let turns = OneAtATime()
     /// The users' online sets, with this node's index of them.
     private nonisolated var onlineSets: OnlineSets { OnlineSets(redis: redis) }
+    /// Which node holds each session.
+    private nonisolated var sessionDirectory: SessionDirectory { SessionDirectory(redis: redis, nodeID: configuration.nodeID) }
+    /// The first number of this node run's block of session numbers, from `open()` on.
+    private nonisolated let sessionNumbers = Mutex<UInt64?>(nil)
     /// What else ends a dead node's sessions' share when this node reaps it (the stores').
     private nonisolated let deadNodeSteps = Mutex<[any DeadNodeStep]>([])
     /// The reaping pass under way, if any: beats go on meanwhile.
@@ -143,7 +150,20 @@ public actor ClusterLink: OpeningModule {
                 await closeIfUnheard(.messages(request.target))
                 return Done()
             }
-        bus.handle(ClaimUser.self) { [self] request throws(RtmError) in try await claim(request.caller) }
+        bus.handle(ClaimUser.self) { [self] request throws(RtmError) in
+            try await claim(request.caller, secret: request.secret, movedFrom: nil, operation: ClaimUser.operation)
+        }
+        bus.handle(ReserveSessionNumbers.self) { [self] _ throws(RtmError) in try await reserveSessionNumbers() }
+        bus.handle(AdoptSession.self) { [self] request throws(RtmError) in
+            do {
+                return try await sessionDirectory.adopt(request.ticket, of: request.user)
+            } catch {
+                throw RtmError(.loginTimeout, operation: AdoptSession.operation, reason: "the cluster's Redis cannot be reached: \(error)")
+            }
+        }
+        bus.handle(AnnounceTakeOver.self) { [self] request throws(RtmError) in
+            try await claim(request.caller, secret: nil, movedFrom: request.formerNode, operation: AnnounceTakeOver.operation)
+        }
         bus.handle(ListClusterNodes.self) { [clock = context.clock] request throws(RtmError) in
             do {
                 let reply = try await redis.run(
@@ -179,17 +199,26 @@ public actor ClusterLink: OpeningModule {
 
     /// Makes `caller` its user's newest login: takes the user's next generation and announces it
     /// on the user's channel, where every node with a session of the user hears it (`UserClaims`).
-    private nonisolated func claim(_ caller: Caller) async throws(RtmError) -> Done {
+    /// With `secret`, a new session: recorded as this node's in the same script
+    /// (`SessionDirectory`). With `movedFrom`, a session taken over from that node: announced as
+    /// moved first, on the same channel, so the former node ends its copy as moved rather than
+    /// replaced.
+    private nonisolated func claim(
+        _ caller: Caller, secret: String?, movedFrom former: String?, operation: String
+    ) async throws(RtmError) -> Done {
         let user = caller.user
         inbound.claims.withLock { $0.begin(user) }
         var failure: RedisError?
         var generation: Int64?
+        let node = Array(configuration.nodeID.utf8)
         do {
             let reply = try await redis.run(
-                Self.claimUser, keys: [RelayChannels.generationKey(of: user)],
+                Self.claimUser,
+                keys: [RelayChannels.generationKey(of: user), SessionDirectory.key(of: user), SessionDirectory.indexKey(of: configuration.nodeID)],
                 arguments: [
-                    RelayChannels.channel(of: .user(user)).name, Array(configuration.nodeID.utf8), Array(user.app.utf8),
-                    Array(user.userId.utf8),
+                    RelayChannels.channel(of: .user(user)).name, node, Array(user.app.utf8), Array(user.userId.utf8),
+                    Array(String(caller.session.rawValue).utf8), Array((secret ?? "").utf8),
+                    former.map { MovedSessionAnnouncement(former: $0, caller: caller, taker: configuration.nodeID).encoded() } ?? [],
                 ])
             generation = reply.integer
         } catch {
@@ -198,20 +227,28 @@ public actor ClusterLink: OpeningModule {
         if let replaced = inbound.claims.withLock({ $0.finish(caller, generation: generation) }) { inbound.endReplaced(replaced) }
         guard generation != nil else {
             throw RtmError(
-                .loginTimeout, operation: ClaimUser.operation,
+                .loginTimeout, operation: operation,
                 reason: "the cluster's Redis cannot be reached: \(failure.map { "\($0)" } ?? "no generation in its answer")")
         }
         return Done()
     }
 
     /// Takes the next generation of a user (KEYS[1]) and announces it on the user's channel
-    /// (ARGV[1]) for node ARGV[2], app ARGV[3], user ARGV[4]; returns the generation.
+    /// (ARGV[1]) for node ARGV[2], app ARGV[3], user ARGV[4]; returns the generation. With a
+    /// secret (ARGV[6]), records session ARGV[5] as the node's in the user's sessions (KEYS[2])
+    /// and the node's index (KEYS[3]); with a moved-session announcement (ARGV[7]), publishes it
+    /// first.
     ///
     /// A generation is Redis's clock in microseconds, or one more than the user's last when that
     /// is not smaller: it grows across a restart of Redis that kept nothing (the last one is kept
     /// a day, only to order logins within one microsecond).
     private static let claimUser = RedisScript(
         """
+        if ARGV[6] ~= '' then
+          redis.call('HSET', KEYS[2], ARGV[5], ARGV[2] .. '\\n' .. ARGV[6])
+          redis.call('SADD', KEYS[3], KEYS[2] .. '\\n' .. ARGV[5])
+        end
+        if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[1], ARGV[7]) end
         local now = redis.call('TIME')
         local generation = tonumber(now[1]) * 1000000 + tonumber(now[2])
         local last = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -221,6 +258,20 @@ public actor ClusterLink: OpeningModule {
         return generation
         """)
 
+    /// The first number of this node run's block of session numbers (taken in `open()`, or now).
+    private nonisolated func reserveSessionNumbers() async throws(RtmError) -> UInt64 {
+        if let base = sessionNumbers.withLock({ $0 }) { return base }
+        do {
+            let base = try await sessionDirectory.reserveNumbers()
+            return sessionNumbers.withLock { numbers in
+                if numbers == nil { numbers = base }
+                return numbers ?? base
+            }
+        } catch {
+            throw RtmError(.loginTimeout, operation: ReserveSessionNumbers.operation, reason: "the cluster's Redis cannot be reached: \(error)")
+        }
+    }
+
     /// Connects to the cluster's Redis; throws when it cannot be reached now (the server does not
     /// start).
     public func open() async throws {
@@ -228,6 +279,9 @@ public actor ClusterLink: OpeningModule {
         try await redis.connect(configuration.redis) { inbound.handle($0) }
         try await redis.subscribe(inbound.health.channel)
         try await rejoin(now: clock?.wallNow)
+        try await sessionDirectory.dropEarlierRun()
+        let base = try await sessionDirectory.reserveNumbers()
+        sessionNumbers.withLock { $0 = base }
     }
 
     /// Clears this node's reaped mark and, knowing the time (started), writes its liveness record
@@ -321,7 +375,7 @@ public actor ClusterLink: OpeningModule {
             return
         }
         guard !dead.isEmpty else { return }
-        let steps = deadNodeSteps.withLock { $0 } + [onlineSets]
+        let steps = deadNodeSteps.withLock { $0 } + [onlineSets, sessionDirectory]
         let timeToLive = configuration.beatInterval * configuration.beatsToLive
         for (node, expiry) in dead where node != configuration.nodeID {
             do {
@@ -445,6 +499,17 @@ public actor ClusterLink: OpeningModule {
             await channelChanged(change.channel)
         case .sessionEnded(let event, let left):
             inbound.claims.withLock { $0.ended(event.session, of: event.caller.user) }
+            if event.reason != .movedToAnotherNode {
+                let directory = sessionDirectory
+                let caller = event.caller
+                Task {
+                    do {
+                        try await directory.forget(caller)
+                    } catch {
+                        inbound.log(.warning, "\(caller) stays in the cluster's session directory until this node is reaped: \(error)")
+                    }
+                }
+            }
             for change in left { await channelChanged(change.channel) }
             if users.close(event.caller) { await closeIfUnheard(.messages(.user(UserKey(event.caller.app, event.caller.userId)))) }
         }

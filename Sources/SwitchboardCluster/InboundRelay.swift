@@ -154,6 +154,18 @@ final class InboundRelay: Sendable {
     }
 
     private func deliver(_ message: RedisMessage, _ context: ModuleContext) {
+        if let moved = MovedSessionAnnouncement(decoding: message.payload) {
+            guard moved.former == nodeID else { return }
+            let bus = context.bus
+            Task {
+                do {
+                    _ = try await bus.request(EndMovedSession(caller: moved.caller))
+                } catch {
+                    context.log(.warning, "cannot end \(moved.caller), taken over by node \(moved.taker): \(error)")
+                }
+            }
+            return
+        }
         if let claim = UserClaimAnnouncement(decoding: message.payload) {
             guard claim.origin != nodeID else { return }
             if let replaced = claims.withLock({ $0.heard(claim.user, generation: claim.generation) }) { endReplaced(replaced) }

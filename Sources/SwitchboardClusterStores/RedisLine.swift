@@ -79,6 +79,9 @@ struct NodeSessions: Sendable {
     /// `node:session`.
     func id(_ session: SessionID) -> String { "\(node):\(session.rawValue)" }
 
+    /// `node:session` for a session of another node.
+    static func id(_ session: SessionID, ofNode nodeID: String) -> String { "\(KeyPart.escaped(nodeID)):\(session.rawValue)" }
+
     /// The session of this node that `id` names; nil for another node's.
     func session(of id: String) -> SessionID? {
         guard let colon = id.lastIndex(of: ":"), id[..<colon] == node, let number = UInt64(id[id.index(after: colon)...]) else {

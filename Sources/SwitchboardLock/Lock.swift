@@ -51,6 +51,7 @@ public actor Lock: OpeningModule {
             .keepingMembership(members) { [self] update in await membershipChanged(update) }
             .on(SessionSuspended.self) { [self] event in await suspended(event.caller.session) }
             .on(SessionResumed.self) { [self] event in await resumed(event.caller.session) }
+            .on(SessionTakenOver.self) { [self] event in await takenOver(event) }
             // Answered once the events before each request are handled: a client that subscribed,
             // got its answer and then calls a lock is found in the channel.
             .answer(SetLock.self) { [self] request throws(RtmError) in try await setLock(request) }
@@ -251,6 +252,12 @@ public actor Lock: OpeningModule {
 
     private func resumed(_ session: SessionID) async {
         await inEventTurn("the resumption of \(session)") { store, _, _ throws(LockRefusal) in try await store.sessionResumed(session) }
+    }
+
+    private func takenOver(_ event: SessionTakenOver) async {
+        await inEventTurn("the take-over of \(event.caller.session) from \(event.formerNode)") { store, _, _ throws(LockRefusal) in
+            try await store.takeOver(event.caller.session, fromNode: event.formerNode)
+        }
     }
 
     private func sessionClosed(_ event: SessionClosed) async {

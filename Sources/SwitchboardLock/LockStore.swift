@@ -63,9 +63,14 @@ public protocol LockStore: Sendable {
     /// The locks of `channel` and the number of the channel's last published change (0 for a
     /// store that does not publish).
     func snapshot(of channel: ChannelKey) async throws(LockRefusal) -> LockSnapshot
+    /// Moves what the number `session` of node `node`, which held it, owns and waits for to this
+    /// node's session of that number, silently (the session goes on here, connected: its locks
+    /// stop counting down). A store of one node holds no other node's sessions: nothing.
+    func takeOver(_ session: SessionID, fromNode node: String) async throws(LockRefusal)
 }
 
 extension LockStore {
+    public func takeOver(_ session: SessionID, fromNode node: String) async throws(LockRefusal) {}
     public func open() async throws {}
     public func close() async {}
     public var publishesEffects: Bool { false }

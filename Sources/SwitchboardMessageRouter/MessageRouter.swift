@@ -41,6 +41,7 @@ public actor MessageRouter: Module {
         bus.handle(Subscribe.self) { [self] request throws(RtmError) in try await subscribe(request) }
         bus.handle(Unsubscribe.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
         bus.handle(UnsubscribeUser.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
+        bus.handle(RestoreSubscriptions.self) { [self] request throws(RtmError) in try await restore(request) }
         bus.handleAtOnceWhenPossible(
             Publish.self, atOnce: { request throws(RtmError) in try publishing.publish(request) },
             later: { request throws(RtmError) in try await publishing.forwardToUser(request) })
@@ -96,6 +97,37 @@ public actor MessageRouter: Module {
         // A subscription that changed its features is answered after the publishes that read the old ones.
         await routes.publishesBefore(channel)
         return Done()
+    }
+
+    /// Subscribes a session another node held to its message channels here, with the features
+    /// it had (no rate window counts them: the client asked for none of these). A channel it
+    /// cannot have again (a limit lowered since, the relay down) is left out of the answer.
+    private func restore(_ request: RestoreSubscriptions) async throws(RtmError) -> [ChannelKey] {
+        let (context, ended, routes) = try running(RestoreSubscriptions.operation)
+        let caller = request.caller
+        let limits = context.limits(for: caller.app)
+        var restored: [ChannelKey] = []
+        for membership in request.memberships where membership.channel.type == .message && membership.channel.app == caller.app {
+            let channel = membership.channel
+            do {
+                try await turns.run { () async throws(RtmError) in
+                    guard !ended.contains(caller.session) else {
+                        throw RtmError(.notLogin, operation: RestoreSubscriptions.operation, reason: "the session has ended")
+                    }
+                    if let change = try await store.subscribe(
+                        caller, to: channel, features: membership.features, limits: limits, operation: RestoreSubscriptions.operation)
+                    {
+                        routes.apply(change)
+                    }
+                    context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: membership.features))
+                }
+                try await openRelay(to: channel, for: caller, context, routes)
+                restored.append(channel)
+            } catch {
+                context.log(.warning, "\(caller) is not subscribed to \(channel.name) again here: \(error)")
+            }
+        }
+        return restored
     }
 
     private func unsubscribe(_ request: Unsubscribe) async throws(RtmError) -> Done {

@@ -51,6 +51,15 @@ extension Presence {
         await leave(caller, members.read { $0.channels(of: caller.session) }, .timedOut)
     }
 
+    /// Moves a session another node held here, in the store (nobody is told: the session goes
+    /// on), and answers its channels; the message router then subscribes it here again, and the
+    /// joins it announces find it a member already.
+    func takeOver(_ request: TakeOverMemberships) async throws(RtmError) -> [HeldMembership] {
+        try await turns.run { () async throws(RtmError) in
+            try await store.takeOver(request.caller, fromNode: request.formerNode)
+        }
+    }
+
     func record(_ sighting: Sighting, of caller: Caller) async {
         guard case .running(let context, _) = state else { return }
         do {

@@ -63,6 +63,7 @@ public actor Presence: OpeningModule {
             .answer(SetMemberPresenceState.self) { [self] request throws(RtmError) in try await setMemberState(request) }
             .answer(ListChannels.self) { [self] request throws(RtmError) in try await listChannels(request) }
             .answer(PresenceStatistics.self) { [self] request throws(RtmError) in try await statistics(request) }
+            .answer(TakeOverMemberships.self) { [self] request throws(RtmError) in try await takeOver(request) }
             .answer(DeliverRelayedPresence.self) { [self] request in
                 await relayed(request)
                 return Done()

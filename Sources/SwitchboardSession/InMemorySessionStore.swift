@@ -56,6 +56,10 @@ public final class InMemorySessionStore: SessionStore {
 
     public func sessionsByApp() -> [AppID: Int] { table.withLock { $0.sessionsByApp } }
 
+    public func numberSessions(after base: UInt64) { table.withLock { $0.numberSessions(after: base) } }
+
+    public func adopt(_ record: SessionRecord) -> [SessionRecord] { table.withLock { $0.adopt(record) } }
+
     public func sessions(of user: UserKey) -> [SessionRecord] {
         table.withLock { table in table.sessions(of: user).compactMap { table.sessions[$0] } }
     }

@@ -21,6 +21,8 @@ public actor Session: Module {
     private let makeSecret: @Sendable () -> String
     private let givenStore: (any SessionStore)?
     private let turns = OneAtATime()
+    /// Whether this node's session numbers come from its own block (cluster mode) yet.
+    private var sessionsNumbered = false
 
     private enum State {
         case idle
@@ -62,6 +64,7 @@ public actor Session: Module {
         bus.handle(RenewToken.self) { [self] request throws(RtmError) in try await renew(request) }
         bus.handle(DisconnectUser.self) { [self] request throws(RtmError) in try await disconnectUser(request) }
         bus.handle(EndReplacedSession.self) { [self] request throws(RtmError) in try await endReplaced(request.caller) }
+        bus.handle(EndMovedSession.self) { [self] request throws(RtmError) in try await endMoved(request.caller) }
         bus.handle(ListUserSessions.self) { [self] request throws(RtmError) in try await listSessions(request) }
         bus.handle(SessionStatistics.self) { [self] request throws(RtmError) in
             try await running(SessionStatistics.operation).1.counts(in: request.app)
@@ -88,6 +91,12 @@ public actor Session: Module {
             grant = try await context.bus.request(
                 VerifyLoginToken(appId: request.appId, userId: request.userId, token: request.token))
         }
+        try await numberSessions(context, store)
+        if let ticket = request.resume, context.bus.hasHandler(AdoptSession.self), try await !store.contains(ticket.session),
+            let granted = try await takeOver(request, ticket, grant, context, store)
+        {
+            return granted
+        }
         let answer = try await turns.run { () async throws(RtmError) in
             let outcome = try await store.login(
                 request, secret: makeSecret(), tokenExpiresAt: grant.loginExpiresAt, now: context.clock.wallNow)
@@ -102,8 +111,81 @@ public actor Session: Module {
                 return granted(record, resumed: true)
             }
         }
-        try await openRelay(for: answer.caller, claiming: !answer.resumed, context, store)
+        try await openRelay(for: answer.caller, claiming: answer.resumed ? nil : answer.ticket.secret, context, store)
         return answer
+    }
+
+    /// In cluster mode (a relay answers `ReserveSessionNumbers`), numbers this node's sessions
+    /// from a block of its own, once, before the first session: a number then names one session
+    /// on every node, so another node can take a session over under its number.
+    private func numberSessions(_ context: ModuleContext, _ store: any SessionStore) async throws(RtmError) {
+        guard !sessionsNumbered, context.bus.hasHandler(ReserveSessionNumbers.self) else { return }
+        try await turns.run { () async throws(RtmError) in
+            guard !sessionsNumbered else { return }
+            let base: UInt64
+            do throws(RtmError) {
+                base = try await context.bus.request(ReserveSessionNumbers())
+            } catch {
+                throw RtmError(.loginTimeout, operation: Login.operation, reason: error.reason)
+            }
+            try await store.numberSessions(after: base)
+            sessionsNumbered = true
+        }
+    }
+
+    /// Takes over the session `ticket` names from the node that holds it (cluster mode: its
+    /// client reconnected here): the relay checks the ticket and records the session as this
+    /// node's; the presence module moves its memberships here, the message router subscribes
+    /// it again to its channels, the other modules move their share (`SessionTakenOver`), and
+    /// the former node, if alive, ends its copy. Nil when no other node holds such a session (the
+    /// login is then an ordinary one).
+    private func takeOver(
+        _ request: Login, _ ticket: ResumeTicket, _ grant: TokenGrant, _ context: ModuleContext, _ store: any SessionStore
+    ) async throws(RtmError) -> LoginGranted? {
+        let user = UserKey(request.appId, request.userId)
+        let former: String?
+        do {
+            former = try await context.bus.request(AdoptSession(user: user, ticket: ticket))
+        } catch {
+            throw RtmError(.loginTimeout, operation: Login.operation, reason: error.reason)
+        }
+        guard let former else { return nil }
+        let limits = context.limits(for: user.app)
+        let record = SessionRecord(
+            caller: Caller(app: user.app, userId: user.userId, session: ticket.session), secret: ticket.secret,
+            heartbeatInterval: limits.sessions.clampedHeartbeatInterval(request.heartbeatInterval),
+            presenceTimeout: limits.sessions.clampedPresenceTimeout(request.presenceTimeout),
+            lastSeen: context.clock.wallNow, suspendedAt: nil, tokenExpiresAt: grant.loginExpiresAt)
+        let caller = record.caller
+        try await turns.run { () async throws(RtmError) in
+            for old in try await store.adopt(record) { endAsReplaced(old, context) }
+            context.outbox.open(record.id, numberedFrom: ticket.received)
+            context.bus.publish(SessionOpened(caller: caller))
+        }
+        var channels: [ChannelAddress] = [ChannelAddress(.user, user.userId)]
+        do {
+            if context.bus.hasHandler(OpenRelay.self) { _ = try await context.bus.request(OpenRelay(.user(user))) }
+            var memberships: [HeldMembership] = []
+            if context.bus.hasHandler(TakeOverMemberships.self) {
+                memberships = try await context.bus.request(TakeOverMemberships(caller: caller, formerNode: former))
+            }
+            await context.bus.publishAndWait(SessionTakenOver(caller: caller, formerNode: former))
+            if context.bus.hasHandler(RestoreSubscriptions.self) {
+                _ = try await context.bus.request(RestoreSubscriptions(caller: caller, memberships: memberships))
+            }
+            channels += memberships.map { ChannelAddress($0.channel.type, $0.channel.name) }
+            _ = try await context.bus.request(AnnounceTakeOver(caller: caller, formerNode: former))
+        } catch {
+            try? await turns.run { () async throws(RtmError) in
+                guard let record = try await store.remove(caller.session) else { return }
+                end(record, reason: .logout, context)
+            }
+            throw RtmError(.loginTimeout, operation: Login.operation, reason: "the session could not be taken over from \(former): \(error.reason)")
+        }
+        let loss = ResumeLoss(droppedPushes: 0, channels: Array(channels.prefix(ResumeLoss.maxChannels)), historyLost: true)
+        return LoginGranted(
+            caller: caller, ticket: record.ticket, resumed: true, heartbeatInterval: record.heartbeatInterval,
+            presenceTimeout: record.presenceTimeout, takeOverLoss: loss)
     }
 
     /// With other nodes (a relay handles `OpenRelay`), makes sure messages sent to the user on
@@ -111,12 +193,14 @@ public actor Session: Module {
     /// (`claiming`), that the user's sessions on other nodes end as replaced (`ClaimUser`); when
     /// either cannot be done, the session ends again and the login fails with the relay's timeout.
     private func openRelay(
-        for caller: Caller, claiming: Bool, _ context: ModuleContext, _ store: any SessionStore
+        for caller: Caller, claiming secret: String?, _ context: ModuleContext, _ store: any SessionStore
     ) async throws(RtmError) {
         guard context.bus.hasHandler(OpenRelay.self) else { return }
         do {
             _ = try await context.bus.request(OpenRelay(.user(caller.user)))
-            if claiming, context.bus.hasHandler(ClaimUser.self) { _ = try await context.bus.request(ClaimUser(caller: caller)) }
+            if let secret, context.bus.hasHandler(ClaimUser.self) {
+                _ = try await context.bus.request(ClaimUser(caller: caller, secret: secret))
+            }
         } catch {
             try? await turns.run { () async throws(RtmError) in
                 guard let record = try await store.remove(caller.session) else { return }
@@ -208,6 +292,21 @@ public actor Session: Module {
         let ended = try await turns.run { () async throws(RtmError) -> Bool in
             guard let record = try await store.remove(caller.session) else { return false }
             endAsReplaced(record, context)
+            return true
+        }
+        if ended { await closeRelay(for: caller.user, context) }
+        return Done()
+    }
+
+    /// Ends this node's copy of a session another node took over: its old connection, if any, is
+    /// told `relogin` (the session resumed elsewhere), and the modules drop what they keep of it
+    /// here (`movedToAnotherNode`).
+    private func endMoved(_ caller: Caller) async throws(RtmError) -> Done {
+        let (context, store) = try running(EndMovedSession.operation)
+        let ended = try await turns.run { () async throws(RtmError) -> Bool in
+            guard let record = try await store.remove(caller.session) else { return false }
+            context.outbox.disconnect(record.id, reason: .relogin, detail: "the session resumed on another node")
+            end(record, reason: .movedToAnotherNode, context)
             return true
         }
         if ended { await closeRelay(for: caller.user, context) }

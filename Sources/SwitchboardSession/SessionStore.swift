@@ -37,6 +37,12 @@ public protocol SessionStore: Sendable {
     func sessions(of user: UserKey) async throws(RtmError) -> [SessionRecord]
     /// How many sessions each app has (live or suspended), apps with none left out.
     func sessionsByApp() async throws(RtmError) -> [AppID: Int]
+    /// Numbers the sessions opened from now on after `base` (cluster mode: each node numbers
+    /// from its own block, so a number names one session on every node).
+    func numberSessions(after base: UInt64) async throws(RtmError)
+    /// Takes in `record`, a session another node held, under its number (cluster mode); the
+    /// user's other sessions here end and are returned, oldest first.
+    func adopt(_ record: SessionRecord) async throws(RtmError) -> [SessionRecord]
 }
 
 /// Everything the server keeps about one session.

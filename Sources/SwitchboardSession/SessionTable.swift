@@ -99,6 +99,23 @@ struct SessionTable: Sendable {
         return .opened(record, replaced: replaced)
     }
 
+    /// Numbers the sessions opened from now on after `base` (when that is ahead of the last one),
+    /// so that a session's number names it on every node of a cluster.
+    mutating func numberSessions(after base: UInt64) {
+        lastID = max(lastID, base)
+    }
+
+    /// Takes in `record`, a session another node held, under its number; the user's other
+    /// sessions here end, as a new login's would, and are returned. No limit is checked: the
+    /// session existed already.
+    mutating func adopt(_ record: SessionRecord) -> [SessionRecord] {
+        let replaced = sessions(of: record.caller.user).filter { $0 != record.id }.compactMap { remove($0) }
+        _ = remove(record.id)
+        sessions[record.id] = record
+        users.open(record.caller)
+        return replaced
+    }
+
     /// Notes a sign of life.
     mutating func heartbeat(_ id: SessionID, now: WallClockTime) -> SignOfLife {
         guard var record = sessions[id] else { return .unknown }

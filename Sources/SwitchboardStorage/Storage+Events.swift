@@ -41,6 +41,17 @@ extension Storage {
         }
     }
 
+    /// Binds the items of a session another node held to it here (nobody is told: nothing they
+    /// see changes).
+    func takenOver(_ event: SessionTakenOver) async {
+        guard let running = try? running("takeOver") else { return }
+        do {
+            try await store.takeOver(event.caller.session, fromNode: event.formerNode)
+        } catch {
+            running.context.log(.error, "cannot bind the items of \(event.caller.session) here: \(error)")
+        }
+    }
+
     /// Removes the items bound to `session` and tells their listeners.
     func removeItems(of session: SessionID) async {
         guard let running = try? running("sessionClosed") else { return }

@@ -49,6 +49,7 @@ public actor Storage: OpeningModule {
         let members = ChannelMembership()
         state = .started(context, members)
         context.bus.subscription().keepingMembership(members) { [self] update in await membershipChanged(update) }
+            .on(SessionTakenOver.self) { [self] event in await takenOver(event) }
         let bus = context.bus
         registerWrite(SetChannelMetadata.self, on: bus)
         registerWrite(UpdateChannelMetadata.self, on: bus)

@@ -169,6 +169,9 @@ public actor Webhooks: OpeningModule {
         switch update {
         case .changed(let change):
             record(drafts(change, members))
+        case .sessionEnded(let event, _) where event.reason == .movedToAnotherNode:
+            // The session goes on on another node: nobody left anything.
+            _ = users.close(event.caller)
         case .sessionEnded(let event, let left):
             // The channels first, then the user: a receiver hears the leaves before the user goes offline.
             record(left.flatMap { drafts($0, members) } + (users.close(event.caller) ? [WebhookDrafts.offline(event)] : []))

@@ -154,6 +154,22 @@ import SwitchboardTransport
         #expect(output.contains("once awake, the reaped node ends its session"), "\(output)")
     }
 
+    /// Node 1 killed (kill -9) under a client subscribed with presence and a state: the client
+    /// logs in on node 2 with its resume ticket and goes on with the same session, its channel and
+    /// state kept, nobody told it left (`peer_cluster_resume.py`, from PROTOCOL.md §2.4).
+    @Test func aClientOfAKilledNodeResumesItsSessionOnAnotherNode() async throws {
+        var directories: [URL] = []
+        defer { for directory in directories { try? FileManager.default.removeItem(at: directory) } }
+        try await RedisServer.with { redis in
+            let nodes = try await startNodes(3, on: redis, directories: &directories)
+            let output = try await ProcessRunner.python(
+                "peer_cluster_resume.py", nodes.flatMap { ["--url", $0.url] } + ["--kill-first-node", "\(nodes[0].process.processIdentifier)"])
+            for node in nodes { try await node.stop() }
+            #expect(output.status == 0, "\(output.text)")
+            #expect(output.text.contains(" 0 failed"), "\(output.text)")
+        }
+    }
+
     /// Runs the lock peer against three nodes, handing it node 1's process id with `option`;
     /// returns its report (and prints its timing lines).
     private func lockPeerWithFirstNode(_ option: String) async throws -> String {

@@ -62,4 +62,12 @@ final class SuspendingSessionStore: SessionStore {
         await calls.pause("sessions")
         return base.sessions(of: user)
     }
+    func numberSessions(after base: UInt64) async throws(RtmError) {
+        await calls.pause("numberSessions")
+        self.base.numberSessions(after: base)
+    }
+    func adopt(_ record: SessionRecord) async throws(RtmError) -> [SessionRecord] {
+        await calls.pause("adopt")
+        return base.adopt(record)
+    }
 }

@@ -76,7 +76,10 @@ extension ClientEngine {
     private func loginAnswered(_ result: Result<Answer, RtmErrorInfo>) {
         switch result {
         case .success(.session(.login(let accepted))):
-            if accepted.loss.droppedPushes > 0 {
+            if accepted.loss.historyLost {
+                let channels = accepted.loss.channels.map(\.name).joined(separator: ", ")
+                log?.write(.warn, "resumed on another server of the cluster: pushes sent while away were not kept (\(channels))")
+            } else if accepted.loss.droppedPushes > 0 {
                 let channels = accepted.loss.channels.map(\.name).joined(separator: ", ")
                 log?.write(.warn, "resumed past the server's resume bound: \(accepted.loss.droppedPushes) pushes lost (\(channels))")
             }

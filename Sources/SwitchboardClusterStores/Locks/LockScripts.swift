@@ -186,6 +186,32 @@ enum LockScripts {
             return 1
             """)
 
+    /// ARGV: the former id, the new id (a session taken over by another node). What the session
+    /// owns and waits for becomes the new id's, in place; it is connected, so its locks stop
+    /// counting down. Nobody is told: the owner's user is the same. `1`.
+    static let takeOver = RedisScript(
+        prelude + """
+            local old, new = ARGV[1], ARGV[2]
+            redis.call('SREM', suspended, old)
+            for _, at in ipairs(entriesOf(old)) do
+              local tag, name = at[1], at[2]
+              redis.call('ZREM', sessions, entry(old, tag, name))
+              local lock = load(tag, name)
+              if lock then
+                if lock.owner == old then
+                  lock.owner = new
+                  redis.call('ZREM', countdowns, countdown(tag, name))
+                else
+                  local i = place(lock, old)
+                  if i then lock.line[i] = new end
+                end
+                save(tag, name, lock)
+                redis.call('ZADD', sessions, 0, entry(new, tag, name))
+              end
+            end
+            return 1
+            """)
+
     /// ARGV: a prefix of ids (`node:session` for one session, `node:` for every session of a
     /// node), now, and for a dead node the wall-clock millisecond of its last beat. Each session
     /// leaves every line, silently, then its locks go to the next in line; a dead node's (only

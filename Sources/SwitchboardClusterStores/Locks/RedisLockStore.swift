@@ -146,6 +146,10 @@ public final class RedisLockStore: LockStore, DeadNodeStep {
         _ = try await run(LockScripts.resume, [id(session)], "sessionResumed")
     }
 
+    public func takeOver(_ session: SessionID, fromNode node: String) async throws(LockRefusal) {
+        _ = try await run(LockScripts.takeOver, [NodeSessions.id(session, ofNode: node), id(session)], "takeOver")
+    }
+
     public func sessionEnded(_ session: SessionID, now: WallClockTime) async throws(LockRefusal) -> [LockEffect] {
         try await changes(LockScripts.end, [id(session), String(now.millisecondsSince1970)], "sessionClosed")
     }

@@ -120,6 +120,29 @@ enum MetadataScripts {
             return removing(function(item) return item.session == session end)
             """)
 
+    /// The items bound to the session ARGV 3 (`node:session`, a session another node took over)
+    /// are bound to ARGV 4 instead, in place: the revision stays and nothing is published (no
+    /// one sees a change). Answers 1 when some item was bound to it, else 0.
+    static let rebind = RedisScript(
+        prelude + """
+            local old, new = ARGV[3], ARGV[4]
+            redis.call('ZREM', KEYS[5], old .. ':' .. ARGV[1])
+            local stored = redis.call('GET', KEYS[1])
+            if not stored then return 0 end
+            local current = decode(stored)
+            local moved = false
+            for _, item in ipairs(current.items) do
+              if item.session == old then
+                item.session = new
+                moved = true
+              end
+            end
+            if not moved then return 0 end
+            redis.call('SET', KEYS[1], encode(current.major, current.items))
+            redis.call('ZADD', KEYS[5], 0, new .. ':' .. ARGV[1])
+            return 1
+            """)
+
     /// What every script shares: reading and writing the set, and the change's commit.
     private static let prelude = """
         local function field(text) return #text .. ':' .. text end

@@ -192,6 +192,21 @@ public final class RedisMetadataStore: MetadataStore, DeadNodeStep {
 
     // MARK: Steps
 
+    /// Binds the items of node `node`'s session of that number here, one script per set.
+    public func takeOver(_ session: SessionID, fromNode node: String) async throws(RtmError) {
+        let old = NodeSessions.id(session, ofNode: node)
+        let new = "\(self.node):\(session.rawValue)"
+        let start = Array("[\(old):".utf8)
+        let reply = try await call("takeOver") { client throws(RedisError) in
+            try await client.send(bytes: [Command.zrangebylex, MetadataKeys.bound, start, start + [0xFF]])
+        }
+        for entry in reply.elements?.compactMap(Self.bytes) ?? [] {
+            let tag = String(decoding: entry.dropFirst(old.utf8.count + 1), as: UTF8.self)
+            guard let target = MetadataKeys.target(ofTag: Substring(tag)) else { continue }
+            _ = try await run(MetadataScripts.rebind, on: MetadataKeys(target), [Array(old.utf8), Array(new.utf8)], operation: "takeOver")
+        }
+    }
+
     /// Removes the items of the sessions whose entries in `bound` start with `prefix` (`node:` for
     /// all of this node's, `node:session:` for one), one script per set.
     private func removeBound(prefix: String) async throws(RtmError) -> [MetadataCommit] {

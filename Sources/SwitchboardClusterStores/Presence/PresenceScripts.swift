@@ -207,6 +207,34 @@ enum PresenceScripts {
             return ended
             """)
 
+    /// ARGV: the former id, the new id (a session taken over by another node). Every membership
+    /// and online mark of the session moves to the new id, silently. `{tag, features, …}` of its
+    /// channels.
+    static let takeOver = RedisScript(
+        prelude + """
+            local old, new = ARGV[1], ARGV[2]
+            local found = {}
+            for _, entry in ipairs(redis.call('ZRANGEBYLEX', sessions, '[' .. old .. '\\n', '[' .. old .. '\\n\\255')) do
+              local kind, tag = string.sub(entry, #old + 2, #old + 2), string.sub(entry, #old + 4)
+              redis.call('ZREM', sessions, entry)
+              redis.call('ZADD', sessions, 0, new .. '\\n' .. kind .. '\\n' .. tag)
+              if kind == 'c' then
+                local raw = redis.call('HGET', key(tag, 'm'), old)
+                if raw then
+                  redis.call('HDEL', key(tag, 'm'), old)
+                  redis.call('HSET', key(tag, 'm'), new, raw)
+                  if redis.call('SREM', key(tag, 'l'), old) == 1 then redis.call('SADD', key(tag, 'l'), new) end
+                  found[#found + 1] = tag
+                  found[#found + 1] = cmsgpack.unpack(raw)[2]
+                end
+              elseif redis.call('HEXISTS', key(tag, 'on'), old) == 1 then
+                redis.call('HDEL', key(tag, 'on'), old)
+                redis.call('HSET', key(tag, 'on'), new, '0')
+              end
+            end
+            return found
+            """)
+
     /// What every script shares: the names, a user's entry, numbering and publishing a change,
     /// leaving a channel and going offline.
     private static let prelude = """

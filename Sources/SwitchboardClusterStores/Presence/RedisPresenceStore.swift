@@ -68,6 +68,20 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
         _ = try await endSessions(ofNode: node, now: SystemClock().wallNow)
     }
 
+    /// Renames every membership of the session from the former node's name to this node's, with
+    /// its listening and its user's online mark, in one script; nobody is told.
+    public func takeOver(_ session: Caller, fromNode node: String) async throws(RtmError) -> [HeldMembership] {
+        let reply = try await run(
+            PresenceScripts.takeOver, [NodeSessions.id(session.session, ofNode: node), id(session.session)], TakeOverMemberships.operation)
+        guard let parts = reply.elements, parts.count % 2 == 0 else { throw Self.unexpected(reply, TakeOverMemberships.operation) }
+        return stride(from: 0, to: parts.count, by: 2).compactMap { index in
+            guard let tag = parts[index].string, let channel = PresenceKeys.channel(ofTag: Substring(tag)),
+                let features = parts[index + 1].integer
+            else { return nil }
+            return HeldMembership(channel: channel, features: ChannelFeatures(rawValue: UInt8(truncatingIfNeeded: features)))
+        }
+    }
+
     // MARK: Membership
 
     public func join(_ member: Caller, _ channel: ChannelKey, features: ChannelFeatures) async throws(RtmError) -> MemberChange {

@@ -41,20 +41,28 @@ public enum Push: Sendable, Hashable {
     }
 }
 
-/// What a resumed session lost while it was away: pushes past the resume buffer's bound.
+/// What a resumed session lost while it was away: pushes past the resume buffer's bound, or,
+/// for a session taken over from another node, every push that node kept for it.
 public struct ResumeLoss: Sendable, Hashable {
-    /// How many pushes were dropped.
+    /// How many pushes were dropped (0 when unknown: see `historyLost`).
     public var droppedPushes: Int
     /// The channels whose pushes were dropped, in first-drop order.
     public var channels: [ChannelAddress]
+    /// True when the session was taken over from another node: what that node had not yet
+    /// delivered, and what was sent while the session had no node, is not replayed and cannot be
+    /// counted; `channels` lists every channel such pushes could belong to.
+    public var historyLost: Bool
 
     /// Nothing lost.
     public static let none = ResumeLoss(droppedPushes: 0, channels: [])
+    /// The most channels a report names (PROTOCOL.md §2.4).
+    public static let maxChannels = 64
 
     /// Creates a report.
-    public init(droppedPushes: Int, channels: [ChannelAddress]) {
+    public init(droppedPushes: Int, channels: [ChannelAddress], historyLost: Bool = false) {
         self.droppedPushes = droppedPushes
         self.channels = channels
+        self.historyLost = historyLost
     }
 }
 
@@ -67,6 +75,9 @@ public struct ResumeLoss: Sendable, Hashable {
 public protocol Outbox: Sendable {
     /// A session was created: keep its pushes until the server binds it to a connection.
     func open(_ session: SessionID)
+    /// A session another node held was taken over: as `open`, with its pushes numbered on from
+    /// `received`, the count its client had, so a later resume here counts as the client does.
+    func open(_ session: SessionID, numberedFrom received: UInt64)
     /// Sends `push` to every session in `sessions` (unknown sessions are skipped).
     func deliver(_ push: Push, to sessions: [SessionID])
     /// Sends `push` to `session` alone (skipped when unknown): a user-channel message's usual
@@ -85,6 +96,11 @@ public protocol Outbox: Sendable {
 }
 
 extension Outbox {
+    /// An outbox that keeps no numbered pushes opens a taken-over session as any other.
+    public func open(_ session: SessionID, numberedFrom received: UInt64) {
+        open(session)
+    }
+
     /// Sends `push` to the list of `session` alone.
     public func deliver(_ push: consuming Push, to session: SessionID) {
         deliver(push, to: [session])

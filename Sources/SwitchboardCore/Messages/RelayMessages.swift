@@ -61,9 +61,13 @@ public struct ClaimUser: BusRequest, Hashable {
     public static let operation = OperationName.Relay.claimUser.rawValue
     /// The new session.
     public var caller: Caller
+    /// The session's resume secret, so that another node can take it over (`AdoptSession`);
+    /// nil when it may not be.
+    public var secret: String?
     /// Creates the request.
-    public init(caller: Caller) {
+    public init(caller: Caller, secret: String? = nil) {
         self.caller = caller
+        self.secret = secret
     }
 }
 

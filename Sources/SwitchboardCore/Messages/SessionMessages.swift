@@ -59,14 +59,21 @@ public struct LoginGranted: Sendable, Hashable {
     public var heartbeatInterval: Int
     /// The presence timeout in force, in seconds.
     public var presenceTimeout: Int
+    /// For a session taken over from another node (cluster mode), what its resume lost: that
+    /// node's kept pushes (`ResumeLoss.historyLost`); nil otherwise.
+    public var takeOverLoss: ResumeLoss?
 
     /// Creates a grant.
-    public init(caller: Caller, ticket: ResumeTicket, resumed: Bool, heartbeatInterval: Int, presenceTimeout: Int) {
+    public init(
+        caller: Caller, ticket: ResumeTicket, resumed: Bool, heartbeatInterval: Int, presenceTimeout: Int,
+        takeOverLoss: ResumeLoss? = nil
+    ) {
         self.caller = caller
         self.ticket = ticket
         self.resumed = resumed
         self.heartbeatInterval = heartbeatInterval
         self.presenceTimeout = presenceTimeout
+        self.takeOverLoss = takeOverLoss
     }
 
     /// The session, new or resumed.
@@ -242,6 +249,9 @@ public enum SessionEndReason: Sendable, Hashable {
     case serverShutdown
     /// The server's operator ended it (`DisconnectUser`).
     case kickedByServer
+    /// Another node took it over (cluster mode, `EndMovedSession`): the session goes on there, so
+    /// what the cluster shares of it stays; only this node's copy ends.
+    case movedToAnotherNode
 }
 
 /// A session ended; everything it held is to be released.

@@ -66,6 +66,10 @@ public protocol PresenceStore: Sendable {
     /// The first `limit` visible members of `channel` with their states, its occupancy, and the
     /// number of the last published change they include, in one step.
     func snapshot(of channel: ChannelKey, limit: Int) async throws(RtmError) -> PresenceSnapshot
+    /// Moves the memberships of `session`'s number from node `node`, which held it, to this node,
+    /// silently (the session goes on here), and answers them. A store of one node holds no
+    /// other node's sessions: none.
+    func takeOver(_ session: Caller, fromNode node: String) async throws(RtmError) -> [HeldMembership]
 }
 
 /// A session's membership of one channel before and after one change.

@@ -8,6 +8,7 @@ extension PresenceStore {
     public func close() async {}
     public var publishesChanges: Bool { false }
     public func change(publishedAs payload: [UInt8]) -> PublishedPresenceChange? { nil }
+    public func takeOver(_ session: Caller, fromNode node: String) async throws(RtmError) -> [HeldMembership] { [] }
 
     public func leave(_ member: Caller, _ channel: ChannelKey, timedOut: Bool) async throws(RtmError) -> MemberChange? {
         try await leave(member, channel)

@@ -26,5 +26,17 @@ extension OperationName {
         case endReplacedSession
         /// Reading the status every live node published.
         case listClusterNodes
+        /// Setting aside the numbers this node gives its sessions.
+        case reserveSessionNumbers
+        /// Taking over a session another node held.
+        case adoptSession
+        /// Telling the node that held a session that another has taken it over.
+        case announceTakeOver
+        /// Ending a session here that another node took over.
+        case endMovedSession
+        /// Moving a taken-over session's channel memberships to this node.
+        case takeOverMemberships
+        /// Subscribing a taken-over session again to its message channels here.
+        case restoreSubscriptions
     }
 }

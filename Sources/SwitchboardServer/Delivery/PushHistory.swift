@@ -37,7 +37,7 @@ struct PushHistory<Frame> {
     /// How many pushes the session was given so far.
     private(set) var sent: UInt64 = 0
     private(set) var bounds: Bounds
-    static var maxLostChannels: Int { 64 }
+    static var maxLostChannels: Int { ResumeLoss.maxChannels }
     /// Channels a session's pushes may name before further ones go unreported.
     private static var maxChannelSlots: Int { 256 }
     private static var noSlot: UInt16 { UInt16.max }
@@ -61,7 +61,12 @@ struct PushHistory<Frame> {
     /// Slots of forgotten pushes in order of first loss.
     private var forgottenOrder: [UInt16] = []
 
-    init(bounds: Bounds) { self.bounds = bounds }
+    /// An empty history; its first push is numbered `numberedFrom + 1` (a session taken over from
+    /// another node goes on from its client's count).
+    init(bounds: Bounds, numberedFrom: UInt64 = 0) {
+        self.bounds = bounds
+        sent = numberedFrom
+    }
 
     /// Numbers the next push and keeps it, forgetting the oldest past the bounds.
     mutating func record(_ frame: consuming Frame, size: Int, channel: ChannelAddress?) {

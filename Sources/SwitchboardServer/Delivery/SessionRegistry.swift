@@ -327,9 +327,13 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     // MARK: Outbox
 
     func open(_ session: SessionID) {
+        open(session, numberedFrom: 0)
+    }
+
+    func open(_ session: SessionID, numberedFrom received: UInt64) {
         state.withLock { state in
             guard state.outlets[session] == nil else { return }
-            state.outlets[session] = Outlet(session: session, history: PushHistory(bounds: detachedBounds))
+            state.outlets[session] = Outlet(session: session, history: PushHistory(bounds: detachedBounds, numberedFrom: received))
             state.budget.detached(session, holding: 0)
         }
     }

@@ -36,7 +36,9 @@ extension RequestDispatcher {
         }
         do {
             let stale = try registry.bind(grant, to: link, received: login.resume?.received ?? 0) { loss in
-                .answer(id: id, .session(.login(LoginAccepted(grant, loss: loss))))
+                .answer(id: id, .session(.login(LoginAccepted(grant, loss: grant.takeOverLoss.map { moved in
+                    ResumeLoss(droppedPushes: loss.droppedPushes, channels: moved.channels, historyLost: true)
+                } ?? loss))))
             }
             link.markLoggedIn()
             metrics.logins.add()

@@ -42,9 +42,16 @@ public protocol MetadataStore: Sendable {
     /// The set of `target` as it is now and the revision of its last change, for listeners that
     /// may have missed changes.
     func latestChange(of target: MetadataTarget) async throws(RtmError) -> MetadataCommit
+    /// Binds the items bound to the number `session` of node `node`, which held it, to this
+    /// node's session of that number, silently (the session goes on here). A store of one node
+    /// holds no other node's sessions: nothing.
+    func takeOver(_ session: SessionID, fromNode node: String) async throws(RtmError)
 }
 
 extension MetadataStore {
+    /// A store of one node holds no other node's sessions.
+    public func takeOver(_ session: SessionID, fromNode node: String) async throws(RtmError) {}
+
     /// A store of one node publishes nothing.
     public var publishesChanges: Bool { false }
 

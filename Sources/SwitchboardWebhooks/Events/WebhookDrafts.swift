@@ -119,6 +119,7 @@ public enum WebhookDrafts {
         case .replacedBySameUser, .kickedByServer: "kicked"
         case .tokenExpired: "token_expired"
         case .serverShutdown: "server_shutdown"
+        case .movedToAnotherNode: "moved"
         }
     }
 

@@ -168,6 +168,8 @@ public struct LoginAccepted: Sendable, Hashable {
         frame.field(.presenceTimeout) { $0.writeCount(presenceTimeout) }
         frame.field(.lostMessages) { $0.writeCount(loss.droppedPushes) }
         frame.field(.lostChannels) { $0.writeChannelAddresses(loss.channels) }
+        // Only when true: a resume on the node that held the session never carries it.
+        if loss.historyLost { frame.field(.historyLost) { $0.writeBool(true) } }
     }
 
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self {
@@ -178,6 +180,7 @@ public struct LoginAccepted: Sendable, Hashable {
         var presence: Int?
         var lostMessages = 0
         var lostChannels: [ChannelAddress] = []
+        var historyLost = false
         try reader.readFields(head) { key, reader throws(WireError) in
             switch key {
             case .session: session = try reader.readInteger(UInt64.self)
@@ -187,6 +190,7 @@ public struct LoginAccepted: Sendable, Hashable {
             case .presenceTimeout: presence = try reader.readCount()
             case .lostMessages: lostMessages = try reader.readCount()
             case .lostChannels: lostChannels = try reader.readChannelAddresses()
+            case .historyLost: historyLost = try reader.readBool()
             default: return false
             }
             return true
@@ -197,7 +201,7 @@ public struct LoginAccepted: Sendable, Hashable {
             resumed: try head.required(resumed, .resumed),
             heartbeatInterval: try head.required(heartbeat, .heartbeatInterval),
             presenceTimeout: try head.required(presence, .presenceTimeout),
-            loss: ResumeLoss(droppedPushes: lostMessages, channels: lostChannels))
+            loss: ResumeLoss(droppedPushes: lostMessages, channels: lostChannels, historyLost: historyLost))
     }
 }
 

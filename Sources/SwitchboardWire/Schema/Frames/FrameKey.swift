@@ -6,7 +6,7 @@ enum FrameKey: String, CaseIterable, Sendable {
     case trace
     // Session.
     case appId, userId, token, heartbeatInterval, presenceTimeout, resumeSession, resumeSecret, resumeReceived
-    case session, resumed, lostMessages, lostChannels, secondsLeft
+    case session, resumed, lostMessages, lostChannels, historyLost, secondsLeft
     // Message and user channels.
     case channel, features, channelType, message, customType, topic, publisher, timestamp
     // Storage.
