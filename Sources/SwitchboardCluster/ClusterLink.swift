@@ -151,18 +151,19 @@ public actor ClusterLink: OpeningModule {
                 return Done()
             }
         bus.handle(ClaimUser.self) { [self] request throws(RtmError) in
-            try await claim(request.caller, secret: request.secret, movedFrom: nil, operation: ClaimUser.operation)
+            try await claim(
+                request.caller, record: request.secret.map { ($0, request.presenceTimeout) }, movedFrom: nil, operation: ClaimUser.operation)
         }
         bus.handle(ReserveSessionNumbers.self) { [self] _ throws(RtmError) in try await reserveSessionNumbers() }
         bus.handle(AdoptSession.self) { [self] request throws(RtmError) in
             do {
-                return try await sessionDirectory.adopt(request.ticket, of: request.user)
+                return try await sessionDirectory.adopt(request.ticket, of: request.user, presenceTimeout: request.presenceTimeout)
             } catch {
                 throw RtmError(.loginTimeout, operation: AdoptSession.operation, reason: "the cluster's Redis cannot be reached: \(error)")
             }
         }
         bus.handle(AnnounceTakeOver.self) { [self] request throws(RtmError) in
-            try await claim(request.caller, secret: nil, movedFrom: request.formerNode, operation: AnnounceTakeOver.operation)
+            try await claim(request.caller, record: nil, movedFrom: request.formerNode, operation: AnnounceTakeOver.operation)
         }
         bus.handle(ListClusterNodes.self) { [clock = context.clock] request throws(RtmError) in
             do {
@@ -199,12 +200,12 @@ public actor ClusterLink: OpeningModule {
 
     /// Makes `caller` its user's newest login: takes the user's next generation and announces it
     /// on the user's channel, where every node with a session of the user hears it (`UserClaims`).
-    /// With `secret`, a new session: recorded as this node's in the same script
-    /// (`SessionDirectory`). With `movedFrom`, a session taken over from that node: announced as
-    /// moved first, on the same channel, so the former node ends its copy as moved rather than
-    /// replaced.
+    /// With `record` (its secret and presence timeout), a new session: recorded as this node's in
+    /// the same script (`SessionDirectory`). With `movedFrom`, a session taken over from that
+    /// node: announced as moved first, on the same channel, so the former node ends its copy as
+    /// moved rather than replaced.
     private nonisolated func claim(
-        _ caller: Caller, secret: String?, movedFrom former: String?, operation: String
+        _ caller: Caller, record: (secret: String, presenceTimeout: Int)?, movedFrom former: String?, operation: String
     ) async throws(RtmError) -> Done {
         let user = caller.user
         inbound.claims.withLock { $0.begin(user) }
@@ -217,8 +218,9 @@ public actor ClusterLink: OpeningModule {
                 keys: [RelayChannels.generationKey(of: user), SessionDirectory.key(of: user), SessionDirectory.indexKey(of: configuration.nodeID)],
                 arguments: [
                     RelayChannels.channel(of: .user(user)).name, node, Array(user.app.utf8), Array(user.userId.utf8),
-                    Array(String(caller.session.rawValue).utf8), Array((secret ?? "").utf8),
+                    Array(String(caller.session.rawValue).utf8), Array((record?.secret ?? "").utf8),
                     former.map { MovedSessionAnnouncement(former: $0, caller: caller, taker: configuration.nodeID).encoded() } ?? [],
+                    Array(String(record?.presenceTimeout ?? 0).utf8),
                 ])
             generation = reply.integer
         } catch {
@@ -235,9 +237,9 @@ public actor ClusterLink: OpeningModule {
 
     /// Takes the next generation of a user (KEYS[1]) and announces it on the user's channel
     /// (ARGV[1]) for node ARGV[2], app ARGV[3], user ARGV[4]; returns the generation. With a
-    /// secret (ARGV[6]), records session ARGV[5] as the node's in the user's sessions (KEYS[2])
-    /// and the node's index (KEYS[3]); with a moved-session announcement (ARGV[7]), publishes it
-    /// first.
+    /// secret (ARGV[6]), records session ARGV[5] as the node's, with its presence timeout
+    /// (ARGV[8]), in the user's sessions (KEYS[2]) and the node's index (KEYS[3]); with a
+    /// moved-session announcement (ARGV[7]), publishes it first.
     ///
     /// A generation is Redis's clock in microseconds, or one more than the user's last when that
     /// is not smaller: it grows across a restart of Redis that kept nothing (the last one is kept
@@ -245,7 +247,7 @@ public actor ClusterLink: OpeningModule {
     private static let claimUser = RedisScript(
         """
         if ARGV[6] ~= '' then
-          redis.call('HSET', KEYS[2], ARGV[5], ARGV[2] .. '\\n' .. ARGV[6])
+          redis.call('HSET', KEYS[2], ARGV[5], ARGV[2] .. '\\n' .. ARGV[6] .. '\\n' .. ARGV[8])
           redis.call('SADD', KEYS[3], KEYS[2] .. '\\n' .. ARGV[5])
         end
         if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[1], ARGV[7]) end
@@ -374,20 +376,46 @@ public actor ClusterLink: OpeningModule {
         } catch {
             return
         }
-        guard !dead.isEmpty else { return }
         let steps = deadNodeSteps.withLock { $0 } + [onlineSets, sessionDirectory]
+        await endDueOrphans(now: now, steps: steps)
+        guard !dead.isEmpty else { return }
         let timeToLive = configuration.beatInterval * configuration.beatsToLive
         for (node, expiry) in dead where node != configuration.nodeID {
             do {
                 for step in steps { try await step.reapSessions(ofNode: node, lastBeat: expiry - timeToLive) }
                 _ = try await redis.run(
                     DeadNodes.finish, keys: [NodeDirectory.nodesKey], arguments: [Array(node.utf8), Array(String(now.millisecondsSince1970).utf8)])
-                inbound.log(.warning, "node \(node) was reaped: its liveness record expired at \(expiry); its sessions ended")
+                inbound.log(.warning, "node \(node) was reaped: its liveness record expired at \(expiry); its sessions wait for a take-over until their presence timeout")
             } catch {
                 inbound.log(.warning, "node \(node) is not reaped yet (the next pass tries again): \(error)")
             }
         }
         _ = try? await redis.run(DeadNodes.release, keys: [DeadNodes.leaseKey], arguments: [me])
+    }
+
+    /// Ends the sessions of dead nodes whose wait for a take-over ran out by `now` (each taken
+    /// off the orphans by one script, so one node ends each), then what is left of a dead node
+    /// after its last session's wait. A step that fails is logged: what it left stays until the
+    /// node's leftovers are ended.
+    private func endDueOrphans(now: WallClockTime, steps: [any DeadNodeStep]) async {
+        let due: [SessionDirectory.Due]
+        do {
+            due = try await sessionDirectory.takeDue(now: now)
+        } catch {
+            return
+        }
+        for orphan in due {
+            do {
+                switch orphan {
+                case .session(let session, let node):
+                    for step in steps { try await step.endOrphan(session, ofNode: node) }
+                case .leftovers(let node):
+                    for step in steps { try await step.endLeftovers(ofNode: node) }
+                }
+            } catch {
+                inbound.log(.warning, "\(orphan) of a dead node is not ended yet: \(error)")
+            }
+        }
     }
 
     /// This node was reaped (paused, or cut off from Redis, past its record's expiry): what its

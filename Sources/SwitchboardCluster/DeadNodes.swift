@@ -5,12 +5,31 @@ import SwitchboardRedis
 /// cluster's Redis) and ends a dead node's share of it when the reaper asks: the hook through
 /// which each store takes part in reaping (the lock store, the metadata store; a presence store
 /// later), without the link importing any of them.
+///
+/// A dead node's sessions wait for another node to take them over, each for its presence timeout
+/// from the node's last beat, as a session whose connection was lost waits for its client: when
+/// the node is reaped, each step does what a lost connection does (`reapSessions`); when a
+/// session's wait runs out untaken, what its end does (`endOrphan`); after the last one's wait,
+/// what is left of the node's (`endLeftovers`: sessions the directory did not know).
 public protocol DeadNodeStep: Sendable {
-    /// Ends what the sessions of the dead node `node` (its id as configured) hold here, as their
-    /// ends would; `lastBeat` is the wall-clock time of the node's last beat. Repeatable: a second
-    /// call (another reaper, a retry) changes nothing more; does nothing once the node has come
-    /// back (`DeadNodes.isReaped` no longer holds in Redis).
+    /// What a lost connection does to the sessions of the dead node `node` (its id as configured)
+    /// here; `lastBeat` is the wall-clock time of the node's last beat. Repeatable: a second call
+    /// (another reaper, a retry) changes nothing more; does nothing once the node has come back
+    /// (`DeadNodes.isReaped` no longer holds in Redis).
     func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws
+    /// Ends what session `session` of the dead node `node` holds here, as its end would: its
+    /// presence timeout ran out and no node took it over. Repeatable.
+    func endOrphan(_ session: SessionID, ofNode node: String) async throws
+    /// Ends what is left here of the sessions of the dead node `node`, after the last of its
+    /// sessions' waits. Repeatable.
+    func endLeftovers(ofNode node: String) async throws
+}
+
+extension DeadNodeStep {
+    /// A step with nothing per session.
+    public func endOrphan(_ session: SessionID, ofNode node: String) async throws {}
+    /// A step with nothing left after the waits.
+    public func endLeftovers(ofNode node: String) async throws {}
 }
 
 /// The names and scripts of reaping: finding the nodes whose liveness record expired, under one
@@ -41,6 +60,20 @@ public enum DeadNodes {
         local function isReaped(id)
           local colon = string.find(id, ':', 1, true)
           return colon ~= nil and redis.call('ZSCORE', '\(reapedKey)', string.sub(id, 1, colon - 1)) ~= false
+        end
+
+        """
+
+    /// The sorted set of sessions another node took over (`node:session` as the old node named
+    /// them), scored by when: the old node, should it still act for one (paused, it had not yet
+    /// heard), is refused where the scripts check `isGone`. Kept a day.
+    public static let movedKey = "sb:moved"
+
+    /// Lua: `isGone(id)`, whether a `node:session` id may no longer act: its node is marked
+    /// reaped, or another node took the session over (`movedKey`).
+    public static let isGoneFunction = isReapedFunction + """
+        local function isGone(id)
+          return isReaped(id) or redis.call('ZSCORE', '\(movedKey)', id) ~= false
         end
 
         """

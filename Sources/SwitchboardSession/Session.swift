@@ -111,7 +111,7 @@ public actor Session: Module {
                 return granted(record, resumed: true)
             }
         }
-        try await openRelay(for: answer.caller, claiming: answer.resumed ? nil : answer.ticket.secret, context, store)
+        try await openRelay(for: answer.caller, claiming: answer.resumed ? nil : answer, context, store)
         return answer
     }
 
@@ -143,19 +143,19 @@ public actor Session: Module {
         _ request: Login, _ ticket: ResumeTicket, _ grant: TokenGrant, _ context: ModuleContext, _ store: any SessionStore
     ) async throws(RtmError) -> LoginGranted? {
         let user = UserKey(request.appId, request.userId)
+        let limits = context.limits(for: user.app)
+        let presenceTimeout = limits.sessions.clampedPresenceTimeout(request.presenceTimeout)
         let former: String?
         do {
-            former = try await context.bus.request(AdoptSession(user: user, ticket: ticket))
+            former = try await context.bus.request(AdoptSession(user: user, ticket: ticket, presenceTimeout: presenceTimeout))
         } catch {
             throw RtmError(.loginTimeout, operation: Login.operation, reason: error.reason)
         }
         guard let former else { return nil }
-        let limits = context.limits(for: user.app)
         let record = SessionRecord(
             caller: Caller(app: user.app, userId: user.userId, session: ticket.session), secret: ticket.secret,
             heartbeatInterval: limits.sessions.clampedHeartbeatInterval(request.heartbeatInterval),
-            presenceTimeout: limits.sessions.clampedPresenceTimeout(request.presenceTimeout),
-            lastSeen: context.clock.wallNow, suspendedAt: nil, tokenExpiresAt: grant.loginExpiresAt)
+            presenceTimeout: presenceTimeout, lastSeen: context.clock.wallNow, suspendedAt: nil, tokenExpiresAt: grant.loginExpiresAt)
         let caller = record.caller
         try await turns.run { () async throws(RtmError) in
             for old in try await store.adopt(record) { endAsReplaced(old, context) }
@@ -193,13 +193,14 @@ public actor Session: Module {
     /// (`claiming`), that the user's sessions on other nodes end as replaced (`ClaimUser`); when
     /// either cannot be done, the session ends again and the login fails with the relay's timeout.
     private func openRelay(
-        for caller: Caller, claiming secret: String?, _ context: ModuleContext, _ store: any SessionStore
+        for caller: Caller, claiming grant: LoginGranted?, _ context: ModuleContext, _ store: any SessionStore
     ) async throws(RtmError) {
         guard context.bus.hasHandler(OpenRelay.self) else { return }
         do {
             _ = try await context.bus.request(OpenRelay(.user(caller.user)))
-            if let secret, context.bus.hasHandler(ClaimUser.self) {
-                _ = try await context.bus.request(ClaimUser(caller: caller, secret: secret))
+            if let grant, context.bus.hasHandler(ClaimUser.self) {
+                _ = try await context.bus.request(
+                    ClaimUser(caller: caller, secret: grant.ticket.secret, presenceTimeout: grant.presenceTimeout))
             }
         } catch {
             try? await turns.run { () async throws(RtmError) in

@@ -147,21 +147,35 @@ import SwitchboardTestKit
         }
     }
 
-    @Test func aDeadNodesMembersTimeOutForEveryOtherNodeWhenItIsReaped() async throws {
+    @Test func aDeadNodesMembersTimeOutForEveryOtherNodeAfterTheirPresenceTimeout() async throws {
         try await RedisServer.with { redis in
             let (a, b, _, bob) = try await bobListensAliceJoins(on: redis)
             // Both beat at one second; then node a dies, ending nothing of its own.
             for node in [a, b] { node.harness.clock.advance(by: .seconds(1)) }
             try await Task.sleep(for: .milliseconds(100))
+            let lastBeat = a.harness.clock.wallMilliseconds
             await a.stop()
             #expect(try await b.harness.bus.request(WhoNow(caller: bob, channel: room)).users.map(\.userId) == ["bob", "alice"])
-            // Its record expires three beats on; node b's next beat reaps it: one timeout for bob.
+            // Its record expires three beats on and node b reaps it: alice lost her connection at
+            // its last beat, and waits there for a take-over, still in the room.
             var reaped = false
             for _ in 0..<8 where !reaped {
                 b.harness.clock.advance(by: .seconds(1))
-                reaped = await eventually(within: .seconds(2)) { heard(b, bob).last == "remoteConnectionTimeout alice" }
+                reaped = await eventuallyAsync(within: .seconds(2)) {
+                    try await b.harness.bus.request(GetUserPresence(caller: bob, userIds: ["alice"]))
+                        == [UserPresence(userId: "alice", online: true, lastSeen: lastBeat)]
+                }
             }
-            #expect(reaped, "\(heard(b, bob))")
+            #expect(reaped)
+            #expect(try await b.harness.bus.request(WhoNow(caller: bob, channel: room)).users.map(\.userId) == ["bob", "alice"])
+            #expect(heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice"])
+            // Her presence timeout (300 s) from the last beat passes untaken: one timeout for bob.
+            var ended = false
+            for _ in 0..<4 where !ended {
+                b.harness.clock.advance(by: .seconds(100))
+                ended = await eventually(within: .seconds(2)) { heard(b, bob).last == "remoteConnectionTimeout alice" }
+            }
+            #expect(ended, "\(heard(b, bob))")
             #expect(try await b.harness.bus.request(WhoNow(caller: bob, channel: room)).users.map(\.userId) == ["bob"])
             #expect(try await b.harness.bus.request(GetUserPresence(caller: bob, userIds: ["alice"])).map(\.online) == [false])
             try await Task.sleep(for: .milliseconds(200))

@@ -85,9 +85,7 @@ import SwitchboardTestKit
                         return marked == ["a"] && live == ["b"]
                     })
                 #expect(await eventuallyAsync { try await online("alice", client).isEmpty })
-                // Alice's session-bound item went, and bob on b heard it.
-                #expect(await eventually { b.storageEvents(to: bob).count == 3 })
-                #expect(b.storageEvents(to: bob).last?.data.items.map(\.key) == ["name"])
+                // Alice's session-bound item stays while another node may take her session over.
                 // Her lock counts down from node a's last beat (1 s) for its ttl.
                 let countdown = LockKeys(room).tag + "\nL"
                 let deadline = String(origin + 1_000 + 10_000)
@@ -107,6 +105,15 @@ import SwitchboardTestKit
             #expect(
                 b.lockEvents(to: bob).map(\.eventType) == [.snapshot, .lockSet, .lockAcquired, .lockReleased, .lockAcquired],
                 "\(b.lockEvents(to: bob))")
+            #expect(b.storageEvents(to: bob).count == 2)
+            // Her presence timeout (300 s) from the last beat runs out untaken: her item goes, and
+            // bob on b hears it.
+            try await advance([b], by: 290)
+            #expect(await eventually { b.storageEvents(to: bob).count == 3 })
+            #expect(b.storageEvents(to: bob).last?.data.items.map(\.key) == ["name"])
+            // Her end tells the lock's members nothing more: she held it no longer (bob, who sent no
+            // heartbeat meanwhile, may have lost his connection and, after its ttl, the lock).
+            #expect(b.lockEvents(to: bob).dropFirst(5).allSatisfy { $0.locks.first?.owner != "alice" }, "\(b.lockEvents(to: bob))")
             _ = alice
             await b.stop()
         }
@@ -126,7 +133,7 @@ import SwitchboardTestKit
 
     @Test func twoReapersAtOnceHandEachLockOverOnce() async throws {
         try await RedisServer.with { redis in
-            let (nodes, _, bob) = try await aliceHoldsBobWaits(["a", "b", "c"], on: redis)
+            let (nodes, alice, bob) = try await aliceHoldsBobWaits(["a", "b", "c"], on: redis)
             let (a, b, c) = (nodes[0], nodes[1], nodes[2])
             let carol = try await member("carol", on: c)
             #expect(await eventually { c.lockEvents(to: carol).count == 1 })
@@ -155,6 +162,18 @@ import SwitchboardTestKit
                 #expect(events.filter { $0.eventType == .lockReleased }.count == 1, "\(events)")
                 #expect(events.filter { $0.eventType == .lockAcquired && $0.locks.first?.owner == "bob" }.count == 1, "\(events)")
             }
+            // Alice's session waits for a take-over until her presence timeout: then her item
+            // goes, once, though both nodes look for what is due and both end it again.
+            #expect(b.storageEvents(to: bob).count == 2)
+            try await advance([b, c], by: 280)
+            #expect(await eventually { b.storageEvents(to: bob).count == 3 })
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for step in b.deadNodeSteps + c.deadNodeSteps {
+                    group.addTask { try await step.endOrphan(alice.session, ofNode: "a") }
+                }
+                try await group.waitForAll()
+            }
+            try await Task.sleep(for: .milliseconds(200))
             #expect(b.storageEvents(to: bob).count == 3)
             await b.stop()
             await c.stop()

@@ -1,5 +1,6 @@
 import Testing
 import SwitchboardCluster
+import SwitchboardClusterStores
 import SwitchboardCore
 import SwitchboardRedis
 import SwitchboardTestKit
@@ -33,15 +34,22 @@ import SwitchboardTestKit
         return try await node.harness.bus.request(Login(appId: "app", userId: grant.caller.userId, token: "", resume: ticket))
     }
 
+    /// Nodes a and b, bob on b listening (his snapshot first, so what follows reaches him through
+    /// the relay), then alice joining on a, which bob heard.
+    func bobListensAliceJoins(on redis: RedisServer) async throws -> (nodes: [ClusterNode], bob: Caller, alice: LoginGranted) {
+        let nodes = try await start(["a", "b"], on: redis)
+        let bob = try await member("bob", on: nodes[1]).caller
+        #expect(await eventually { heard(nodes[1], bob) == ["snapshot bob"] })
+        let alice = try await member("alice", on: nodes[0])
+        #expect(await eventually { heard(nodes[1], bob) == ["snapshot bob", "remoteJoinChannel alice"] })
+        return (nodes, bob, alice)
+    }
+
     @Test func aSessionResumedOnAnotherNodeKeepsItsChannelsStateAndLockAndNobodySeesItGo() async throws {
         try await RedisServer.with { redis in
-            let nodes = try await start(["a", "b"], on: redis)
+            let (nodes, bob, aliceOnA) = try await bobListensAliceJoins(on: redis)
             let (a, b) = (nodes[0], nodes[1])
-            let bob = try await member("bob", on: b).caller
-            #expect(await eventually { heard(b, bob) == ["snapshot bob"] })
-            let aliceOnA = try await member("alice", on: a)
             let alice = aliceOnA.caller
-            #expect(await eventually { heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice"] })
             _ = try await a.harness.bus.request(SetPresenceState(caller: alice, channel: room, items: [StateItem(key: "mood", value: "calm")]))
             _ = try await a.harness.bus.request(SetLock(caller: alice, lock: lock, ttl: 30))
             _ = try await a.harness.bus.request(AcquireLock(caller: alice, lock: lock, retry: false))
@@ -83,12 +91,63 @@ import SwitchboardTestKit
             // The state she sets on node b is heard by bob.
             _ = try await b.harness.bus.request(SetPresenceState(caller: caller, channel: room, items: [StateItem(key: "mood", value: "busy")]))
             #expect(await eventually { heard(b, bob).last == "remoteStateChanged alice" })
+            // Node a, had it not yet heard (paused, say), could not act for her under its name:
+            // its presence store refuses her state and her joins.
+            let presenceOfA = try #require(a.deadNodeSteps.compactMap { $0 as? RedisPresenceStore }.first)
+            await #expect(throws: RtmError.self) {
+                _ = try await presenceOfA.setState(
+                    of: alice.user, in: ChannelKey(app: "app", .message, "room"), items: [StateItem(key: "mood", value: "stale")], limits: Limits(),
+                    by: alice.session, shows: true)
+            }
+            await #expect(throws: RtmError.self) {
+                _ = try await presenceOfA.join(alice, ChannelKey(app: "app", .message, "elsewhere"), features: [.presence])
+            }
             // Node a's presence timeout for her copy passing changes nothing now.
             a.harness.clock.advance(by: .seconds(301))
             try await Task.sleep(for: .milliseconds(200))
             #expect(heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice", "remoteStateChanged alice", "remoteStateChanged alice"])
             #expect(try await b.harness.bus.request(WhereNow(caller: bob, userId: "alice")) == [room])
             for node in nodes { await node.stop() }
+        }
+    }
+
+    /// Advances every node's clock by `seconds`, one second at a time (each beat has its turn).
+    func advance(_ nodes: [ClusterNode], by seconds: Int) async throws {
+        for _ in 0..<seconds {
+            for node in nodes { node.harness.clock.advance(by: .seconds(1)) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test func aDeadNodesSessionWaitsForATakeOverUntilItsPresenceTimeoutAndKeepsWhatItHeld() async throws {
+        try await RedisServer.with { redis in
+            let (nodes, bob, aliceOnA) = try await bobListensAliceJoins(on: redis)
+            let (a, b) = (nodes[0], nodes[1])
+            let alice = aliceOnA.caller
+            let items = [MetadataItem(key: "seat", value: "3", lease: .session)]
+            _ = try await a.harness.bus.request(
+                SetChannelMetadata(caller: alice, channelType: .message, channelName: "room", data: Metadata(items: items)))
+            _ = try await a.harness.bus.request(SetLock(caller: alice, lock: lock, ttl: 10))
+            _ = try await a.harness.bus.request(AcquireLock(caller: alice, lock: lock, retry: false))
+            try await advance(nodes, by: 1)
+            // Node a dies; node b reaps it 4 s after its last beat, and then some: alice's lock
+            // counts down (ttl 10 s), her session waits for a take-over (presence timeout 300 s).
+            await a.stop()
+            try await advance([b], by: 6)
+            let server = Caller.server(app: "app", userId: "server")
+            let reaped = try await b.harness.bus.request(GetLocks(caller: bob, channel: room))
+            #expect(reaped.map(\.owner) == ["alice"])
+            // Her client comes back on node b: the same session, with her item and her lock, whose
+            // countdown stopped: past its ttl it is still hers.
+            let resumed = try await resume(aliceOnA, on: b)
+            #expect(resumed.resumed && resumed.session == alice.session)
+            try await advance([b], by: 15)
+            #expect(try await b.harness.bus.request(GetLocks(caller: bob, channel: room)).map(\.owner) == ["alice"])
+            let metadata = try await b.harness.bus.request(GetChannelMetadata(caller: bob, channelType: .message, channelName: "room"))
+            #expect(metadata.items.map(\.key) == ["seat"])
+            #expect(heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice"])
+            #expect(try await b.harness.bus.request(ListUserSessions(caller: server, userId: "alice")).map(\.session) == [alice.session])
+            await b.stop()
         }
     }
 

@@ -14,7 +14,8 @@ import SwitchboardRedis
 /// `sb:lk:countdowns` (`tag\nname` scored by the wall-clock millisecond its lost owner's ttl
 /// runs out); per app `sb:lk:app:{app}`, its number of locks. A session of a node the reaper
 /// marked (`DeadNodes.reapedKey`) may no longer acquire or release, and its suspension and resume
-/// change nothing: what it held is the reaper's to count down.
+/// change nothing: what it held is the reaper's to count down. A session another node took over
+/// (`DeadNodes.movedKey`) may not acquire or release under its old name either.
 ///
 /// Every change of a channel's locks bumps its `…:seq` and is published on its `…:events`
 /// channel as a MessagePack array `[tag, seq, effects]`, where an effect is `[1, event type,
@@ -68,7 +69,7 @@ enum LockScripts {
             local tag, name, id, user, wait, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
             local lock = load(tag, name)
             if not lock then return {0, 'notExist'} end
-            if isReaped(id) then return {0, 'notOwner', lock.user} end
+            if isGone(id) then return {0, 'notOwner', lock.user} end
             if lock.owner == '' then
               local token = give(tag, name, lock, id, user, now)
               save(tag, name, lock)
@@ -91,7 +92,7 @@ enum LockScripts {
             local tag, name, id, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
             local lock = load(tag, name)
             if not lock then return {0, 'notExist'} end
-            if isReaped(id) then return {0, 'notOwner', lock.user} end
+            if isGone(id) then return {0, 'notOwner', lock.user} end
             if lock.owner == id then
               handOver(tag, name, lock, now)
               return {1, 0, finish()}
@@ -303,7 +304,7 @@ enum LockScripts {
 
     /// What every script shares: the names, reading and writing a lock, handing it over, and
     /// numbering and publishing each channel's change.
-    private static let prelude = DeadNodes.isReapedFunction + """
+    private static let prelude = DeadNodes.isGoneFunction + """
         local sessions, suspended, countdowns = 'sb:lk:sessions', 'sb:lk:suspended', 'sb:lk:countdowns'
         local function key(tag, what) return 'sb:lk:{' .. tag .. '}:' .. what end
         local function entry(id, tag, name) return id .. '\\n' .. tag .. '\\n' .. name end

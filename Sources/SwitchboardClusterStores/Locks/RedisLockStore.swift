@@ -51,6 +51,12 @@ public final class RedisLockStore: LockStore, DeadNodeStep {
 
     public func close() async { await line.close() }
 
+    /// A dead node's session that no node took over ends: it leaves every line it is still in,
+    /// and a lock it still holds goes to the next in line.
+    public func endOrphan(_ session: SessionID, ofNode node: String) async throws {
+        _ = try await changes(LockScripts.end, [NodeSessions.id(session, ofNode: node), now()], "endOrphan")
+    }
+
     public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws {
         _ = try await endSessions(ofNode: KeyPart.escaped(node), now: String(lastBeat.millisecondsSince1970), lastBeat: lastBeat)
     }

@@ -18,10 +18,10 @@ enum MetadataScripts {
     /// set-size limits, the fence's field (empty for none), run and token; the lock to check
     /// (its channel's lock hash, empty for none, its name and the writer's `node:session`: the
     /// writer must hold it now with that token, checked where the locks are, in the same step as
-    /// the write; a session of a node the reaper marked holds nothing); the number of items, then six per item: key, value, size, expected revision, expiresAt, session. Answers
+    /// the write; a session of a node the reaper marked, or one another node took over, holds nothing); the number of items, then six per item: key, value, size, expected revision, expiresAt, session. Answers
     /// `{1, revision, set}` or a refusal `{0, kind, …}`.
     static let write = RedisScript(
-        DeadNodes.isReapedFunction + prelude + """
+        DeadNodes.isGoneFunction + prelude + """
             local kind, expectedMajor = ARGV[3], tonumber(ARGV[4])
             local updateTs, author = ARGV[5], ARGV[6]
             local itemsPerSet, setMaxBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -37,7 +37,7 @@ enum MetadataScripts {
               local raw = redis.call('HGET', lockHash, lockName)
               if not raw then return {0, 'noLock'} end
               local lock = cmsgpack.unpack(raw)
-              if lock[2] ~= lockHolder or isReaped(lockHolder) then return {0, 'notHolder', lock[3]} end
+              if lock[2] ~= lockHolder or isGone(lockHolder) then return {0, 'notHolder', lock[3]} end
               local current = string.format('%d', lock[4])
               if current ~= fenceToken then return {0, 'notHolder', lock[3], current} end
             end

@@ -138,7 +138,16 @@ public final class RedisMetadataStore: MetadataStore, DeadNodeStep {
         try await removeBound(prefix: "\(node):\(session.rawValue):")
     }
 
-    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws {
+    /// A dead node's sessions keep their items while they wait for a take-over.
+    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws {}
+
+    /// The items of a dead node's session that no node took over go, each change published.
+    public func endOrphan(_ session: SessionID, ofNode node: String) async throws {
+        _ = try await removeBound(prefix: NodeSessions.id(session, ofNode: node) + ":")
+    }
+
+    /// The items left of a dead node's sessions go.
+    public func endLeftovers(ofNode node: String) async throws {
         _ = try await removeItems(ofNode: KeyPart.escaped(node))
     }
 

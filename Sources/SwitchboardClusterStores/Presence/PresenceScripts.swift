@@ -1,3 +1,4 @@
+import SwitchboardCluster
 import SwitchboardRedis
 
 /// The Lua scripts of `RedisPresenceStore`, one per atomic operation: the rules of the in-memory
@@ -15,6 +16,9 @@ import SwitchboardRedis
 /// `id\nc\ntag` for each membership and `id\nu\ntag` for each session's user, so a node's
 /// sessions can be ended in one step.
 ///
+/// A session another node took over (`DeadNodes.movedKey`), or one of a node marked reaped, may
+/// not join or change a state under its old name (`isGone`).
+///
 /// A change the other members are told of (a session showing or no longer showing, a state
 /// change that shows) bumps `seq` and is published on `sb:p:{tag}:events` as a MessagePack array
 /// `[tag, seq, kind, id, user, states, firstOrLast, occupancy]` (kind: 1 joined, 2 left, 3 timed
@@ -25,8 +29,9 @@ enum PresenceScripts {
     /// ARGV: tag, user's tag, id, user, features, visible (`1`), hears presence (`1`).
     /// `{features before (-1: none), other visible sessions, occupancy, states}`.
     static let join = RedisScript(
-        prelude + """
+        DeadNodes.isGoneFunction + prelude + """
             local tag, utag, id, user = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+            if isGone(id) then return redis.error_reply('the session ' .. id .. ' is no longer this node\\'s') end
             local features, visible, listens = tonumber(ARGV[5]), ARGV[6] == '1', ARGV[7] == '1'
             local raw = redis.call('HGET', key(tag, 'm'), id)
             local before, wasVisible = -1, false
@@ -78,8 +83,9 @@ enum PresenceScripts {
     /// ARGV: tag, id (empty: the server), shows (`1`), most keys, most bytes, user, then key and
     /// value of each item. `{1, changed, states}` or `{0, refusal, number}`.
     static let setState = RedisScript(
-        prelude + """
+        DeadNodes.isGoneFunction + prelude + """
             local tag, id, shows, maxKeys, maxBytes, user = ARGV[1], ARGV[2], ARGV[3] == '1', tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+            if id ~= '' and isGone(id) then return {0, 'notMember', 0} end
             local entry = loadUser(tag, user)
             if not entry then return {0, 'notMember', 0} end
             local changed = false
@@ -102,8 +108,9 @@ enum PresenceScripts {
     /// ARGV: tag, id (empty: the server), shows (`1`), user, then the keys (none: every key).
     /// `{1, changed, states}` or `{0, 'notMember', 0}`.
     static let removeState = RedisScript(
-        prelude + """
+        DeadNodes.isGoneFunction + prelude + """
             local tag, id, shows, user = ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4]
+            if id ~= '' and isGone(id) then return {0, 'notMember', 0} end
             local entry = loadUser(tag, user)
             if not entry then return {0, 'notMember', 0} end
             local before = count(entry.states)
@@ -205,6 +212,20 @@ enum PresenceScripts {
               end
             end
             return ended
+            """)
+
+    /// ARGV: a prefix of ids (`node:` for every session of a dead node), the wall-clock millisecond
+    /// of its last beat. Each session still marked connected lost its connection then (as a
+    /// suspension does): its user is online until the session ends. `1`.
+    static let lose = RedisScript(
+        prelude + """
+            local prefix, lastBeat = ARGV[1], ARGV[2]
+            for _, entry in ipairs(redis.call('ZRANGEBYLEX', sessions, '[' .. prefix, '[' .. prefix .. '\\255')) do
+              local first = string.find(entry, '\\n', 1, true)
+              local id, kind, tag = string.sub(entry, 1, first - 1), string.sub(entry, first + 1, first + 1), string.sub(entry, first + 3)
+              if kind == 'u' and redis.call('HGET', key(tag, 'on'), id) == '0' then redis.call('HSET', key(tag, 'on'), id, lastBeat) end
+            end
+            return 1
             """)
 
     /// ARGV: the former id, the new id (a session taken over by another node). Every membership

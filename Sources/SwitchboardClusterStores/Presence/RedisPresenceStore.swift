@@ -60,11 +60,23 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
         return Int(ended)
     }
 
-    /// The reaper's step: the dead node's sessions time out of every channel when it is reaped
-    /// (within seconds of its last beat, docs/CLUSTER.md), not after each one's presence timeout:
-    /// a session cannot yet be resumed on another node, so waiting would only keep a gone user
-    /// listed.
+    /// The reaper's step: the dead node's sessions lost their connection at its last beat; they
+    /// stay in their channels, for another node to take over, until each one's presence timeout
+    /// (`endOrphan`).
     public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws {
+        _ = try await run(PresenceScripts.lose, [KeyPart.escaped(node) + ":", String(lastBeat.millisecondsSince1970)], "reapSessions")
+    }
+
+    /// A dead node's session that no node took over times out of every channel (the members are
+    /// told, on every node) and goes offline.
+    public func endOrphan(_ session: SessionID, ofNode node: String) async throws {
+        _ = try await run(
+            PresenceScripts.end, [NodeSessions.id(session, ofNode: node), String(SystemClock().wallNow.millisecondsSince1970), keep],
+            "endOrphan")
+    }
+
+    /// What is left of a dead node's sessions times out.
+    public func endLeftovers(ofNode node: String) async throws {
         _ = try await endSessions(ofNode: node, now: SystemClock().wallNow)
     }
 

@@ -64,10 +64,14 @@ public struct ClaimUser: BusRequest, Hashable {
     /// The session's resume secret, so that another node can take it over (`AdoptSession`);
     /// nil when it may not be.
     public var secret: String?
+    /// The session's presence timeout in seconds: how long, should this node die, the session
+    /// waits for another node to take it over.
+    public var presenceTimeout: Int
     /// Creates the request.
-    public init(caller: Caller, secret: String? = nil) {
+    public init(caller: Caller, secret: String? = nil, presenceTimeout: Int = 0) {
         self.caller = caller
         self.secret = secret
+        self.presenceTimeout = presenceTimeout
     }
 }
 

@@ -27,10 +27,13 @@ public struct AdoptSession: BusRequest, Hashable {
     public var user: UserKey
     /// The ticket of the session to take over.
     public var ticket: ResumeTicket
+    /// The session's presence timeout in seconds from now on.
+    public var presenceTimeout: Int
     /// Creates the request.
-    public init(user: UserKey, ticket: ResumeTicket) {
+    public init(user: UserKey, ticket: ResumeTicket, presenceTimeout: Int) {
         self.user = user
         self.ticket = ticket
+        self.presenceTimeout = presenceTimeout
     }
 }
 
