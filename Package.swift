@@ -25,6 +25,7 @@ let moduleTestDependencies: [String: [Target.Dependency]] = [
     "SwitchboardWebhooks": ["SwitchboardSQLite"],
     "SwitchboardLock": ["SwitchboardLockContract"],
     "SwitchboardPresence": ["SwitchboardPresenceContract"],
+    "SwitchboardTopicRouter": ["SwitchboardTopicContract"],
 ]
 
 let package = Package(
@@ -122,6 +123,7 @@ let package = Package(
         .target(name: "SwitchboardStorageContract", dependencies: ["SwitchboardCore", "SwitchboardStorage"]),
         .target(name: "SwitchboardLockContract", dependencies: ["SwitchboardCore", "SwitchboardLock"]),
         .target(name: "SwitchboardPresenceContract", dependencies: ["SwitchboardCore", "SwitchboardPresence"]),
+        .target(name: "SwitchboardTopicContract", dependencies: ["SwitchboardCore", "SwitchboardTopicRouter"]),
         .target(
             name: "SwitchboardTesting",
             dependencies: ["SwitchboardCore", "SwitchboardTestKit", "SwitchboardServer"]),
