@@ -90,7 +90,7 @@ let package = Package(
             name: "SwitchboardClusterStores",
             dependencies: [
                 "SwitchboardCore", "SwitchboardStorage", "SwitchboardLock", "SwitchboardPresence", "SwitchboardRedis",
-                "SwitchboardCluster", "SwitchboardTransport", "SwitchboardWire", "SwitchboardWebhooks",
+                "SwitchboardCluster", "SwitchboardTransport", "SwitchboardWire", "SwitchboardWebhooks", "SwitchboardTopicRouter",
             ]),
 
         // Composition, SDK, test support, executable.
@@ -159,6 +159,7 @@ let package = Package(
                 "SwitchboardClusterStores", "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardStorage",
                 "SwitchboardStorageContract", "SwitchboardLock", "SwitchboardLockContract", "SwitchboardPresence",
                 "SwitchboardPresenceContract", "SwitchboardTestKit", "SwitchboardTransport", "SwitchboardWebhooks",
+                "SwitchboardTopicRouter", "SwitchboardTopicContract",
             ]),
         .testTarget(
             name: "SwitchboardRedisTests", dependencies: ["SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit"]),
