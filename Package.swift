@@ -151,7 +151,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit",
                 "SwitchboardWire", "SwitchboardMessageRouter", "SwitchboardSession", "SwitchboardStorage",
-                "SwitchboardLock", "SwitchboardPresence", "SwitchboardClusterStores",
+                "SwitchboardLock", "SwitchboardPresence", "SwitchboardClusterStores", "SwitchboardTopicRouter",
             ]),
         .testTarget(
             name: "SwitchboardClusterStoresTests",
