@@ -25,6 +25,7 @@ let moduleTestDependencies: [String: [Target.Dependency]] = [
     "SwitchboardWebhooks": ["SwitchboardSQLite"],
     "SwitchboardLock": ["SwitchboardLockContract"],
     "SwitchboardPresence": ["SwitchboardPresenceContract"],
+    "SwitchboardTopicRouter": ["SwitchboardTopicContract"],
 ]
 
 let package = Package(
@@ -89,7 +90,7 @@ let package = Package(
             name: "SwitchboardClusterStores",
             dependencies: [
                 "SwitchboardCore", "SwitchboardStorage", "SwitchboardLock", "SwitchboardPresence", "SwitchboardRedis",
-                "SwitchboardCluster", "SwitchboardTransport", "SwitchboardWire", "SwitchboardWebhooks",
+                "SwitchboardCluster", "SwitchboardTransport", "SwitchboardWire", "SwitchboardWebhooks", "SwitchboardTopicRouter",
             ]),
 
         // Composition, SDK, test support, executable.
@@ -122,6 +123,7 @@ let package = Package(
         .target(name: "SwitchboardStorageContract", dependencies: ["SwitchboardCore", "SwitchboardStorage"]),
         .target(name: "SwitchboardLockContract", dependencies: ["SwitchboardCore", "SwitchboardLock"]),
         .target(name: "SwitchboardPresenceContract", dependencies: ["SwitchboardCore", "SwitchboardPresence"]),
+        .target(name: "SwitchboardTopicContract", dependencies: ["SwitchboardCore", "SwitchboardTopicRouter"]),
         .target(
             name: "SwitchboardTesting",
             dependencies: ["SwitchboardCore", "SwitchboardTestKit", "SwitchboardServer"]),
@@ -149,7 +151,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit",
                 "SwitchboardWire", "SwitchboardMessageRouter", "SwitchboardSession", "SwitchboardStorage",
-                "SwitchboardLock", "SwitchboardPresence", "SwitchboardClusterStores",
+                "SwitchboardLock", "SwitchboardPresence", "SwitchboardClusterStores", "SwitchboardTopicRouter",
             ]),
         .testTarget(
             name: "SwitchboardClusterStoresTests",
@@ -157,6 +159,7 @@ let package = Package(
                 "SwitchboardClusterStores", "SwitchboardCluster", "SwitchboardCore", "SwitchboardRedis", "SwitchboardStorage",
                 "SwitchboardStorageContract", "SwitchboardLock", "SwitchboardLockContract", "SwitchboardPresence",
                 "SwitchboardPresenceContract", "SwitchboardTestKit", "SwitchboardTransport", "SwitchboardWebhooks",
+                "SwitchboardTopicRouter", "SwitchboardTopicContract",
             ]),
         .testTarget(
             name: "SwitchboardRedisTests", dependencies: ["SwitchboardRedis", "SwitchboardTransport", "SwitchboardTestKit"]),

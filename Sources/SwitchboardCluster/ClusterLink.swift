@@ -26,6 +26,9 @@ import SwitchboardTransport
 ///   Redis presence store publishes as it makes them, before the presence module takes a snapshot
 ///   for a member that asked for presence events; the link unsubscribes once no member of the
 ///   channel here asks for them;
+/// - `OpenTopicRelay` subscribes this node to a stream channel's topic changes and topic messages,
+///   which the Redis topic store publishes, before the topic router takes a joiner's snapshot; the
+///   link unsubscribes once the node has no member of the channel;
 /// - what other nodes publish is delivered to this node's listeners (`InboundRelay`);
 /// - every beat it writes this node's liveness record and status, and `ListClusterNodes` reads
 ///   every live node's (`NodeDirectory`);
@@ -144,6 +147,9 @@ public actor ClusterLink: OpeningModule {
             }
             .answer(OpenPresenceRelay.self) { [self] request throws(RtmError) in
                 try await open(.presence(request.channel), operation: OpenPresenceRelay.operation)
+            }
+            .answer(OpenTopicRelay.self) { [self] request throws(RtmError) in
+                try await open(.topics(request.channel), operation: OpenTopicRelay.operation)
             }
             .answer(CloseRelay.self) { [self] request in
                 // Settled: the leaves and ends published before are applied, and closed what they emptied.
@@ -518,6 +524,7 @@ public actor ClusterLink: OpeningModule {
         case .metadata(.user(let user)): userMetadataSubscribers[user] != nil
         case .locks(let channel): membership.read { !$0.isEmpty(channel) }
         case .presence(let channel): membership.read { !$0.listeners(of: channel, hearing: .presence).isEmpty }
+        case .topics(let channel): membership.read { !$0.isEmpty(channel) }
         }
     }
 
@@ -548,6 +555,7 @@ public actor ClusterLink: OpeningModule {
         await closeIfUnheard(.metadata(.channel(channel)))
         await closeIfUnheard(.locks(channel))
         await closeIfUnheard(.presence(channel))
+        if channel.type == .stream { await closeIfUnheard(.topics(channel)) }
     }
 
     private func userMetadataSubscriptionChanged(_ event: UserMetadataSubscriptionChanged) async {

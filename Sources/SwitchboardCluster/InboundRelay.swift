@@ -21,6 +21,8 @@ final class InboundRelay: Sendable {
     private let lockNews = SerialJobs()
     /// The presence news on their way to the presence module, in the order they came.
     private let presenceNews = SerialJobs()
+    /// The stream channels' news on their way to the topic router, in the order they came.
+    private let topicNews = SerialJobs()
     /// The newest login of each user this node knows of.
     let claims = Mutex(UserClaims())
 
@@ -79,6 +81,9 @@ final class InboundRelay: Sendable {
             } else if let channel = PresenceKeys.channel(ofEvents: message.channel) {
                 counters.withLock { $0.presenceChanges += 1 }
                 tell(channel, RelayedPresence.change(message.payload), context)
+            } else if let channel = TopicKeys.channel(ofEvents: message.channel) {
+                counters.withLock { $0.topicNews += 1 }
+                tell(channel, RelayedTopics.published(message.payload), context)
             } else {
                 deliver(message, context)
             }
@@ -93,6 +98,7 @@ final class InboundRelay: Sendable {
             for channel in gap.compactMap(PresenceKeys.channel(ofEvents:)) {
                 tell(channel, RelayedPresence.mayHaveMissedChanges, context)
             }
+            for channel in gap.compactMap(TopicKeys.channel(ofEvents:)) { tell(channel, RelayedTopics.mayHaveMissedChanges, context) }
             restored.withLock { $0 }?()
         }
     }
@@ -102,6 +108,7 @@ final class InboundRelay: Sendable {
         metadataNews.finish()
         lockNews.finish()
         presenceNews.finish()
+        topicNews.finish()
     }
 
     /// Hands `news` of `target` to the storage module behind the news before it.
@@ -122,6 +129,13 @@ final class InboundRelay: Sendable {
     private func tell(_ channel: ChannelKey, _ news: RelayedPresence, _ context: ModuleContext) {
         hand(DeliverRelayedPresence(channel: channel, news: news), behind: presenceNews, context) {
             "cannot hand a presence change of \(channel) to the presence module: \($0)"
+        }
+    }
+
+    /// Hands `news` of stream channel `channel` to the topic router behind the news before it.
+    private func tell(_ channel: ChannelKey, _ news: RelayedTopics, _ context: ModuleContext) {
+        hand(DeliverRelayedTopics(channel: channel, news: news), behind: topicNews, context) {
+            "cannot hand the topic news of \(channel) to the topic router: \($0)"
         }
     }
 
@@ -215,4 +229,6 @@ public struct RelayCounters: Sendable, Hashable {
     public var lockChanges = 0
     /// Changes of presence handed to this node's presence module.
     public var presenceChanges = 0
+    /// Topic changes and topic messages (this node's own included) handed to this node's topic router.
+    public var topicNews = 0
 }

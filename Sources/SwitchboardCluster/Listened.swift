@@ -2,7 +2,8 @@ import SwitchboardCore
 import SwitchboardRedis
 
 /// What a node listens to on Redis for its own listeners: a message channel's or a user's
-/// messages, the changes of a metadata set, of a channel's locks or of its presence.
+/// messages, the changes of a metadata set, of a channel's locks or of its presence, or a stream
+/// channel's topic changes and messages.
 enum Listened: Hashable, Sendable, CustomStringConvertible {
     /// Messages published to a message channel or a user on other nodes.
     case messages(RelayTarget)
@@ -12,6 +13,8 @@ enum Listened: Hashable, Sendable, CustomStringConvertible {
     case locks(ChannelKey)
     /// Changes of a channel's presence, wherever they are made.
     case presence(ChannelKey)
+    /// A stream channel's topic changes and topic messages, wherever they are made.
+    case topics(ChannelKey)
 
     /// The Redis channel it comes on.
     var channel: RedisChannel {
@@ -20,6 +23,7 @@ enum Listened: Hashable, Sendable, CustomStringConvertible {
         case .metadata(let target): MetadataKeys(target).channel
         case .locks(let channel): LockKeys(channel).events
         case .presence(let channel): PresenceKeys(channel).events
+        case .topics(let channel): TopicKeys(channel).events
         }
     }
 
@@ -31,6 +35,7 @@ enum Listened: Hashable, Sendable, CustomStringConvertible {
         case .metadata: .storageOperationTimeout
         case .locks: .lockOperationTimeout
         case .presence: .presenceNotConnected
+        case .topics: .channelJoinFailed
         }
     }
 
@@ -40,6 +45,7 @@ enum Listened: Hashable, Sendable, CustomStringConvertible {
         case .metadata(let target): "metadata of \(target)"
         case .locks(let channel): "locks of \(channel)"
         case .presence(let channel): "presence of \(channel)"
+        case .topics(let channel): "topics of \(channel)"
         }
     }
 }

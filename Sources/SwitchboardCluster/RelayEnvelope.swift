@@ -32,14 +32,7 @@ struct RelayEnvelope: Sendable, Hashable {
         }
         writer.writeInteger(delivery.channelType.rawValue)
         writer.writeString(delivery.channelName)
-        writer.writeString(delivery.channelTopic)
-        switch delivery.payload {
-        case .string(let text): writer.writeString(text)
-        case .binary(let bytes): writer.writeBinary(bytes)
-        }
-        writer.writeString(delivery.publisher)
-        writer.writeString(delivery.customType)
-        writer.writeUInt(delivery.timestamp)
+        DeliveryFields.write(delivery, into: &writer)
         return writer.bytes
     }
 
@@ -62,16 +55,8 @@ struct RelayEnvelope: Sendable, Hashable {
             throw WireError(.invalidValue("channel type"), offset: reader.offset)
         }
         let channelName = try reader.readString()
-        let topic = try reader.readString()
-        let payload: MessagePayload =
-            try reader.peekType() == .binary ? .binary(try reader.readBinary()) : .string(try reader.readString())
-        let publisher = try reader.readString()
-        let customType = try reader.readString()
-        let timestamp = try reader.readInteger(UInt64.self)
+        delivery = try DeliveryFields.read(from: &reader, channelType: channelType, channelName: channelName)
         guard reader.isAtEnd else { throw WireError(.trailingBytes(reader.remaining), offset: reader.offset) }
-        delivery = MessageDelivery(
-            channelType: channelType, channelName: channelName, channelTopic: topic, payload: payload,
-            publisher: publisher, customType: customType, timestamp: timestamp)
     }
 
     /// An envelope of `delivery` for `target`'s listeners, accepted by `origin`.

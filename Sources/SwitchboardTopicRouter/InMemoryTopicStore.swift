@@ -52,9 +52,28 @@ public final class InMemoryTopicStore: TopicStore {
         _ session: SessionID, to users: [UserID]?, in topic: String, of channel: ChannelKey, limits: Limits,
         operation: String
     ) throws(RtmError) -> TopicSubscription {
+        try subscribe(session, to: users, in: topic, of: channel, limits: limits, operation: operation, publishers: nil)
+    }
+
+    /// `subscribe`, where no `users` means `publishers` (the topic's, in join order, as a store
+    /// shared by nodes reads them) when given, else this store's publishers of the topic.
+    public func subscribe(
+        _ session: SessionID, to users: [UserID]?, in topic: String, of channel: ChannelKey, limits: Limits,
+        operation: String, publishers: [UserID]?
+    ) throws(RtmError) -> TopicSubscription {
         try table.withLock { table throws(RtmError) in
-            try table.subscribe(session, to: users, in: topic, of: channel, limits: limits, operation: operation)
+            try table.subscribe(
+                session, to: users, in: topic, of: channel, limits: limits, operation: operation, publishers: publishers)
         }
+    }
+
+    public func receivers(of publisher: UserID, in topic: String, of channel: ChannelKey) -> [SessionID] {
+        table.withLock { $0.receivers(of: publisher, in: topic, of: channel) }
+    }
+
+    /// Whether `session` is a member of `channel`.
+    public func isMember(_ session: SessionID, of channel: ChannelKey) -> Bool {
+        table.withLock { $0.isMember(session, of: channel) }
     }
 
     public func unsubscribe(

@@ -12,20 +12,30 @@ import SwitchboardCore
 /// The state lives in a `TopicStore`, called one operation at a time (`OneAtATime`), so what an
 /// operation changed is announced before the next one reads; who is in which stream channel of
 /// this node's sessions (whom a topic event goes to) is kept beside it in a `ChannelRoster`.
-public actor TopicRouter: Module {
+///
+/// Over a store that publishes its changes (shared by the nodes of a cluster), the router tells
+/// its members the topic changes the relay brings (`DeliverRelayedTopics`), its own node's
+/// included, instead of what each call returns, and hands each topic message it accepts to the
+/// store for the other nodes' subscribers (`TopicRouter+Relay.swift`).
+public actor TopicRouter: OpeningModule {
     public nonisolated let name = "topic-router"
     /// How often `run()` forgets idle per-topic rate windows.
     public nonisolated let sweepInterval: Duration
 
-    private enum State {
+    enum State {
         case idle
         case running(ModuleContext, ended: EndedSessions)
     }
-    private var state = State.idle
-    private let store: any TopicStore
-    private let turns = OneAtATime()
+    var state = State.idle
+    /// Where the stream channels and topics live.
+    public nonisolated let store: any TopicStore
+    let turns = OneAtATime()
     /// The members of the stream channels, as the store's answers report them.
-    private var members = ChannelRoster()
+    var members = ChannelRoster()
+    /// Over a publishing store with a relay: per channel, this node's members, each with the
+    /// number of the last change its snapshot showed (nil while the snapshot is on its way). A
+    /// relayed change is told to those whose number is below its own.
+    var floors: [ChannelKey: [SessionID: UInt64?]] = [:]
     private var rates = TopicRateWindows(limit: nil)
     private var tokenExpiries = JoinTokenExpiries()
 
@@ -47,6 +57,15 @@ public actor TopicRouter: Module {
         bus.handle(PublishTopicMessage.self) { [self] request throws(RtmError) in try await publish(request) }
         bus.handle(SubscribeTopic.self) { [self] request throws(RtmError) in try await subscribe(request) }
         bus.handle(UnsubscribeTopic.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
+        bus.handle(DeliverRelayedTopics.self) { [self] request in
+            await relayed(request)
+            return Done()
+        }
+    }
+
+    /// Opens the store (a shared one connects); throws what it throws.
+    public func open() async throws {
+        try await store.open()
     }
 
     public func run() async throws {
@@ -55,6 +74,7 @@ public actor TopicRouter: Module {
             rates.dropIdle(now: now)
             warnOfExpiringTokens(context)
         }
+        await store.close()
     }
 
     /// Tells each member whose join token runs out within 30 s, once per token, naming the channel.
@@ -85,12 +105,13 @@ public actor TopicRouter: Module {
             guard !ended.contains(caller.session) else {
                 throw RtmError(.notLogin, operation: operation, reason: "the session has ended")
             }
-            let topics = try await store.join(
+            var topics = try await store.join(
                 StreamMember(caller: caller, features: request.features), to: channel, limits: context.limits(for: caller.app))
             let features = ChannelFeatures(request.features)
             members.join(caller, channel, features: features)
             tokenExpiries.granted(caller.session, channel, until: grant?.expiresAt)
             context.bus.publish(ChannelJoined(caller: caller, channel: channel, features: features))
+            if isRelayed { topics = try await startRelaying(to: caller, in: channel, context) }
             let snapshot = TopicEvent(
                 type: .snapshot, channelName: channel.name, publisher: caller.userId, topicInfos: [],
                 timestamp: context.clock.wallMilliseconds)
@@ -110,7 +131,6 @@ public actor TopicRouter: Module {
                 throw RtmError(.channelNotJoined, operation: operation, reason: "stream channel \(request.channelName) is not joined")
             }
             departed(departure, reason: .left, context)
-            tokenExpiries.left(request.caller.session, channel)
             return Done()
         }
     }
@@ -142,12 +162,16 @@ public actor TopicRouter: Module {
             context.log(.error, "cannot take \(event.caller) out of its stream channels: \(error)")
         }
         tokenExpiries.ended(event.session)
+        for channel in floors.keys { stopRelaying(to: event.session, in: channel) }
     }
 
-    /// Tells the remaining members which topics the leaver published in, then the bus that it left.
-    private func departed(_ departure: StreamDeparture, reason: ChannelLeaveReason, _ context: ModuleContext) {
+    /// Tells the remaining members which topics the leaver published in (over a relay, the relay
+    /// tells them), then the bus that it left.
+    func departed(_ departure: StreamDeparture, reason: ChannelLeaveReason, _ context: ModuleContext) {
         members.leave(departure.caller, departure.channel, reason: reason)
-        if !departure.topics.isEmpty {
+        tokenExpiries.left(departure.caller.session, departure.channel)
+        stopRelaying(to: departure.caller.session, in: departure.channel)
+        if !departure.topics.isEmpty && !isRelayed {
             announce(.remoteLeaveTopic, departure.topics, by: departure.caller, in: departure.channel, context)
         }
         context.bus.publish(ChannelLeft(caller: departure.caller, channel: departure.channel, reason: reason))
@@ -166,7 +190,9 @@ public actor TopicRouter: Module {
             let publisher = try await store.joinTopic(
                 request.caller.session, request.topic, in: channel, options: request.options, limits: limits,
                 operation: operation)
-            announce(.remoteJoinTopic, [TopicInfo(topic: request.topic, publishers: [publisher])], by: request.caller, in: channel, context)
+            if !isRelayed {
+                announce(.remoteJoinTopic, [TopicInfo(topic: request.topic, publishers: [publisher])], by: request.caller, in: channel, context)
+            }
             return Done()
         }
     }
@@ -178,13 +204,15 @@ public actor TopicRouter: Module {
         try TopicValidation.checkTopic(request.topic, limits: context.limits(for: request.caller.app), operation: operation)
         return try await turns.run { () async throws(RtmError) in
             let publisher = try await store.leaveTopic(request.caller.session, request.topic, in: channel, operation: operation)
-            announce(.remoteLeaveTopic, [TopicInfo(topic: request.topic, publishers: [publisher])], by: request.caller, in: channel, context)
+            if !isRelayed {
+                announce(.remoteLeaveTopic, [TopicInfo(topic: request.topic, publishers: [publisher])], by: request.caller, in: channel, context)
+            }
             return Done()
         }
     }
 
     /// Pushes a topic event about `caller` to the other members of `channel`.
-    private func announce(
+    func announce(
         _ type: RtmTopicEventType, _ topics: [TopicInfo], by caller: Caller, in channel: ChannelKey, _ context: ModuleContext
     ) {
         let others = members.members(of: channel).map(\.session).filter { $0 != caller.session }
@@ -218,12 +246,17 @@ public actor TopicRouter: Module {
                     .operationRateExceedLimitation, operation: operation,
                     reason: "more than \(limit ?? 0) messages per second in topic \(request.topic)")
             }
-            guard !receivers.isEmpty else { return Done() }
+            let relayed = isRelayed
+            guard !receivers.isEmpty || relayed else { return Done() }
             let timestamp =
                 publication.options.syncWithMedia && request.sendTs > 0 ? request.sendTs : context.clock.wallMilliseconds
             let delivery = MessageDelivery(
                 channelType: .stream, channelName: channel.name, channelTopic: request.topic, payload: request.payload,
                 publisher: publication.userId, customType: request.customType, timestamp: timestamp)
+            // Handed to the other nodes first: a message that cannot leave this node fails for
+            // everyone rather than reaching some.
+            if relayed { try store.relay(TopicMessage(channel: channel, delivery: delivery, priority: publication.options.priority)) }
+            guard !receivers.isEmpty else { return Done() }
             context.outbox.deliver(.message(delivery), to: receivers, priority: publication.options.priority)
             return Done()
         }
@@ -280,7 +313,7 @@ public actor TopicRouter: Module {
         return caller.channel(.stream, name)
     }
 
-    private func running(_ operation: String) throws(RtmError) -> (ModuleContext, EndedSessions) {
+    func running(_ operation: String) throws(RtmError) -> (ModuleContext, EndedSessions) {
         guard case .running(let context, let ended) = state else {
             throw RtmError(.notInitialized, operation: operation, reason: "the topic router has not been started")
         }

@@ -59,6 +59,32 @@ public protocol TopicStore: Sendable {
     func unsubscribe(
         _ session: SessionID, from users: [UserID]?, in topic: String, of channel: ChannelKey, operation: String
     ) async throws(RtmError)
+
+    /// This node's sessions subscribed to `publisher` in `topic` of `channel`, in session order
+    /// (whom another node's message goes to here).
+    func receivers(of publisher: UserID, in topic: String, of channel: ChannelKey) async throws(RtmError) -> [SessionID]
+
+    // What a store shared by several nodes adds; each has a default for a store of one node
+    // (`SharedTopicStore.swift`).
+
+    /// Connects to what keeps the topics; throws an error naming what failed (the server does not
+    /// start). Called once, before any operation.
+    func open() async throws
+    /// Lets go of what `open` took.
+    func close() async
+    /// True when every topic change others are told of is published for every node that shares
+    /// the store, numbered per channel in the store's order, and topic messages handed to
+    /// `relay` reach the other nodes: the router then tells its members what the relay brings
+    /// (`DeliverRelayedTopics`), its own changes included, instead of what each call returns.
+    var publishesChanges: Bool { get }
+    /// The topics of `channel` with the number of the last published change they include, in one
+    /// step.
+    func snapshot(of channel: ChannelKey) async throws(RtmError) -> TopicSnapshot
+    /// Hands `message`, delivered to this node's subscribers already, to the other nodes, behind
+    /// every message handed before it. Throws `channelPublishMessageFailed` when it cannot now.
+    func relay(_ message: TopicMessage) throws(RtmError)
+    /// What the store published as `payload`; nil when `payload` is none of its.
+    func news(publishedAs payload: [UInt8]) -> TopicNews?
 }
 
 /// A member of a stream channel.

@@ -183,13 +183,15 @@ struct TopicTable: Sendable {
 
     // MARK: Subscriptions
 
+    /// Subscribes as `TopicStore.subscribe` says; without `users`, to `publishers` (in join
+    /// order) when given, else to this table's publishers of the topic.
     mutating func subscribe(
         _ session: SessionID, to users: [UserID]?, in topic: String, of channel: ChannelKey, limits: Limits,
-        operation: String
+        operation: String, publishers given: [UserID]? = nil
     ) throws(RtmError) -> TopicSubscription {
         let member = try self.member(session, of: channel, operation: operation)
         let current = member.subscriptions[topic] ?? []
-        let publishers = channels[channel]?.topics[topic]?.orderedPublishers.map(\.userId) ?? []
+        let publishers = given ?? channels[channel]?.topics[topic]?.orderedPublishers.map(\.userId) ?? []
         let room = max(0, limits.streams.publishersPerTopicSubscription - current.count)
         var succeeded: [UserID] = []
         var failed: [UserID] = []

@@ -54,3 +54,12 @@ extension RedisServer {
         return store
     }
 }
+
+extension RedisServer {
+    /// An opened topic store of node `node` on this server.
+    func topicStore(node: String = "node-a") async throws -> RedisTopicStore {
+        let store = RedisTopicStore(configuration: RedisConfiguration(url: RedisURL(host: "127.0.0.1", port: port)), nodeID: node)
+        try await store.open()
+        return store
+    }
+}

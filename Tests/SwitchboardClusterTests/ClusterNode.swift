@@ -8,11 +8,13 @@ import SwitchboardRedis
 import SwitchboardSession
 import SwitchboardStorage
 import SwitchboardTestKit
+import SwitchboardTopicRouter
 import SwitchboardTransport
 
 /// A node of a cluster in this process: its own bus with the real session module, message router
 /// and cluster link (and, when asked, the storage module over the Redis metadata store and the
-/// lock module over the Redis lock store, and the presence module over the Redis presence store),
+/// lock module over the Redis lock store, the presence module over the Redis presence store, and
+/// the topic router over the Redis topic store),
 /// on a shared redis-server.
 struct ClusterNode {
     let link: ClusterLink
@@ -22,10 +24,11 @@ struct ClusterNode {
 
     /// Starts node `name` on `redis`, with the storage module when `storage` is true and the lock
     /// module when `locks` is (then metadata writes check their locks in Redis, as `serve
-    /// --cluster` composes them), and the presence module when `presence` is.
+    /// --cluster` composes them), the presence module when `presence` is, and the topic router
+    /// when `topics` is.
     static func start(
         _ name: String, on redis: RedisServer, storage: Bool = false, locks: Bool = false, presence: Bool = false,
-        limits: Limits = Limits()
+        topics: Bool = false, limits: Limits = Limits()
     ) async throws -> ClusterNode {
         let configuration = ClusterConfiguration(url: RedisURL(host: "127.0.0.1", port: redis.port), nodeID: name)
         let link = ClusterLink(configuration)
@@ -33,28 +36,33 @@ struct ClusterNode {
         let metadataStore = storage ? RedisMetadataStore(configuration: configuration.redis, nodeID: name, locksInRedis: locks) : nil
         let lockStore = locks ? RedisLockStore(configuration: configuration.redis, nodeID: name) : nil
         let presenceStore = presence ? RedisPresenceStore(configuration: configuration.redis, nodeID: name) : nil
-        let steps = [metadataStore as (any DeadNodeStep)?, lockStore, presenceStore].compactMap { $0 }
+        let topicStore = topics ? RedisTopicStore(configuration: configuration.redis, nodeID: name) : nil
+        let steps = [metadataStore as (any DeadNodeStep)?, lockStore, presenceStore, topicStore].compactMap { $0 }
         link.reap(with: steps)
         let metadata = metadataStore.map { Storage(store: $0) }
         let lock = lockStore.map { Lock(store: $0) }
         let presenceModule = presenceStore.map { Presence(store: $0) }
+        let topicRouter = topicStore.map { TopicRouter(store: $0) }
         let modules: [any Module] =
             [Session(), MessageRouter()] + (metadata.map { [$0] } ?? []) + (lock.map { [$0] } ?? []) + (presenceModule.map { [$0] } ?? [])
+            + (topicRouter.map { [$0] } ?? [])
         let harness = await ModuleHarness(limits: limits, modules: modules + [link])
         try await metadata?.open()
         try await lock?.open()
         try await presenceModule?.open()
+        try await topicRouter?.open()
         return ClusterNode(link: link, harness: harness, deadNodeSteps: steps)
     }
 
     /// Starts nodes `names` on `redis`, each as `start` does.
     static func start(
         _ names: [String], on redis: RedisServer, storage: Bool = false, locks: Bool = false, presence: Bool = false,
-        limits: Limits = Limits()
+        topics: Bool = false, limits: Limits = Limits()
     ) async throws -> [ClusterNode] {
         var nodes: [ClusterNode] = []
         for name in names {
-            nodes.append(try await start(name, on: redis, storage: storage, locks: locks, presence: presence, limits: limits))
+            nodes.append(
+                try await start(name, on: redis, storage: storage, locks: locks, presence: presence, topics: topics, limits: limits))
         }
         return nodes
     }
@@ -103,6 +111,11 @@ struct ClusterNode {
     /// The presence events `caller` got, in order.
     func presenceEvents(to caller: Caller) -> [PresenceDelivery] {
         harness.outbox.pushes(to: caller.session).compactMap { if case .presence(let event) = $0 { event } else { nil } }
+    }
+
+    /// The topic events `caller` got, in order.
+    func topicEvents(to caller: Caller) -> [TopicEvent] {
+        harness.outbox.pushes(to: caller.session).compactMap { if case .topic(let event) = $0 { event } else { nil } }
     }
 
     func stop() async { await harness.stop() }

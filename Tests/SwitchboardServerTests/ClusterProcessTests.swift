@@ -49,6 +49,12 @@ import SwitchboardTransport
         try await checkThreeNodes(with: "peer_cluster_presence.py")
     }
 
+    /// Stream channels and topics across three nodes, from PROTOCOL.md §11 alone.
+    @Test
+    func streamChannelsOnThreeNodes() async throws {
+        try await checkThreeNodes(with: "peer_cluster_stream.py")
+    }
+
     /// Runs the Python check `script` against three nodes of one cluster; returns its report.
     @discardableResult
     private func checkThreeNodes(with script: String) async throws -> String {

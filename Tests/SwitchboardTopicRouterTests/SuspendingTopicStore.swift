@@ -46,6 +46,10 @@ final class SuspendingTopicStore: TopicStore {
         await calls.pause("subscribe")
         return try base.subscribe(session, to: users, in: topic, of: channel, limits: limits, operation: operation)
     }
+    func receivers(of publisher: UserID, in topic: String, of channel: ChannelKey) async throws(RtmError) -> [SessionID] {
+        await calls.pause("receivers")
+        return base.receivers(of: publisher, in: topic, of: channel)
+    }
     func unsubscribe(
         _ session: SessionID, from users: [UserID]?, in topic: String, of channel: ChannelKey, operation: String
     ) async throws(RtmError) {

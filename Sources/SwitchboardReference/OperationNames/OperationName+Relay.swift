@@ -20,6 +20,10 @@ extension OperationName {
         case openPresenceRelay
         /// Handing a change of a channel's presence to the presence module here.
         case deliverRelayedPresence
+        /// Listening for a stream channel's topic changes and topic messages on other nodes.
+        case openTopicRelay
+        /// Handing a stream channel's topic change or topic message to the topic router here.
+        case deliverRelayedTopics
         /// Making a login its user's newest across the nodes.
         case claimUser
         /// Ending a session here that a newer login of its user on another node replaced.

@@ -17,7 +17,8 @@ public struct ServerModules: Sendable {
     /// Message channels and user channels (answers `Subscribe`, `Unsubscribe`, `Publish`).
     public var messageRouter: any Module
     /// Stream channels and topics (answers `JoinStreamChannel`, `LeaveStreamChannel`, `RenewStreamChannelToken`,
-    /// `JoinTopic`, `LeaveTopic`, `PublishTopicMessage`, `SubscribeTopic`, `UnsubscribeTopic`).
+    /// `JoinTopic`, `LeaveTopic`, `PublishTopicMessage`, `SubscribeTopic`, `UnsubscribeTopic`); in this
+    /// process's memory, and the cross-node part in the cluster's Redis in cluster mode.
     public var topicRouter: any Module
     /// Occupancy, temporary states, presence events (answers `WhoNow`, `WhereNow`, `SetPresenceState`,
     /// `GetPresenceState`, `RemovePresenceState`, `GetUserPresence`); in this process's memory, and
@@ -45,7 +46,7 @@ public struct ServerModules: Sendable {
         // The apps served are the server's limits book's (`configuration.appIds`, then a reload's).
         session = Session()
         messageRouter = MessageRouter()
-        topicRouter = TopicRouter()
+        topicRouter = TopicRouter(store: Self.topicStore(for: configuration))
         presence = Presence(store: Self.presenceStore(for: configuration))
         lock = Lock(store: Self.lockStore(for: configuration))
         cluster = configuration.cluster.map { ClusterLink($0) }
@@ -89,6 +90,14 @@ public struct ServerModules: Sendable {
         return RedisPresenceStore(configuration: cluster.redis, nodeID: cluster.nodeID)
     }
 
+    /// Where stream channels and topics live: in cluster mode, who is in each stream channel and
+    /// who publishes where in the cluster's Redis (this node's sessions' subscriptions in its
+    /// memory), else all in this process's memory.
+    static func topicStore(for configuration: ServerConfiguration) -> any TopicStore {
+        guard let cluster = configuration.cluster else { return InMemoryTopicStore() }
+        return RedisTopicStore(configuration: cluster.redis, nodeID: cluster.nodeID)
+    }
+
     /// In cluster mode, whether this node's connections to the cluster's Redis are up: the link's
     /// and, when the storage and lock modules keep their state there, their stores'. Nil on one node.
     var clusterRedisConnected: (@Sendable () -> Bool)? {
@@ -96,8 +105,10 @@ public struct ServerModules: Sendable {
         let metadata = (storage as? Storage)?.store as? RedisMetadataStore
         let locks = (lock as? Lock)?.store as? RedisLockStore
         let presence = (presence as? Presence)?.store as? RedisPresenceStore
+        let topics = (topicRouter as? TopicRouter)?.store as? RedisTopicStore
         return {
             link.isConnected && (metadata?.isConnected ?? true) && (locks?.isConnected ?? true) && (presence?.isConnected ?? true)
+                && (topics?.isConnected ?? true)
         }
     }
 
@@ -107,6 +118,7 @@ public struct ServerModules: Sendable {
         [
             (storage as? Storage)?.store as? any DeadNodeStep, (lock as? Lock)?.store as? any DeadNodeStep,
             (presence as? Presence)?.store as? any DeadNodeStep, (webhooks as? Webhooks)?.queue as? any DeadNodeStep,
+            (topicRouter as? TopicRouter)?.store as? any DeadNodeStep,
         ].compactMap { $0 }
     }
 
