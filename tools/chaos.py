@@ -157,6 +157,11 @@ class Client:
         self.stale = False  # the node stopped answering (paused): log in elsewhere, as the SDK does
         self.old_peers = []  # (peer, node index, was that node paused when this one left it)
         self.node = None
+        self.ticket = None  # (session, secret) of the session to resume, as the SDK keeps it
+        self.received_before = 0  # pushes of that session received on earlier connections
+        self.logins = {"resumed": 0, "resumed across nodes": 0, "new": 0, "new after a ticket": 0}
+        self.resume_losses = []  # lostChannels of each resume that says historyLost
+        self.first_of_session = 0  # the first of old_peers that carried the current session
 
     async def call(self, t, **fields):
         """A request that gives up after 3 s (the node is taken for gone) instead of 15."""
@@ -178,17 +183,35 @@ class Client:
             index = self.home if self.home in live and self.node is None else self.rng.choice(live)
             try:
                 peer = await connect(self.cluster.url(index), self.user)
+                resume = {}
+                if self.ticket is not None:
+                    received = self.received_before + sum(len(old.pushes) for old, _, _ in self.old_peers[self.first_of_session:])
+                    resume = {"resumeSession": self.ticket[0], "resumeSecret": self.ticket[1], "resumeReceived": received}
                 answer = await peer.request("login", appId=APP, userId=self.user, token="", heartbeatInterval=5,
-                                            presenceTimeout=30)
+                                            presenceTimeout=30, **resume)
                 if answer.get("t") != "loginOk":
                     await peer.close()
                     raise ConnectionError(repr(answer))
                 peer.start_heartbeats(answer["heartbeatInterval"])
-                self.peer, self.node = peer, index
-                await after_login(peer)
+                self.peer, previous, self.node = peer, self.node, index
+                if answer.get("resumed") is True:
+                    self.logins["resumed across nodes" if previous != index else "resumed"] += 1
+                    if answer.get("historyLost"):
+                        self.resume_losses.append(answer.get("lostChannels"))
+                    # The server kept the session's subscriptions (PROTOCOL.md §2.4): nothing to do again.
+                    self.resumed_on(peer)
+                else:
+                    self.logins["new after a ticket" if self.ticket else "new"] += 1
+                    self.ticket = (answer["session"], answer["resumeSecret"])
+                    self.received_before, self.first_of_session = 0, len(self.old_peers)
+                    await after_login(peer)
             except Exception:  # noqa: BLE001 - a node going away mid-login: try another
                 self.peer = None
                 await asyncio.sleep(0.3)
+
+
+    def resumed_on(self, peer):
+        """The session went on on `peer` (a resume): what it had stands."""
 
 
 class Subscriber(Client):
@@ -214,6 +237,9 @@ class Subscriber(Client):
             if self.windows and self.windows[-1][1] is None:
                 # Subscribed until the last answer before the silence, at the latest.
                 self.windows[-1][1] = time.monotonic() - (3.0 if self.stale else 0.0)
+
+    def resumed_on(self, peer):
+        self.windows.append([time.monotonic(), None])
 
     def received(self):
         """For each of this user's sessions, the (publisher, seq) of every chaos message, in arrival order."""
@@ -289,7 +315,7 @@ class LockWorker(Client):
         super().__init__(*args)
         self.tokens = []  # fencing tokens of this worker's grants, in the order it got them
         self.grants = []  # (token, time, node, session) of each grant
-        self.still_holding = None  # (session, token) when a release was refused
+        self.holding = None  # (session, token) until a release is confirmed
         self.acked = 0
         self.unknown = 0
 
@@ -320,13 +346,13 @@ class LockWorker(Client):
                 continue
             if token is None:
                 continue
-            session = len(self.old_peers)
-            if self.still_holding == (session, token):
-                pass  # its release was not confirmed and it asked again: the hold goes on, same token
+            session = self.ticket[0] if self.ticket else None
+            if self.holding == (session, token):
+                pass  # its release was not confirmed, or its session was resumed elsewhere: the same hold
             else:
                 self.tokens.append(token)
                 self.grants.append((token, time.monotonic(), self.node, session))
-            self.still_holding = None
+            self.holding = (session, token)
             try:
                 read = await self.call("getChannelMetadata", channelType=1, channel=LOCK_CHANNEL)
             except Exception:  # noqa: BLE001 - the node is left; its ttl lets the lock go
@@ -347,8 +373,8 @@ class LockWorker(Client):
                     continue
             try:
                 released = await self.call("releaseLock", channelType=1, channel=LOCK_CHANNEL, lockName=LOCK_NAME)
-                if released.get("t") != "ok":
-                    self.still_holding = (len(self.old_peers), token)  # Redis away, say: still the owner
+                if released.get("t") == "ok":
+                    self.holding = None  # otherwise (Redis away, say) still the owner
             except Exception:  # noqa: BLE001 - the node went away; its ttl lets the lock go
                 pass
             await asyncio.sleep(0.05)
@@ -459,6 +485,12 @@ def check(cluster, subscribers, publishers, writers, final_counter, lockers, fin
             for (a, ta, na, sa), (b, tb, nb, sb) in zip(locker.grants, locker.grants[1:]):
                 if a >= b:
                     print(f"     {locker.user}: token {a} (t {ta:.2f} n{na} s{sa}) then {b} (t {tb:.2f} n{nb} s{sb})")
+    clients = subscribers + publishers + writers + lockers
+    logins = {kind: sum(client.logins[kind] for client in clients) for kind in clients[0].logins}
+    lost = sum(len(client.resume_losses) for client in clients)
+    print(f"     logins again: {logins['resumed across nodes']} resumed on another node ({lost} saying historyLost), "
+          f"{logins['resumed']} resumed on the same node, {logins['new after a ticket']} new sessions though a ticket "
+          f"was given", flush=True)
     report(distinct and growing and bounded and free,
            f"5. lock: {len(tokens)} grants, tokens distinct: {distinct}, growing per worker: {growing}; guarded counter "
            f"{final_guarded}: {guarded_acked} acknowledged, {guarded_unknown} unknown; free again after "
