@@ -88,6 +88,9 @@ EXAMPLES = [
     ("tokenPrivilegeWillExpire",
      {"t": "tokenPrivilegeWillExpire", "secondsLeft": 30},
      "82a174b8746f6b656e50726976696c65676557696c6c457870697265ab7365636f6e64734c6566741e"),
+    ("messagesMayBeLost",
+     {"t": "messagesMayBeLost", "channelType": 1, "channel": "room"},
+     "83a174b16d657373616765734d617942654c6f7374ab6368616e6e656c5479706501a76368616e6e656ca4726f6f6d"),
     ("closing",
      {"t": "closing", "reason": 27, "detail": "same user logged in elsewhere"},
      "83a174a7636c6f73696e67a6726561736f6e1ba664657461696cbd73616d652075736572206c6f6767656420696e20656c7365"

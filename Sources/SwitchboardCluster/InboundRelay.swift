@@ -98,6 +98,8 @@ final class InboundRelay: Sendable {
             for channel in gap.compactMap(PresenceKeys.channel(ofEvents:)) {
                 tell(channel, RelayedPresence.mayHaveMissedChanges, context)
             }
+            let messageTargets = gap.compactMap(RelayChannels.target(of:))
+            if !messageTargets.isEmpty { context.bus.publish(RelayGapped(targets: messageTargets)) }
             for channel in gap.compactMap(TopicKeys.channel(ofEvents:)) { tell(channel, RelayedTopics.mayHaveMissedChanges, context) }
             restored.withLock { $0 }?()
         }

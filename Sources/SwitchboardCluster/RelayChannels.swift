@@ -33,5 +33,16 @@ enum RelayChannels {
         Array("sb:on:{\(escaped(node))}".utf8)
     }
 
+    /// The target whose messages go out on `channel`; nil when it is not such a channel.
+    static func target(of channel: RedisChannel) -> RelayTarget? {
+        for (prefix, isUser) in [("sb:m:{", false), ("sb:u:{", true)] {
+            guard let tag = KeyPart.tag(of: channel, prefix: prefix, suffix: "}") else { continue }
+            let parts = tag.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, let app = KeyPart.unescaped(parts[0]), let name = KeyPart.unescaped(parts[1]) else { return nil }
+            return isUser ? .user(UserKey(app, name)) : .channel(ChannelKey(app: app, .message, name))
+        }
+        return nil
+    }
+
     private static func escaped(_ part: String) -> String { KeyPart.escaped(part) }
 }

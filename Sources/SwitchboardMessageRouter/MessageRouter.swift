@@ -46,6 +46,26 @@ public actor MessageRouter: Module {
             Publish.self, atOnce: { request throws(RtmError) in try publishing.publish(request) },
             later: { request throws(RtmError) in try await publishing.forwardToUser(request) })
         bus.handleImmediately(DeliverRelayedMessage.self) { request in publishing.deliverRelayed(request) }
+        bus.observe(RelayGapped.self) { event in Self.tellGap(event, routes: routes, outbox: context.outbox) }
+    }
+
+    /// Tells each session that hears messages of a channel (or of its user) in a pub/sub gap that
+    /// some may have been missed: pub/sub keeps nothing for a node whose link was down.
+    private static func tellGap(_ event: RelayGapped, routes: Routes, outbox: any Outbox) {
+        for target in event.targets {
+            switch target {
+            case .channel(let channel):
+                let listeners = routes.listeners(of: channel)
+                if !listeners.isEmpty {
+                    outbox.deliver(.session(.messagesMayBeLost(channelType: .message, channel: channel.name)), to: listeners)
+                }
+            case .user(let user):
+                let sessions = Array(routes.sessions(of: user))
+                if !sessions.isEmpty {
+                    outbox.deliver(.session(.messagesMayBeLost(channelType: .user, channel: user.userId)), to: sessions)
+                }
+            }
+        }
     }
 
     public func run() async throws {

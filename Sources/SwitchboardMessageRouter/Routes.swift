@@ -51,6 +51,11 @@ final class Routes: Sendable {
         }
     }
 
+    /// The sessions that hear messages of `channel` now.
+    func listeners(of channel: ChannelKey) -> [SessionID] {
+        state.withLock { $0.subscriptions.listeners(of: channel, hearing: .message) }
+    }
+
     /// The publish with `ticket` handed its push to the outbox: changes waiting for it go on.
     func delivered(_ ticket: UInt64, on channel: ChannelKey) {
         let ready = state.withLock { $0.inFlight.finish(ticket, of: channel) }

@@ -168,12 +168,19 @@ import SwitchboardTransport
             let b = try await node("b", on: redis)
             let alice = try await a.logIn("alice")
             let bob = try await b.logIn("bob")
+            _ = try await b.harness.bus.request(Subscribe(caller: bob, channelName: "room"))
             for _ in 0..<3 { _ = try await b.logIn("carol") }
             let carol = try await b.logIn("carol")
             try await redis.kill()
             try await redis.start()
             #expect(await eventually { a.link.isConnected && b.link.isConnected })
             #expect(await eventually { b.link.received.gaps > 0 })
+            // Bob is told that messages of his user channel, and of the room he subscribes to, may be lost.
+            #expect(await eventually {
+                let pushes = b.harness.outbox.pushes(to: bob.session)
+                return pushes.contains(.session(.messagesMayBeLost(channelType: .user, channel: "bob")))
+                    && pushes.contains(.session(.messagesMayBeLost(channelType: .message, channel: "room")))
+            })
             #expect(await eventuallyAsync {
                 try await a.publish(alice, .user, to: "bob", "after the restart")
                 return b.messages(to: bob).contains("after the restart")

@@ -31,6 +31,8 @@ struct ServerFrameTests {
             customType: "c", timestamp: 0)),
         .push(.session(.tokenPrivilegeWillExpire(secondsLeft: 30))), .push(.session(.tokenPrivilegeWillExpire(secondsLeft: 0))),
         .push(.session(.tokenPrivilegeWillExpire(secondsLeft: 29, channel: "live"))),
+        .push(.session(.messagesMayBeLost(channelType: .message, channel: "room"))),
+        .push(.session(.messagesMayBeLost(channelType: .user, channel: "alice"))),
         .closing(reason: .sameUidLogin, detail: "logged in elsewhere"), .closing(reason: .unknown, detail: ""),
     ]
 

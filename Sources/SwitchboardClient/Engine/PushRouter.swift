@@ -29,6 +29,8 @@ struct PushRouter: Sendable {
         switch push {
         case .message(let delivery): if let delivery = opened(delivery) { dispatcher.emit(.message(RtmMessageEvent(delivery))) }
         case .session(.tokenPrivilegeWillExpire(_, let channel)): dispatcher.emit(.tokenPrivilegeWillExpire(channel: channel))
+        case .session(.messagesMayBeLost(let type, let channel)):
+            dispatcher.emit(.messagesMayBeLost(channelType: type, channelName: channel))
         case .extension(let push): dispatcher.emit(.extension(RtmExtensionEvent(name: push.name, body: RtmMessage(push.body))))
         case .topic(let part): if let event = topicParts.add(part) { dispatcher.emit(.topic(RtmTopicEvent(event))) }
         case .presence(let part): if let event = presenceParts.add(part) { dispatcher.emit(.presence(RtmPresenceEvent(sealer?.open(event) ?? event))) }

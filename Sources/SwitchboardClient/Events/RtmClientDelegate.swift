@@ -17,6 +17,10 @@ public protocol RtmClientDelegate: AnyObject {
     func rtmKit(_ rtmKit: RtmClientKit, didReceiveStorageEvent event: RtmStorageEvent)
     /// A lock of a channel subscribed or joined with the lock feature changed, or the snapshot on joining.
     func rtmKit(_ rtmKit: RtmClientKit, didReceiveLockEvent event: RtmLockEvent)
+    /// Messages of `channel` (a subscribed message channel, or with `.user` the client's own user
+    /// channel) published on other nodes of a cluster may not have reached this client: its
+    /// server's link to them was down a while (a Switchboard extension).
+    func rtmKit(_ rtmKit: RtmClientKit, messagesMayBeLostIn channel: String, channelType: RtmChannelType)
 }
 
 extension RtmClientDelegate {
@@ -28,6 +32,7 @@ extension RtmClientDelegate {
     public func rtmKit(_ rtmKit: RtmClientKit, didReceivePresenceEvent event: RtmPresenceEvent) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveStorageEvent event: RtmStorageEvent) {}
     public func rtmKit(_ rtmKit: RtmClientKit, didReceiveLockEvent event: RtmLockEvent) {}
+    public func rtmKit(_ rtmKit: RtmClientKit, messagesMayBeLostIn channel: String, channelType: RtmChannelType) {}
 }
 
 /// Every event a client reports, for the `events` stream.
@@ -48,4 +53,6 @@ public enum RtmEvent: Sendable {
     case storage(RtmStorageEvent)
     /// A lock event.
     case lock(RtmLockEvent)
+    /// Messages of a channel published on other nodes of a cluster may not have reached the client.
+    case messagesMayBeLost(channelType: RtmChannelType, channelName: String)
 }

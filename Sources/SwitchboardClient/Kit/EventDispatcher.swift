@@ -48,6 +48,7 @@ final class EventDispatcher: Sendable {
                 case .message(let message): delegate.rtmKit(kit, didReceiveMessageEvent: message)
                 case .linkState(let change): delegate.rtmKit(kit, didReceiveLinkStateEvent: change)
                 case .tokenPrivilegeWillExpire(let channel): delegate.rtmKit(kit, tokenPrivilegeWillExpire: channel)
+                case .messagesMayBeLost(let type, let channel): delegate.rtmKit(kit, messagesMayBeLostIn: channel, channelType: type)
                 case .extension(let push): delegate.rtmKit(kit, didReceiveExtensionEvent: push)
                 case .topic(let event): delegate.rtmKit(kit, didReceiveTopicEvent: event)
                 case .presence(let event): delegate.rtmKit(kit, didReceivePresenceEvent: event)

@@ -20,6 +20,7 @@ public enum Push: Sendable, Hashable {
         switch self {
         case .message(let message): ChannelAddress(message.channelType, message.channelName)
         case .storage(let event): event.storageType == .channel ? ChannelAddress(event.channelType, event.target) : nil
+        case .session(.messagesMayBeLost(let type, let channel)): ChannelAddress(type, channel)
         case .session, .extension: nil
         case .topic(let event): ChannelAddress(.stream, event.channelName)
         case .presence(let event): ChannelAddress(event.channelType, event.channelName)

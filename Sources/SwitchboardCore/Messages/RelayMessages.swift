@@ -122,3 +122,16 @@ public struct DeliverRelayedMessage: BusRequest, Hashable {
         self.delivery = delivery
     }
 }
+
+/// This node's link to the other nodes was down a while (a pub/sub gap): messages they published
+/// meanwhile to `targets` (channels and users this node listens for) may not have reached it.
+/// Published by the relay once the link is back; the message router tells the sessions concerned
+/// (`SessionPush.messagesMayBeLost`).
+public struct RelayGapped: BusEvent, Hashable {
+    /// What may have missed messages.
+    public var targets: [RelayTarget]
+    /// Creates the event.
+    public init(targets: [RelayTarget]) {
+        self.targets = targets
+    }
+}

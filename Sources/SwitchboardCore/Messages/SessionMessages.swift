@@ -272,6 +272,10 @@ public enum SessionPush: Sendable, Hashable {
     /// A token expires soon (seconds left): the login token's (no channel), or the join token of
     /// the stream channel named.
     case tokenPrivilegeWillExpire(secondsLeft: Int, channel: String? = nil)
+    /// Messages other nodes of a cluster published to `channel` (a message channel the session
+    /// subscribes to, or, with `.user`, the session's own user channel, named by the user id) may
+    /// not have reached it: this node's link to them was down a while (a pub/sub gap).
+    case messagesMayBeLost(channelType: RtmChannelType, channel: String)
 }
 
 /// Put these app certificates in force for every token checked from now on (a reload): an app

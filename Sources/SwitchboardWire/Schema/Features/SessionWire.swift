@@ -209,6 +209,7 @@ extension SessionPush: PushFamily {
     var frameType: String {
         switch self {
         case .tokenPrivilegeWillExpire: "tokenPrivilegeWillExpire"
+        case .messagesMayBeLost: "messagesMayBeLost"
         }
     }
 
@@ -218,11 +219,15 @@ extension SessionPush: PushFamily {
         case .tokenPrivilegeWillExpire(let secondsLeft, let channel):
             frame.field(.secondsLeft) { $0.writeCount(secondsLeft) }
             if let channel { frame.field(.channel) { $0.writeString(channel) } }
+        case .messagesMayBeLost(let type, let channel):
+            frame.field(.channelType) { $0.writeInt(Int64(type.rawValue)) }
+            frame.field(.channel) { $0.writeString(channel) }
         }
         return frame.finish()
     }
 
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
+        if head.type == "messagesMayBeLost" { return try decodeGap(head, &reader) }
         guard head.type == "tokenPrivilegeWillExpire" else { return nil }
         var secondsLeft: Int?
         var channel: String?
@@ -235,6 +240,20 @@ extension SessionPush: PushFamily {
             return true
         }
         return .tokenPrivilegeWillExpire(secondsLeft: try head.required(secondsLeft, .secondsLeft), channel: channel)
+    }
+
+    private static func decodeGap<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self {
+        var type: RtmChannelType?
+        var channel: String?
+        try reader.readFields(head) { key, reader throws(WireError) in
+            switch key {
+            case .channelType: type = try reader.readChannelType(allowed: .publishable)
+            case .channel: channel = try reader.readString()
+            default: return false
+            }
+            return true
+        }
+        return .messagesMayBeLost(channelType: try head.required(type, .channelType), channel: try head.required(channel, .channel))
     }
 }
 
