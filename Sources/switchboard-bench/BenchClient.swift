@@ -48,7 +48,7 @@ final class BenchClient: WebSocketHandler {
     func connect(url: String) async throws {
         let socket = try await WebSocketClient.connect(
             to: url, subprotocols: [Wire.subprotocol], timeout: .seconds(30),
-            maxOutboundBytes: 64 * 1024 * 1024, group: run.group, handler: self)
+            maxOutboundBytes: 64 * 1024 * 1024, sourceAddress: run.sourceAddress, group: run.group, handler: self)
         connection.withLock { $0 = socket }
         answers?.attach(socket)
     }

@@ -49,6 +49,8 @@ struct BenchOptions {
     var churnRate = 100
     /// The server processes' ids (every node of a cluster), for their CPU time and memory.
     var serverPids: [Int] = []
+    /// The local address every connection is made from; nil: the kernel's choice.
+    var sourceAddress: String?
     /// Event-loop threads of the load generator.
     var threads = 2
     /// Connection attempts in flight at once while setting up.
@@ -77,6 +79,7 @@ struct BenchOptions {
           --idle-stage STAGE        idle: connect | login | subscribe, how far each goes (subscribe)
           --churn-rate N            churn: logins and logouts per second (100)
           --server-pid PID          read the server's CPU time and RSS from /proc; repeat for every node
+          --source-address ADDR     connect from this local address (e.g. 127.0.0.2)
           --threads N               load-generator event loops (2)
           --connect-concurrency N   connection attempts at once (256)
           --label TEXT              copied into the output
@@ -123,6 +126,7 @@ struct BenchOptions {
                 }
             case "--churn-rate": churnRate = try number(name)
             case "--server-pid": serverPids.append(try number(name))
+            case "--source-address": sourceAddress = try value(name)
             case "--threads": threads = try number(name)
             case "--connect-concurrency": connectConcurrency = try number(name)
             case "--label": label = try value(name)

@@ -29,7 +29,7 @@ struct BenchRun {
         let fdLimit = ResourceUsage.raiseOpenFileLimit(wanted: wanted)
         let group = try EventLoopGroup(threads: options.threads)
         defer { group.shutdown() }
-        let context = RunContext(group: group)
+        let context = RunContext(group: group, sourceAddress: options.sourceAddress)
         var line = JSONLine()
         line.add("scenario", options.scenario.rawValue)
         if !options.label.isEmpty { line.add("label", options.label) }

@@ -30,12 +30,15 @@ final class LoopRecorder: Sendable {
 /// What every client of one run shares: a recorder per loop, and whether latencies count now.
 final class RunContext: Sendable {
     let group: EventLoopGroup
+    /// The local address connections are made from; nil: the kernel's choice.
+    let sourceAddress: String?
     /// One recorder per loop of `group`, in the same order.
     private let recorders: [LoopRecorder]
     private let measuringFlag = Atomic<Bool>(false)
 
-    init(group: EventLoopGroup) {
+    init(group: EventLoopGroup, sourceAddress: String? = nil) {
         self.group = group
+        self.sourceAddress = sourceAddress
         recorders = group.loops.map { _ in LoopRecorder() }
     }
 

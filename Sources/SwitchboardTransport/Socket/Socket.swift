@@ -11,6 +11,15 @@ enum Socket {
         return fd
     }
 
+    /// Binds `fd`, before it connects, to the source `address` (its port 0): the kernel picks the
+    /// port at connect time (`IP_BIND_ADDRESS_NO_PORT`), so connections to different destinations
+    /// may share one, as an unbound socket's do.
+    static func bindSource(_ fd: Int32, to address: SocketAddress) throws(SocketError) {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_IP), IP_BIND_ADDRESS_NO_PORT, &one, socklen_t(MemoryLayout<Int32>.size))
+        guard address.withSockAddr({ bind(fd, $0, $1) }) == 0 else { throw SocketError("bind") }
+    }
+
     /// A listening socket bound to `address`.
     static func listen(on address: SocketAddress, backlog: Int32 = 1024) throws(SocketError) -> Int32 {
         let fd = try makeTCP(family: address.family)

@@ -11,13 +11,16 @@ public enum WebSocketClient {
     /// With `proxy`, the socket goes to the proxy, which is asked to open a tunnel to the URL's
     /// host and port with `CONNECT` (failing with `.proxyFailed` when it will not); the handshake
     /// and TLS then run inside the tunnel, and the connection's `remoteAddress` is the proxy's.
+    /// With `sourceAddress`, the socket connects from that local address (a load generator spreading
+    /// its connections over several loopback addresses); a bind that fails throws `SocketError`.
     /// Fails with `WebSocketClientError.timedOut` when connecting and the handshake together take
     /// longer than `timeout`, and with `.cancelled` when the calling task is cancelled first.
     public static func connect(
         to url: String, subprotocols: [String] = [], headers: [(String, String)] = [],
         timeout: Duration = .seconds(10), maxMessageBytes: Int = 64 * 1024 + 1024,
         maxOutboundBytes: Int = 4 * 1024 * 1024, closingTimeout: Duration = .seconds(2),
-        tls: TLSContext? = nil, proxy: HTTPProxy? = nil, group: EventLoopGroup, handler: any WebSocketHandler
+        tls: TLSContext? = nil, proxy: HTTPProxy? = nil, sourceAddress: String? = nil, group: EventLoopGroup,
+        handler: any WebSocketHandler
     ) async throws -> WebSocketConnection {
         guard let target = WebSocketURL(url) else { throw WebSocketClientError.invalidURL(url) }
         guard !group.isShuttingDown else { throw WebSocketClientError.shutDown }
@@ -46,6 +49,14 @@ public enum WebSocketClient {
             security = (context, target.host)
         }
         let fd = try Socket.makeTCP(family: address.family)
+        if let sourceAddress {
+            do {
+                try Socket.bindSource(fd, to: try SocketAddress.resolve(host: sourceAddress, port: 0))
+            } catch {
+                close(fd)
+                throw error
+            }
+        }
         let handshake = ClientHandshake(
             host: target.hostHeader, path: target.path, subprotocols: subprotocols, extraHeaders: headers)
         let options = ClientConnector.Options(
