@@ -60,6 +60,12 @@ public actor ClusterLink: OpeningModule {
     private var clock: (any SwitchboardClock)?
     /// The bus, from `start` on: each beat asks it for this node's status.
     private var bus: EventBus?
+    /// The limits in force per app, from `start` on: a user's first login anywhere checks the
+    /// app's concurrent users across the cluster.
+    private var limits: LimitsBook?
+    /// Why the last session here of each user ended, until the node is off the user's online set:
+    /// the reason a `UserOnlineAcrossNodes` gives when it was the last node.
+    private var endReasons: [UserKey: SessionEndReason] = [:]
     /// What this node's app hash in Redis holds, so a beat writes only what changed.
     private var appLoads = AppLoadPublication()
     /// Opening and closing one at a time: a close still waiting for Redis must not unsubscribe
@@ -115,6 +121,7 @@ public actor ClusterLink: OpeningModule {
     public func start(_ context: ModuleContext) async {
         clock = context.clock
         bus = context.bus
+        limits = context.limitsBook
         inbound.attach(context) { [weak self] in
             guard let self else { return }
             Task { await self.listUsersAgain() }
@@ -286,6 +293,8 @@ public actor ClusterLink: OpeningModule {
         let inbound = self.inbound
         try await redis.connect(configuration.redis) { inbound.handle($0) }
         try await redis.subscribe(inbound.health.channel)
+        // An earlier run of this node (killed, restarted before it was reaped) holds no session now.
+        _ = try await onlineSets.unlistEverywhere(configuration.nodeID, own: true)
         try await rejoin(now: clock?.wallNow)
         try await sessionDirectory.dropEarlierRun()
         let base = try await sessionDirectory.reserveNumbers()
@@ -388,7 +397,9 @@ public actor ClusterLink: OpeningModule {
         let timeToLive = configuration.beatInterval * configuration.beatsToLive
         for (node, expiry) in dead where node != configuration.nodeID {
             do {
-                for step in steps { try await step.reapSessions(ofNode: node, lastBeat: expiry - timeToLive) }
+                // Each step's report is published as it comes: a step runs again after a failure
+                // but reports nothing the second time.
+                for step in steps { report(try await step.reapSessions(ofNode: node, lastBeat: expiry - timeToLive), ofNode: node) }
                 _ = try await redis.run(
                     DeadNodes.finish, keys: [NodeDirectory.nodesKey], arguments: [Array(node.utf8), Array(String(now.millisecondsSince1970).utf8)])
                 inbound.log(.warning, "node \(node) was reaped: its liveness record expired at \(expiry); its sessions wait for a take-over until their presence timeout")
@@ -414,14 +425,24 @@ public actor ClusterLink: OpeningModule {
             do {
                 switch orphan {
                 case .session(let session, let node):
-                    for step in steps { try await step.endOrphan(session, ofNode: node) }
+                    for step in steps { report(try await step.endOrphan(session, ofNode: node), ofNode: node) }
                 case .leftovers(let node):
-                    for step in steps { try await step.endLeftovers(ofNode: node) }
+                    for step in steps { report(try await step.endLeftovers(ofNode: node), ofNode: node) }
                 }
             } catch {
                 inbound.log(.warning, "\(orphan) of a dead node is not ended yet: \(error)")
             }
         }
+    }
+
+    /// Publishes what the dead `node`'s sessions' ends did, as that node would have: the
+    /// memberships and metadata first, then the users now online nowhere.
+    private func report(_ reaped: ReapedSessions, ofNode node: String) {
+        guard let bus, !reaped.isEmpty else { return }
+        if !reaped.timedOut.isEmpty || !reaped.metadata.isEmpty {
+            bus.publish(DeadNodeSessionsEnded(node: node, timedOut: reaped.timedOut, metadata: reaped.metadata))
+        }
+        for user in reaped.usersOffline { bus.publish(UserOnlineAcrossNodes(user: user, ended: .timedOut)) }
     }
 
     /// This node was reaped (paused, or cut off from Redis, past its record's expiry): what its
@@ -465,11 +486,23 @@ public actor ClusterLink: OpeningModule {
         }
         listening.insert(listened)
         if case .messages(.user(let user)) = listened {
+            let listing: OnlineSets.Listing
             do {
-                try await onlineSets.set(user, node: configuration.nodeID, listed: true)
+                listing = try await onlineSets.list(
+                    user, node: configuration.nodeID, limit: limits?.limits(for: user.app).sessions.concurrentUsers)
             } catch {
                 await close(listened)
                 throw RtmError(listened.timeoutCode, operation: operation, reason: "the cluster's Redis cannot be reached: \(error)")
+            }
+            switch listing {
+            case .full(let limit):
+                await close(listened)
+                throw RtmError(
+                    .loginNoServerResources, operation: operation,
+                    reason: "app \(user.app) already has \(limit) users online across the cluster")
+            case .listed(let first):
+                endReasons[user] = nil
+                if first { bus?.publish(UserOnlineAcrossNodes(user: user, ended: nil)) }
             }
         }
         // The listener that asked may have gone while Redis answered.
@@ -483,8 +516,9 @@ public actor ClusterLink: OpeningModule {
     private func close(_ listened: Listened) async {
         guard listening.remove(listened) != nil else { return }
         if case .messages(.user(let user)) = listened {
+            let reason = endReasons.removeValue(forKey: user) ?? .logout
             do {
-                try await onlineSets.set(user, node: configuration.nodeID, listed: false)
+                if try await onlineSets.unlist(user, node: configuration.nodeID) { bus?.publish(UserOnlineAcrossNodes(user: user, ended: reason)) }
             } catch {
                 inbound.log(.warning, "this node stays listed for \(user) in Redis: \(error)")
             }
@@ -502,7 +536,8 @@ public actor ClusterLink: OpeningModule {
                 try await turns.run { () async throws(RtmError) in
                     for case .messages(.user(let user)) in listening {
                         do {
-                            try await onlineSets.set(user, node: configuration.nodeID, listed: true)
+                            // Listed again, not logged in: no limit, and no one is told the user came online.
+                            _ = try await onlineSets.list(user, node: configuration.nodeID, limit: nil)
                         } catch {
                             throw RtmError(.loginTimeout, operation: OpenRelay.operation, reason: "\(error)")
                         }
@@ -546,7 +581,10 @@ public actor ClusterLink: OpeningModule {
                 }
             }
             for change in left { await channelChanged(change.channel) }
-            if users.close(event.caller) { await closeIfUnheard(.messages(.user(UserKey(event.caller.app, event.caller.userId)))) }
+            if users.close(event.caller) {
+                endReasons[event.caller.user] = event.reason
+                await closeIfUnheard(.messages(.user(event.caller.user)))
+            }
         }
     }
 
