@@ -178,6 +178,23 @@ public actor ClusterLink: OpeningModule {
         bus.handle(AnnounceTakeOver.self) { [self] request throws(RtmError) in
             try await claim(request.caller, record: nil, movedFrom: request.formerNode, operation: AnnounceTakeOver.operation)
         }
+        bus.handle(CommandUserAcrossNodes.self) { [self] request throws(RtmError) in try await command(request, bus) }
+        inbound.onCommand { announcement in
+            Task { () async -> Void in
+                let answer: UserCommandAnswer
+                do throws(RtmError) {
+                    let user = announcement.user
+                    let sessions = try await announcement.command.carryOut(
+                        on: bus, caller: .server(app: user.app, userId: user.userId), userId: user.userId)
+                    answer = UserCommandAnswer(id: announcement.id, sessions: sessions, refusal: nil)
+                } catch {
+                    answer = UserCommandAnswer(id: announcement.id, sessions: 0, refusal: error)
+                }
+                redis.publish(answer.encoded(), to: NodeHealth.channel(of: announcement.origin)) { error in
+                    inbound.log(.warning, "the answer to a command of node \(announcement.origin) did not reach Redis: \(error)")
+                }
+            }
+        }
         bus.handle(ListClusterNodes.self) { [clock = context.clock] request throws(RtmError) in
             do {
                 let reply = try await redis.run(
@@ -246,6 +263,37 @@ public actor ClusterLink: OpeningModule {
                 reason: "the cluster's Redis cannot be reached: \(failure.map { "\($0)" } ?? "no generation in its answer")")
         }
         return Done()
+    }
+
+    /// Carries `request`'s command out on the user's sessions on every node: published on the
+    /// user's channel (only when some node lists the user online), where the nodes holding the
+    /// user hear it, carry it out and answer on this node's channel; waits for as many answers as
+    /// Redis counted receivers, for at most `commandWait`. A user online on no node is this
+    /// node's to answer, as on one node (a bad name is refused there as it would be).
+    private nonisolated func command(_ request: CommandUserAcrossNodes, _ bus: EventBus) async throws(RtmError) -> UserCommandTally {
+        let user = UserKey(request.caller.app, request.userId)
+        let waits = inbound.commandWaits
+        let (id, answers) = waits.expect(from: configuration.nodeID)
+        let announcement = UserCommandAnnouncement(origin: configuration.nodeID, id: id, user: user, command: request.command)
+        let nodes: Int
+        do {
+            let reply = try await redis.run(
+                Self.forwardToUser, keys: [RelayChannels.onlineKey(of: user)],
+                arguments: [RelayChannels.channel(of: .user(user)).name, announcement.encoded()])
+            nodes = Int(reply.integer ?? 0)
+        } catch {
+            waits.forget(id)
+            throw RtmError(.notConnected, operation: CommandUserAcrossNodes.operation, reason: "the cluster's Redis cannot be reached: \(error)")
+        }
+        guard nodes > 0 else {
+            waits.forget(id)
+            return UserCommandTally(sessions: try await request.command.carryOut(on: bus, caller: request.caller, userId: request.userId))
+        }
+        let gathered = await waits.gather(id, answers, count: nodes, within: configuration.commandWait)
+        let sessions = gathered.reduce(0) { $0 + $1.sessions }
+        // No node acted: what one of them refused is the answer, as one node's would be.
+        if sessions == 0, let refusal = gathered.lazy.compactMap(\.refusal).first { throw refusal }
+        return UserCommandTally(sessions: sessions, unanswered: max(0, nodes - gathered.count))
     }
 
     /// Takes the next generation of a user (KEYS[1]) and announces it on the user's channel
