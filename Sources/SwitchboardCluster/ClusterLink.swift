@@ -178,6 +178,13 @@ public actor ClusterLink: OpeningModule {
         bus.handle(AnnounceTakeOver.self) { [self] request throws(RtmError) in
             try await claim(request.caller, record: nil, movedFrom: request.formerNode, operation: AnnounceTakeOver.operation)
         }
+        bus.handle(CountUsersAcrossNodes.self) { [self] request throws(RtmError) in
+            do {
+                return try await onlineSets.users(of: request.app)
+            } catch {
+                throw RtmError(.notConnected, operation: CountUsersAcrossNodes.operation, reason: "the cluster's Redis cannot be read: \(error)")
+            }
+        }
         bus.handle(CommandUserAcrossNodes.self) { [self] request throws(RtmError) in try await command(request, bus) }
         inbound.onCommand { announcement in
             Task { () async -> Void in

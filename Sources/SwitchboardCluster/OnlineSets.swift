@@ -70,6 +70,14 @@ struct OnlineSets: DeadNodeStep {
             return emptied
             """)
 
+    /// How many users of `app` are online on some node.
+    static let count = RedisScript("return redis.call('SCARD', KEYS[1])")
+
+    /// How many users of `app` are online on some node.
+    func users(of app: AppID) async throws(RedisError) -> Int {
+        Int(try await redis.run(Self.count, keys: [RelayChannels.appOnlineKey(of: app)], arguments: []).integer ?? 0)
+    }
+
     /// Lists `node` as holding sessions of `user`; with a `limit`, refuses (`.full`) a user
     /// online on no node while the app has `limit` users online.
     func list(_ user: UserKey, node: String, limit: Int?) async throws(RedisError) -> Listing {

@@ -92,6 +92,8 @@ import SwitchboardTestKit
                 _ = try await b.harness.bus.request(Logout(caller: bob))
                 _ = try await logIn("carol", on: a).get()
                 #expect(try await appUsers("app", client) == ["alice", "carol"])
+                // Every node counts the app's users across the cluster (the server API's info).
+                for node in nodes { #expect(try await node.harness.bus.request(CountUsersAcrossNodes(app: "app")) == 2) }
             }
             for node in nodes { await node.stop() }
         }

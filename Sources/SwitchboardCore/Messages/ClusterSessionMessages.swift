@@ -49,3 +49,17 @@ public struct DeadNodeSessionsEnded: BusEvent, Hashable {
         self.metadata = metadata
     }
 }
+
+/// How many users of `app` are online on some node of the cluster: the count its concurrent-user
+/// limit is checked against. Answered by the relay (the cluster link) with one read of the
+/// cluster's Redis; on one node nothing answers it (`SessionStatistics` counts them there).
+///
+/// Throws `notConnected` when the cluster's Redis cannot be read now.
+public struct CountUsersAcrossNodes: BusRequest, Hashable {
+    public typealias Response = Int
+    public static let operation = OperationName.Relay.countUsersAcrossNodes.rawValue
+    /// The app.
+    public var app: AppID
+    /// Creates the query.
+    public init(app: AppID) { self.app = app }
+}

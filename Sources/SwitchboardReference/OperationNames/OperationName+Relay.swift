@@ -44,5 +44,7 @@ extension OperationName {
         case restoreSubscriptions
         /// Carrying out the server API's command on a user's sessions on every node.
         case commandUserAcrossNodes
+        /// Counting an app's users online on any node.
+        case countUsersAcrossNodes
     }
 }
