@@ -31,9 +31,9 @@ public struct ChannelMemberTimedOut: Sendable, Hashable {
     }
 }
 
-/// What the sessions of a dead node caused when the cluster reaped it, as their ends on that
-/// node would have: published once per cluster, on the node that reaped it, for those who report
-/// such ends elsewhere (the webhooks). The members on every node already heard the timeouts
+/// What the sessions of a dead node caused when they ended (their wait for a take-over ran out),
+/// as their ends on that node would have: published once per cluster, on the node that ended
+/// them, for those who report such ends elsewhere (the webhooks). The members on every node already heard the timeouts
 /// (presence) and the listeners the metadata changes (storage); this tells nobody of them again.
 public struct DeadNodeSessionsEnded: BusEvent, Hashable {
     /// The dead node's id.
