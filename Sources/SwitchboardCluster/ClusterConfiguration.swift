@@ -13,6 +13,9 @@ public struct ClusterConfiguration: Sendable {
     public var beatsToLive = 3
     /// How recent the last probe that came back must be for the node to be ready.
     public var probeWindow: Duration = .seconds(3)
+    /// How long a command of the server API on a user's sessions on every node waits for the
+    /// nodes that heard it to answer (`CommandUserAcrossNodes`).
+    public var commandWait: Duration = .seconds(2)
 
     /// A node named `nodeID` (a generated name when nil) of the cluster on `url`.
     public init(url: RedisURL, nodeID: String? = nil) {

@@ -60,6 +60,12 @@ public actor ClusterLink: OpeningModule {
     private var clock: (any SwitchboardClock)?
     /// The bus, from `start` on: each beat asks it for this node's status.
     private var bus: EventBus?
+    /// The limits in force per app, from `start` on: a user's first login anywhere checks the
+    /// app's concurrent users across the cluster.
+    private var limits: LimitsBook?
+    /// Why the last session here of each user ended, until the node is off the user's online set:
+    /// the reason a `UserOnlineAcrossNodes` gives when it was the last node.
+    private var endReasons: [UserKey: SessionEndReason] = [:]
     /// What this node's app hash in Redis holds, so a beat writes only what changed.
     private var appLoads = AppLoadPublication()
     /// Opening and closing one at a time: a close still waiting for Redis must not unsubscribe
@@ -115,6 +121,7 @@ public actor ClusterLink: OpeningModule {
     public func start(_ context: ModuleContext) async {
         clock = context.clock
         bus = context.bus
+        limits = context.limitsBook
         inbound.attach(context) { [weak self] in
             guard let self else { return }
             Task { await self.listUsersAgain() }
@@ -170,6 +177,30 @@ public actor ClusterLink: OpeningModule {
         }
         bus.handle(AnnounceTakeOver.self) { [self] request throws(RtmError) in
             try await claim(request.caller, record: nil, movedFrom: request.formerNode, operation: AnnounceTakeOver.operation)
+        }
+        bus.handle(CountUsersAcrossNodes.self) { [self] request throws(RtmError) in
+            do {
+                return try await onlineSets.users(of: request.app)
+            } catch {
+                throw RtmError(.notConnected, operation: CountUsersAcrossNodes.operation, reason: "the cluster's Redis cannot be read: \(error)")
+            }
+        }
+        bus.handle(CommandUserAcrossNodes.self) { [self] request throws(RtmError) in try await command(request, bus) }
+        inbound.onCommand { announcement in
+            Task { () async -> Void in
+                let answer: UserCommandAnswer
+                do throws(RtmError) {
+                    let user = announcement.user
+                    let sessions = try await announcement.command.carryOut(
+                        on: bus, caller: .server(app: user.app, userId: user.userId), userId: user.userId)
+                    answer = UserCommandAnswer(id: announcement.id, sessions: sessions, refusal: nil)
+                } catch {
+                    answer = UserCommandAnswer(id: announcement.id, sessions: 0, refusal: error)
+                }
+                redis.publish(answer.encoded(), to: NodeHealth.channel(of: announcement.origin)) { error in
+                    inbound.log(.warning, "the answer to a command of node \(announcement.origin) did not reach Redis: \(error)")
+                }
+            }
         }
         bus.handle(ListClusterNodes.self) { [clock = context.clock] request throws(RtmError) in
             do {
@@ -241,6 +272,37 @@ public actor ClusterLink: OpeningModule {
         return Done()
     }
 
+    /// Carries `request`'s command out on the user's sessions on every node: published on the
+    /// user's channel (only when some node lists the user online), where the nodes holding the
+    /// user hear it, carry it out and answer on this node's channel; waits for as many answers as
+    /// Redis counted receivers, for at most `commandWait`. A user online on no node is this
+    /// node's to answer, as on one node (a bad name is refused there as it would be).
+    private nonisolated func command(_ request: CommandUserAcrossNodes, _ bus: EventBus) async throws(RtmError) -> UserCommandTally {
+        let user = UserKey(request.caller.app, request.userId)
+        let waits = inbound.commandWaits
+        let (id, answers) = waits.expect(from: configuration.nodeID)
+        let announcement = UserCommandAnnouncement(origin: configuration.nodeID, id: id, user: user, command: request.command)
+        let nodes: Int
+        do {
+            let reply = try await redis.run(
+                Self.forwardToUser, keys: [RelayChannels.onlineKey(of: user)],
+                arguments: [RelayChannels.channel(of: .user(user)).name, announcement.encoded()])
+            nodes = Int(reply.integer ?? 0)
+        } catch {
+            waits.forget(id)
+            throw RtmError(.notConnected, operation: CommandUserAcrossNodes.operation, reason: "the cluster's Redis cannot be reached: \(error)")
+        }
+        guard nodes > 0 else {
+            waits.forget(id)
+            return UserCommandTally(sessions: try await request.command.carryOut(on: bus, caller: request.caller, userId: request.userId))
+        }
+        let gathered = await waits.gather(id, answers, count: nodes, within: configuration.commandWait)
+        let sessions = gathered.reduce(0) { $0 + $1.sessions }
+        // No node acted: what one of them refused is the answer, as one node's would be.
+        if sessions == 0, let refusal = gathered.lazy.compactMap(\.refusal).first { throw refusal }
+        return UserCommandTally(sessions: sessions, unanswered: max(0, nodes - gathered.count))
+    }
+
     /// Takes the next generation of a user (KEYS[1]) and announces it on the user's channel
     /// (ARGV[1]) for node ARGV[2], app ARGV[3], user ARGV[4]; returns the generation. With a
     /// secret (ARGV[6]), records session ARGV[5] as the node's, with its presence timeout
@@ -286,6 +348,8 @@ public actor ClusterLink: OpeningModule {
         let inbound = self.inbound
         try await redis.connect(configuration.redis) { inbound.handle($0) }
         try await redis.subscribe(inbound.health.channel)
+        // An earlier run of this node (killed, restarted before it was reaped) holds no session now.
+        _ = try await onlineSets.unlistEverywhere(configuration.nodeID, own: true)
         try await rejoin(now: clock?.wallNow)
         try await sessionDirectory.dropEarlierRun()
         let base = try await sessionDirectory.reserveNumbers()
@@ -388,7 +452,9 @@ public actor ClusterLink: OpeningModule {
         let timeToLive = configuration.beatInterval * configuration.beatsToLive
         for (node, expiry) in dead where node != configuration.nodeID {
             do {
-                for step in steps { try await step.reapSessions(ofNode: node, lastBeat: expiry - timeToLive) }
+                // Each step's report is published as it comes: a step runs again after a failure
+                // but reports nothing the second time.
+                for step in steps { report(try await step.reapSessions(ofNode: node, lastBeat: expiry - timeToLive), ofNode: node) }
                 _ = try await redis.run(
                     DeadNodes.finish, keys: [NodeDirectory.nodesKey], arguments: [Array(node.utf8), Array(String(now.millisecondsSince1970).utf8)])
                 inbound.log(.warning, "node \(node) was reaped: its liveness record expired at \(expiry); its sessions wait for a take-over until their presence timeout")
@@ -414,14 +480,24 @@ public actor ClusterLink: OpeningModule {
             do {
                 switch orphan {
                 case .session(let session, let node):
-                    for step in steps { try await step.endOrphan(session, ofNode: node) }
+                    for step in steps { report(try await step.endOrphan(session, ofNode: node), ofNode: node) }
                 case .leftovers(let node):
-                    for step in steps { try await step.endLeftovers(ofNode: node) }
+                    for step in steps { report(try await step.endLeftovers(ofNode: node), ofNode: node) }
                 }
             } catch {
                 inbound.log(.warning, "\(orphan) of a dead node is not ended yet: \(error)")
             }
         }
+    }
+
+    /// Publishes what the dead `node`'s sessions' ends did, as that node would have: the
+    /// memberships and metadata first, then the users now online nowhere.
+    private func report(_ reaped: ReapedSessions, ofNode node: String) {
+        guard let bus, !reaped.isEmpty else { return }
+        if !reaped.timedOut.isEmpty || !reaped.metadata.isEmpty {
+            bus.publish(DeadNodeSessionsEnded(node: node, timedOut: reaped.timedOut, metadata: reaped.metadata))
+        }
+        for user in reaped.usersOffline { bus.publish(UserOnlineAcrossNodes(user: user, ended: .timedOut)) }
     }
 
     /// This node was reaped (paused, or cut off from Redis, past its record's expiry): what its
@@ -465,11 +541,23 @@ public actor ClusterLink: OpeningModule {
         }
         listening.insert(listened)
         if case .messages(.user(let user)) = listened {
+            let listing: OnlineSets.Listing
             do {
-                try await onlineSets.set(user, node: configuration.nodeID, listed: true)
+                listing = try await onlineSets.list(
+                    user, node: configuration.nodeID, limit: limits?.limits(for: user.app).sessions.concurrentUsers)
             } catch {
                 await close(listened)
                 throw RtmError(listened.timeoutCode, operation: operation, reason: "the cluster's Redis cannot be reached: \(error)")
+            }
+            switch listing {
+            case .full(let limit):
+                await close(listened)
+                throw RtmError(
+                    .loginNoServerResources, operation: operation,
+                    reason: "app \(user.app) already has \(limit) users online across the cluster")
+            case .listed(let first):
+                endReasons[user] = nil
+                if first { bus?.publish(UserOnlineAcrossNodes(user: user, ended: nil)) }
             }
         }
         // The listener that asked may have gone while Redis answered.
@@ -483,8 +571,9 @@ public actor ClusterLink: OpeningModule {
     private func close(_ listened: Listened) async {
         guard listening.remove(listened) != nil else { return }
         if case .messages(.user(let user)) = listened {
+            let reason = endReasons.removeValue(forKey: user) ?? .logout
             do {
-                try await onlineSets.set(user, node: configuration.nodeID, listed: false)
+                if try await onlineSets.unlist(user, node: configuration.nodeID) { bus?.publish(UserOnlineAcrossNodes(user: user, ended: reason)) }
             } catch {
                 inbound.log(.warning, "this node stays listed for \(user) in Redis: \(error)")
             }
@@ -502,7 +591,8 @@ public actor ClusterLink: OpeningModule {
                 try await turns.run { () async throws(RtmError) in
                     for case .messages(.user(let user)) in listening {
                         do {
-                            try await onlineSets.set(user, node: configuration.nodeID, listed: true)
+                            // Listed again, not logged in: no limit, and no one is told the user came online.
+                            _ = try await onlineSets.list(user, node: configuration.nodeID, limit: nil)
                         } catch {
                             throw RtmError(.loginTimeout, operation: OpenRelay.operation, reason: "\(error)")
                         }
@@ -546,7 +636,10 @@ public actor ClusterLink: OpeningModule {
                 }
             }
             for change in left { await channelChanged(change.channel) }
-            if users.close(event.caller) { await closeIfUnheard(.messages(.user(UserKey(event.caller.app, event.caller.userId)))) }
+            if users.close(event.caller) {
+                endReasons[event.caller.user] = event.reason
+                await closeIfUnheard(.messages(.user(event.caller.user)))
+            }
         }
     }
 

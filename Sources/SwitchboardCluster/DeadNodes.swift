@@ -16,20 +16,45 @@ public protocol DeadNodeStep: Sendable {
     /// here; `lastBeat` is the wall-clock time of the node's last beat. Repeatable: a second call
     /// (another reaper, a retry) changes nothing more; does nothing once the node has come back
     /// (`DeadNodes.isReaped` no longer holds in Redis).
-    func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws
+    ///
+    /// Each of the three returns what it ended that the node doing it reports for the dead node
+    /// (the webhooks of its sessions' ends), only the first time.
+    func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws -> ReapedSessions
     /// Ends what session `session` of the dead node `node` holds here, as its end would: its
     /// presence timeout ran out and no node took it over. Repeatable.
-    func endOrphan(_ session: SessionID, ofNode node: String) async throws
+    func endOrphan(_ session: SessionID, ofNode node: String) async throws -> ReapedSessions
     /// Ends what is left here of the sessions of the dead node `node`, after the last of its
     /// sessions' waits. Repeatable.
-    func endLeftovers(ofNode node: String) async throws
+    func endLeftovers(ofNode node: String) async throws -> ReapedSessions
 }
 
 extension DeadNodeStep {
     /// A step with nothing per session.
-    public func endOrphan(_ session: SessionID, ofNode node: String) async throws {}
+    public func endOrphan(_ session: SessionID, ofNode node: String) async throws -> ReapedSessions { ReapedSessions() }
     /// A step with nothing left after the waits.
-    public func endLeftovers(ofNode node: String) async throws {}
+    public func endLeftovers(ofNode node: String) async throws -> ReapedSessions { ReapedSessions() }
+}
+
+/// What ending a dead node's sessions' share did, for the node that ends it to report as the
+/// dead node would have: the memberships that timed out, the metadata changes, the users now
+/// online on no node. Empty when a step reports nothing (or ran before).
+public struct ReapedSessions: Sendable, Hashable {
+    /// The channel memberships of the node's sessions, each timed out.
+    public var timedOut: [ChannelMemberTimedOut]
+    /// The metadata changes the removal of their session-bound items made.
+    public var metadata: [MetadataChanged]
+    /// The users online on no node once the node left their online sets.
+    public var usersOffline: [UserKey]
+
+    /// Creates the report (empty by default).
+    public init(timedOut: [ChannelMemberTimedOut] = [], metadata: [MetadataChanged] = [], usersOffline: [UserKey] = []) {
+        self.timedOut = timedOut
+        self.metadata = metadata
+        self.usersOffline = usersOffline
+    }
+
+    /// Whether there is nothing to report.
+    public var isEmpty: Bool { timedOut.isEmpty && metadata.isEmpty && usersOffline.isEmpty }
 }
 
 /// The names and scripts of reaping: finding the nodes whose liveness record expired, under one

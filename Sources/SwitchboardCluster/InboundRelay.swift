@@ -25,6 +25,10 @@ final class InboundRelay: Sendable {
     private let topicNews = SerialJobs()
     /// The newest login of each user this node knows of.
     let claims = Mutex(UserClaims())
+    /// The commands this node asked of the nodes holding a user, waiting for their answers.
+    let commandWaits = UserCommandWaits()
+    /// Carries out a command another node (or this one) asked of the nodes holding a user.
+    private let commands = Mutex<(@Sendable (UserCommandAnnouncement) -> Void)?>(nil)
 
     init(nodeID: String) {
         self.nodeID = nodeID
@@ -37,6 +41,11 @@ final class InboundRelay: Sendable {
     func attach(_ context: ModuleContext, linkRestored: @escaping @Sendable () -> Void) {
         self.context.withLock { $0 = context }
         restored.withLock { $0 = linkRestored }
+    }
+
+    /// Has `carryOut` run each command on a user's sessions that reaches this node.
+    func onCommand(_ carryOut: @escaping @Sendable (UserCommandAnnouncement) -> Void) {
+        commands.withLock { $0 = carryOut }
     }
 
     /// Logs `message` at `level` once attached.
@@ -70,7 +79,11 @@ final class InboundRelay: Sendable {
         guard let context = context.withLock({ $0 }) else { return }
         switch event {
         case .message(let message) where message.channel == health.channel:
-            health.probeCameBack(at: context.clock.now)
+            if let answer = UserCommandAnswer(decoding: message.payload) {
+                commandWaits.heard(answer)
+            } else {
+                health.probeCameBack(at: context.clock.now)
+            }
         case .message(let message):
             if let target = MetadataKeys.target(ofChannel: message.channel) {
                 counters.withLock { $0.metadataChanges += 1 }
@@ -170,6 +183,10 @@ final class InboundRelay: Sendable {
     }
 
     private func deliver(_ message: RedisMessage, _ context: ModuleContext) {
+        if let command = UserCommandAnnouncement(decoding: message.payload) {
+            commands.withLock { $0 }?(command)
+            return
+        }
         if let moved = MovedSessionAnnouncement(decoding: message.payload) {
             guard moved.former == nodeID else { return }
             let bus = context.bus

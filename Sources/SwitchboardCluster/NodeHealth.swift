@@ -24,10 +24,14 @@ final class NodeHealth: Sendable {
 
     init(nodeID: String) {
         self.nodeID = nodeID
-        channel = RedisChannel("sb:n:{\(KeyPart.escaped(nodeID))}")
+        channel = Self.channel(of: nodeID)
     }
 
     /// The next probe's payload.
+    /// `sb:n:{node}`: node `nodeID`'s own channel, where its probes come back and the answers to
+    /// its commands (`UserCommandAnswer`) come in.
+    static func channel(of nodeID: String) -> RedisChannel { RedisChannel("sb:n:{\(KeyPart.escaped(nodeID))}") }
+
     func nextProbe() -> [UInt8] {
         let number = state.withLock { state -> UInt64 in
             state.probesSent += 1

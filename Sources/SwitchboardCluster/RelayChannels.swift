@@ -21,6 +21,22 @@ enum RelayChannels {
         Array("sb:ou:{\(escaped(user.app)):\(escaped(user.userId))}".utf8)
     }
 
+    /// The user whose online set `key` (`onlineKey`) is; nil when it names none.
+    static func user(ofOnlineKey key: String) -> UserKey? {
+        guard key.hasPrefix("sb:ou:{"), key.hasSuffix("}") else { return nil }
+        let tag = key.dropFirst(7).dropLast()
+        guard let colon = tag.firstIndex(of: ":"), let app = KeyPart.unescaped(tag[..<colon]),
+            let user = KeyPart.unescaped(tag[tag.index(after: colon)...])
+        else { return nil }
+        return UserKey(app, user)
+    }
+
+    /// `sb:oa:{app}`: the users of `app` online on some node (escaped user ids), kept with the
+    /// online sets (`OnlineSets`): the app's concurrent users across the cluster.
+    static func appOnlineKey(of app: AppID) -> [UInt8] {
+        Array("sb:oa:{\(escaped(app))}".utf8)
+    }
+
     /// `sb:ug:{app:user}`: the generation of `user`'s last login across the nodes (`UserClaims`),
     /// under the tag of the user's channel (the claim script sets it and publishes to that channel).
     static func generationKey(of user: UserKey) -> [UInt8] {

@@ -214,17 +214,19 @@ struct SessionDirectory: DeadNodeStep {
     }
 
     /// The dead node's sessions become orphans, each until its presence timeout from `lastBeat`.
-    func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws {
+    func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws -> ReapedSessions {
         _ = try await redis.run(
             Self.orphan, keys: [Self.indexKey(of: node), Self.orphansKey],
             arguments: [Array(node.utf8), Array(String(lastBeat.millisecondsSince1970).utf8)])
+        return ReapedSessions()
     }
 
     /// After the node's last orphan: the entries it still holds (none, unless one was written
     /// while it was being reaped) go.
-    func endLeftovers(ofNode node: String) async throws {
+    func endLeftovers(ofNode node: String) async throws -> ReapedSessions {
         _ = try await redis.run(
             Self.drop, keys: [Self.indexKey(of: node), Array(DeadNodes.reapedKey.utf8)], arguments: [Array(node.utf8), Array("0".utf8)])
+        return ReapedSessions()
     }
 
     private static func number(_ session: SessionID) -> [UInt8] { Array(String(session.rawValue).utf8) }

@@ -71,6 +71,8 @@ public actor Webhooks: OpeningModule {
         context.bus.subscription()
             .keepingMembership(members) { [self] update in await membershipChanged(update, members) }
             .on(SessionOpened.self) { [self] event in await sessionOpened(event.caller) }
+            .on(UserOnlineAcrossNodes.self) { [self] event in await record([WebhookDrafts.acrossNodes(event)]) }
+            .on(DeadNodeSessionsEnded.self) { [self] event in await record(WebhookDrafts.deadNode(event)) }
             .on(PresenceStateChanged.self) { [self] event in await record([WebhookDrafts.state(event)]) }
             .on(MetadataChanged.self) { [self] event in await record([WebhookDrafts.metadata(event)]) }
             .on(LockChanged.self) { [self] event in await record(WebhookDrafts.lock(event).map { [$0] } ?? []) }
@@ -161,8 +163,16 @@ public actor Webhooks: OpeningModule {
     // MARK: Events
 
     private func sessionOpened(_ caller: Caller) {
-        guard users.open(caller) else { return }
-        record([WebhookDrafts.online(caller)])
+        guard !usersAcrossNodes, users.open(caller) else { return }
+        record([WebhookDrafts.online(caller.user)])
+    }
+
+    /// Whether a relay (the cluster link) tells when users come online on the first node and go
+    /// offline on the last (`UserOnlineAcrossNodes`): then a node's own first and last sessions
+    /// of a user are no event, so a user on two nodes comes online once for the cluster.
+    private var usersAcrossNodes: Bool {
+        guard case .running(let context, _) = state else { return false }
+        return context.bus.hasHandler(OpenRelay.self)
     }
 
     private func membershipChanged(_ update: MembershipUpdate, _ members: ChannelMembership) {
@@ -174,7 +184,8 @@ public actor Webhooks: OpeningModule {
             _ = users.close(event.caller)
         case .sessionEnded(let event, let left):
             // The channels first, then the user: a receiver hears the leaves before the user goes offline.
-            record(left.flatMap { drafts($0, members) } + (users.close(event.caller) ? [WebhookDrafts.offline(event)] : []))
+            let offline = !usersAcrossNodes && users.close(event.caller)
+            record(left.flatMap { drafts($0, members) } + (offline ? [WebhookDrafts.offline(event.caller.user, reason: event.reason)] : []))
         }
     }
 

@@ -170,14 +170,14 @@ import SwitchboardTransport
             _ = try await a.acquireLock("L", in: room, by: carol, wait: true, now: start)
             let lastBeat = start + .seconds(2)
             // Not marked reaped: nothing happens (the node came back, or was never dead).
-            try await b.reapSessions(ofNode: "node-a", lastBeat: lastBeat)
+            _ = try await b.reapSessions(ofNode: "node-a", lastBeat: lastBeat)
             #expect(try await a.snapshot(of: room).locks.map(\.owner) == ["alice", "bob"])
             #expect(try await redis.countdowns() == [])
             // Marked: node a's sessions leave every line at once, alice's lock counts down from
             // the last beat; twice (two reapers) is once.
             _ = try await redis.send(["ZADD", DeadNodes.reapedKey, "0", "node-a"])
-            try await b.reapSessions(ofNode: "node-a", lastBeat: lastBeat)
-            try await b.reapSessions(ofNode: "node-a", lastBeat: lastBeat + .seconds(5))
+            _ = try await b.reapSessions(ofNode: "node-a", lastBeat: lastBeat)
+            _ = try await b.reapSessions(ofNode: "node-a", lastBeat: lastBeat + .seconds(5))
             #expect(try await redis.countdowns() == [String((lastBeat + .seconds(10)).millisecondsSince1970)])
             // Alice's calls are refused: the lock is no longer hers to release.
             #expect(await refusal { _ = try await a.releaseLock("L", in: room, by: alice, now: start) } == .notOwner(owner: "alice"))

@@ -118,14 +118,14 @@ import SwitchboardTransport
             }
             _ = try await b.join(member(bob), to: live, limits: Limits())
             // Node a is not marked reaped: the reaper's step leaves it alone.
-            try await b.reapSessions(ofNode: "node-a", lastBeat: WallClockTime(millisecondsSince1970: 0))
+            _ = try await b.reapSessions(ofNode: "node-a", lastBeat: WallClockTime(millisecondsSince1970: 0))
             #expect(try await b.topics(of: live).count == 1)
             // Marked: its sessions leave every stream channel, once.
             _ = try await redis.send(["ZADD", DeadNodes.reapedKey, "1", "node-a"])
-            try await b.reapSessions(ofNode: "node-a", lastBeat: WallClockTime(millisecondsSince1970: 0))
+            _ = try await b.reapSessions(ofNode: "node-a", lastBeat: WallClockTime(millisecondsSince1970: 0))
             #expect(try await b.topics(of: live) == [])
             #expect(try await b.topics(of: other) == [])
-            try await b.reapSessions(ofNode: "node-a", lastBeat: WallClockTime(millisecondsSince1970: 0))
+            _ = try await b.reapSessions(ofNode: "node-a", lastBeat: WallClockTime(millisecondsSince1970: 0))
             // Node b restarts: its earlier run's bob leaves, and the channels are empty.
             _ = try await b.joinTopic(bob.session, "audio", in: live, options: TopicJoinOptions(), limits: Limits(), operation: "j")
             await b.close()

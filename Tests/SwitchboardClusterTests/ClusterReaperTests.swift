@@ -124,7 +124,7 @@ import SwitchboardTestKit
         try await withThrowingTaskGroup(of: Void.self) { group in
             for reaper in nodes {
                 for step in reaper.deadNodeSteps {
-                    group.addTask { try await step.reapSessions(ofNode: node, lastBeat: lastBeat) }
+                    group.addTask { _ = try await step.reapSessions(ofNode: node, lastBeat: lastBeat) }
                 }
             }
             try await group.waitForAll()

@@ -1,4 +1,3 @@
-import Synchronization
 import Testing
 import SwitchboardCluster
 import SwitchboardCore
@@ -12,32 +11,10 @@ import SwitchboardWebhooks
 /// them (the webhook queue in Redis, the reaper's steps): what waited in a dead node's webhook
 /// queue is sent by the node that reaps it.
 @Suite(.timeLimit(.minutes(3))) struct ClusterWebhookTakeOverTests {
-    /// A receiver that is down (every attempt fails) or up (takes and records every delivery).
-    final class Receiver: WebhookPoster {
-        let up: Bool
-        let taken = Mutex<[WebhookRequest]>([])
-        init(up: Bool) { self.up = up }
-        func post(_ request: WebhookRequest) async -> WebhookPostOutcome {
-            guard up else { return .failed("connection refused") }
-            taken.withLock { $0.append(request) }
-            return .answered(status: 204)
-        }
-        var eventIds: [String] {
-            taken.withLock { $0.map { $0.headers.first { $0.name == "X-Switchboard-Event-Id" }?.value ?? "" } }
-        }
-    }
+    typealias Receiver = ClusterWebhookNodes.Receiver
 
-    /// Node `name` on `redis` with one webhook receiver, posting through `receiver`; the queue is
-    /// the one the composition chose.
     func node(_ name: String, on redis: RedisServer, receiver: Receiver) async throws -> SwitchboardServer {
-        let webhooks = WebhookConfiguration(targets: [WebhookTarget(url: "http://127.0.0.1:9/hooks")], secret: Array("s3cret".utf8))
-        return try await TestServer.start { configuration in
-            configuration.cluster = ClusterConfiguration(url: RedisURL(host: "127.0.0.1", port: redis.port), nodeID: name)
-            configuration.webhooks = webhooks
-        } modules: { modules in
-            let composed = modules.webhooks as! Webhooks
-            modules.webhooks = Webhooks(configuration: composed.configuration, queue: composed.queue, poster: receiver)
-        }
+        try await ClusterWebhookNodes.node(name, on: redis, receiver: receiver)
     }
 
     @Test func theNodeThatReapsADeadNodeSendsWhatWaitedInItsWebhookQueue() async throws {
@@ -45,9 +22,10 @@ import SwitchboardWebhooks
             let (down, up) = (Receiver(up: false), Receiver(up: true))
             let a = try await node("a", on: redis, receiver: down)
             let b = try await node("b", on: redis, receiver: up)
-            // Two users come online on node a while its receiver is down: both wait in its queue.
+            // Two users come online (in the cluster) on node a while its receiver is down: both
+            // wait in its queue.
             for user in ["alice", "bob"] {
-                await a.bus.publishAndWait(SessionOpened(caller: Caller(app: "app", userId: user, session: SessionID(user == "alice" ? 1 : 2))))
+                await a.bus.publishAndWait(UserOnlineAcrossNodes(user: UserKey("app", user), ended: nil))
             }
             #expect(await eventuallyAsync { (try? await a.bus.request(WebhookStatistics())).map { $0.queued == 2 && $0.failed >= 1 } ?? false })
             let waiting = try await a.bus.request(WebhookStatistics())

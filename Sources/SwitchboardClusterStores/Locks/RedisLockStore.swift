@@ -52,13 +52,16 @@ public final class RedisLockStore: LockStore, DeadNodeStep {
     public func close() async { await line.close() }
 
     /// A dead node's session that no node took over ends: it leaves every line it is still in,
-    /// and a lock it still holds goes to the next in line.
-    public func endOrphan(_ session: SessionID, ofNode node: String) async throws {
+    /// and a lock it still holds goes to the next in line (reported as the hand-over comes).
+    public func endOrphan(_ session: SessionID, ofNode node: String) async throws -> ReapedSessions {
         _ = try await changes(LockScripts.end, [NodeSessions.id(session, ofNode: node), now()], "endOrphan")
+        return ReapedSessions()
     }
 
-    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws {
+    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws -> ReapedSessions {
+        // Nothing to report: a lock held counts down, and its hand-over is reported when it comes.
         _ = try await endSessions(ofNode: KeyPart.escaped(node), now: String(lastBeat.millisecondsSince1970), lastBeat: lastBeat)
+        return ReapedSessions()
     }
 
     /// Ends every session of node `node` (escaped): at once, as for this node's earlier run, or,

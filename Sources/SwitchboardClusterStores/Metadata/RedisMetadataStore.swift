@@ -139,16 +139,24 @@ public final class RedisMetadataStore: MetadataStore, DeadNodeStep {
     }
 
     /// A dead node's sessions keep their items while they wait for a take-over.
-    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws {}
+    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws -> ReapedSessions { ReapedSessions() }
 
-    /// The items of a dead node's session that no node took over go, each change published.
-    public func endOrphan(_ session: SessionID, ofNode node: String) async throws {
-        _ = try await removeBound(prefix: NodeSessions.id(session, ofNode: node) + ":")
+    /// The items of a dead node's session that no node took over go, each change published to
+    /// the listeners of every node and reported once (by the webhooks of the node that ends it) as
+    /// `metadata.changed` with no author, as a session's end on its own node is.
+    public func endOrphan(_ session: SessionID, ofNode node: String) async throws -> ReapedSessions {
+        Self.reported(try await removeBound(prefix: NodeSessions.id(session, ofNode: node) + ":"))
     }
 
-    /// The items left of a dead node's sessions go.
-    public func endLeftovers(ofNode node: String) async throws {
-        _ = try await removeItems(ofNode: KeyPart.escaped(node))
+    /// The items left of a dead node's sessions go, reported as `endOrphan`'s.
+    public func endLeftovers(ofNode node: String) async throws -> ReapedSessions {
+        Self.reported(try await removeItems(ofNode: KeyPart.escaped(node)))
+    }
+
+    /// `commits` as the changes a dead node's sessions' ends made.
+    private static func reported(_ commits: [MetadataCommit]) -> ReapedSessions {
+        ReapedSessions(
+            metadata: commits.map { MetadataChanged(target: $0.target, author: "", revision: $0.revision, itemCount: $0.set?.items.count ?? 0) })
     }
 
     /// Removes the items of every session of node `node` (escaped), each change published as for

@@ -189,11 +189,12 @@ enum PresenceScripts {
 
     /// ARGV: a prefix of ids (`node:` for every session of a node), now, how long the last-seen
     /// time is kept (ms). Each session leaves every channel as timed out (told to the members)
-    /// and goes offline. The number of sessions ended.
+    /// and goes offline. `{sessions ended, {tag, user, …}}`: the number of sessions ended and
+    /// each channel membership ended (the channel's tag and the member's user).
     static let end = RedisScript(
         prelude + """
             local prefix, now, keep = ARGV[1], ARGV[2], ARGV[3]
-            local ended, seen = 0, {}
+            local ended, seen, left = 0, {}, {}
             for _, entry in ipairs(redis.call('ZRANGEBYLEX', sessions, '[' .. prefix, '[' .. prefix .. '\\255')) do
               local first = string.find(entry, '\\n', 1, true)
               local id, kind, tag = string.sub(entry, 1, first - 1), string.sub(entry, first + 1, first + 1), string.sub(entry, first + 3)
@@ -203,7 +204,11 @@ enum PresenceScripts {
                   ended = ended + 1
                 end
                 if kind == 'c' then
-                  leaveChannel(tag, id, true)
+                  local change = leaveChannel(tag, id, true)
+                  if change then
+                    left[#left + 1] = tag
+                    left[#left + 1] = change[5]
+                  end
                 elseif redis.call('HEXISTS', key(tag, 'on'), id) == 1 then
                   closeSession(tag, id, now, keep)
                 else
@@ -211,7 +216,7 @@ enum PresenceScripts {
                 end
               end
             end
-            return ended
+            return {ended, left}
             """)
 
     /// ARGV: a prefix of ids (`node:` for every session of a dead node), the wall-clock millisecond

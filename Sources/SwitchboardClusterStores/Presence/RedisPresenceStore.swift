@@ -54,30 +54,48 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
     /// leaves every channel as timed out, which the members there are told, and goes offline at
     /// `now`. Returns how many sessions it ended. Idempotent: a second call finds none.
     public func endSessions(ofNode nodeID: String, now: WallClockTime) async throws(RtmError) -> Int {
-        let reply = try await run(
-            PresenceScripts.end, [KeyPart.escaped(nodeID) + ":", String(now.millisecondsSince1970), keep], "endSessions")
-        guard let ended = reply.integer else { throw Self.unexpected(reply, "endSessions") }
-        return Int(ended)
+        try await end(ofNode: nodeID, now: now).sessions
+    }
+
+    /// Ends every session of node `nodeID` as `endSessions` does; returns how many, and each
+    /// channel membership ended, in the order they ended.
+    private func end(ofNode nodeID: String, now: WallClockTime) async throws(RtmError) -> (sessions: Int, left: [ChannelMemberTimedOut]) {
+        try await end(prefix: KeyPart.escaped(nodeID) + ":", now: now)
+    }
+
+    /// Ends the sessions whose ids `prefix` names (`node:` for a node's, or one `node:session`),
+    /// as `endSessions` does.
+    private func end(prefix: String, now: WallClockTime) async throws(RtmError) -> (sessions: Int, left: [ChannelMemberTimedOut]) {
+        let reply = try await run(PresenceScripts.end, [prefix, String(now.millisecondsSince1970), keep], "endSessions")
+        guard let parts = reply.elements, parts.count == 2, let ended = parts[0].integer, let flat = parts[1].elements
+        else { throw Self.unexpected(reply, "endSessions") }
+        var left: [ChannelMemberTimedOut] = []
+        for index in stride(from: 0, to: flat.count - 1, by: 2) {
+            guard let tag = flat[index].string, let channel = PresenceKeys.channel(ofTag: Substring(tag)), let user = flat[index + 1].string
+            else { continue }
+            left.append(ChannelMemberTimedOut(channel: channel, userId: user))
+        }
+        return (Int(ended), left)
     }
 
     /// The reaper's step: the dead node's sessions lost their connection at its last beat; they
     /// stay in their channels, for another node to take over, until each one's presence timeout
     /// (`endOrphan`).
-    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws {
+    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws -> ReapedSessions {
         _ = try await run(PresenceScripts.lose, [KeyPart.escaped(node) + ":", String(lastBeat.millisecondsSince1970)], "reapSessions")
+        return ReapedSessions()
     }
 
     /// A dead node's session that no node took over times out of every channel (the members are
-    /// told, on every node) and goes offline.
-    public func endOrphan(_ session: SessionID, ofNode node: String) async throws {
-        _ = try await run(
-            PresenceScripts.end, [NodeSessions.id(session, ofNode: node), String(SystemClock().wallNow.millisecondsSince1970), keep],
-            "endOrphan")
+    /// told, on every node) and goes offline; each membership ended is reported once, for the
+    /// webhooks of the node that ends it.
+    public func endOrphan(_ session: SessionID, ofNode node: String) async throws -> ReapedSessions {
+        ReapedSessions(timedOut: try await end(prefix: NodeSessions.id(session, ofNode: node), now: SystemClock().wallNow).left)
     }
 
-    /// What is left of a dead node's sessions times out.
-    public func endLeftovers(ofNode node: String) async throws {
-        _ = try await endSessions(ofNode: node, now: SystemClock().wallNow)
+    /// What is left of a dead node's sessions times out, reported as `endOrphan`'s.
+    public func endLeftovers(ofNode node: String) async throws -> ReapedSessions {
+        ReapedSessions(timedOut: try await end(ofNode: node, now: SystemClock().wallNow).left)
     }
 
     /// Renames every membership of the session from the former node's name to this node's, with

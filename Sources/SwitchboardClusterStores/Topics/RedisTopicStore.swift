@@ -66,8 +66,10 @@ public final class RedisTopicStore: TopicStore, DeadNodeStep {
 
     /// The reaper's step: the dead node's sessions leave every stream channel (the members on
     /// other nodes are told of the topics they published in), unless the node came back.
-    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws {
+    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws -> ReapedSessions {
         _ = try await end(KeyPart.escaped(node) + ":", reaping: true)
+        // Reported by the presence store, which holds every channel membership, as each ends.
+        return ReapedSessions()
     }
 
     /// Ends the memberships of the sessions whose ids start with `prefix` (`node:`), or of the

@@ -98,8 +98,9 @@ public final class RedisWebhookQueue: WebhookQueue, DeadNodeStep {
     }
 
     /// The reaper's step: what waited in the dead node's queue is sent from here.
-    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws {
+    public func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws -> ReapedSessions {
         try await takeOver(queueOfNode: node)
+        return ReapedSessions()
     }
 
     // MARK: Scripts

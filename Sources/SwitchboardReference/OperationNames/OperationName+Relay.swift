@@ -42,5 +42,9 @@ extension OperationName {
         case takeOverMemberships
         /// Subscribing a taken-over session again to its message channels here.
         case restoreSubscriptions
+        /// Carrying out the server API's command on a user's sessions on every node.
+        case commandUserAcrossNodes
+        /// Counting an app's users online on any node.
+        case countUsersAcrossNodes
     }
 }

@@ -20,15 +20,33 @@ public struct WebhookDraft: Sendable, Hashable {
 /// What each bus event becomes for the receivers: pure functions, one per kind of fact.
 public enum WebhookDrafts {
     /// A user's first session started.
-    public static func online(_ caller: Caller) -> WebhookDraft {
-        WebhookDraft(.userOnline, app: caller.app, [WebhookField("user", .string(caller.userId))])
+    public static func online(_ user: UserKey) -> WebhookDraft {
+        WebhookDraft(.userOnline, app: user.app, [WebhookField("user", .string(user.userId))])
     }
 
     /// A user's last session ended, and why.
-    public static func offline(_ event: SessionClosed) -> WebhookDraft {
-        WebhookDraft(
-            .userOffline, app: event.caller.app,
-            [WebhookField("user", .string(event.caller.userId)), WebhookField("reason", .string(reason(event.reason)))])
+    public static func offline(_ user: UserKey, reason why: SessionEndReason) -> WebhookDraft {
+        WebhookDraft(.userOffline, app: user.app, [WebhookField("user", .string(user.userId)), WebhookField("reason", .string(reason(why)))])
+    }
+
+    /// A user came online on the first node of the cluster, or went offline on the last.
+    public static func acrossNodes(_ event: UserOnlineAcrossNodes) -> WebhookDraft {
+        event.ended.map { offline(event.user, reason: $0) } ?? online(event.user)
+    }
+
+    /// A dead node's sessions timed out of their channels and lost their session-bound items when
+    /// it was reaped: what that node would have sent, had they ended there. Each membership is a
+    /// `channel.timeout`, followed by the channel's `channel.vacated` after its last one (the node
+    /// has no member left anywhere); then each metadata change.
+    public static func deadNode(_ event: DeadNodeSessionsEnded) -> [WebhookDraft] {
+        let last = Dictionary(event.timedOut.enumerated().map { ($0.element.channel, $0.offset) }) { _, later in later }
+        var drafts: [WebhookDraft] = []
+        for (index, member) in event.timedOut.enumerated() {
+            let channel = channelFields(member.channel)
+            drafts.append(WebhookDraft(.channelTimeout, app: member.channel.app, channel + [WebhookField("user", .string(member.userId))]))
+            if last[member.channel] == index { drafts.append(WebhookDraft(.channelVacated, app: member.channel.app, channel)) }
+        }
+        return drafts + event.metadata.map(metadata)
     }
 
     /// A membership changed; `channelEmpty` is whether the channel has no member now.

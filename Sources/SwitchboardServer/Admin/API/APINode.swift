@@ -13,7 +13,7 @@ extension APIMethod {
     /// With `appId`, each node carries the app's load, and `app` the app's counts: those of this
     /// node's modules (sessions, users, channels, locks: a count whose module this server does
     /// not run is left out) and `acrossNodes`, its sessions and connections summed over the nodes
-    /// listed. When the cluster's Redis cannot be read, `nodes` is this node alone and
+    /// listed and, in cluster mode, its users online on any node (read from the cluster's Redis). When the cluster's Redis cannot be read, `nodes` is this node alone and
     /// `nodesUnavailable` says why.
     private static func info(_ params: inout APIParameters, _ api: APIContext) async throws(APIFailure) -> JSONValue {
         let app = try api.optionalApp(&params)
@@ -41,10 +41,14 @@ extension APIMethod {
         if let app {
             var counts = try await appCounts(app, api)
             let loads = nodes.compactMap { $0.status?.apps[app] }
-            counts.append((
-                "acrossNodes",
-                .object([("sessions", .int(loads.reduce(0) { $0 + $1.sessions })), ("connections", .int(loads.reduce(0) { $0 + $1.connections }))])
-            ))
+            var acrossNodes: [(String, JSONValue)] = [
+                ("sessions", .int(loads.reduce(0) { $0 + $1.sessions })), ("connections", .int(loads.reduce(0) { $0 + $1.connections })),
+            ]
+            // In cluster mode, the app's users online on any node, as its concurrent-user limit counts them.
+            if unavailable == nil, let users = try? await api.optionalRequest(CountUsersAcrossNodes(app: app)) {
+                acrossNodes.append(("users", .int(users)))
+            }
+            counts.append(("acrossNodes", .object(acrossNodes)))
             answer.append(("app", .object(counts)))
         }
         if let unavailable { answer.append(("nodesUnavailable", .string(unavailable))) }

@@ -9,25 +9,25 @@ extension APIMethod {
         APIMethod("disconnect", disconnect), APIMethod("unsubscribe", unsubscribe), APIMethod("sessions", sessions),
     ]
 
-    /// `{"sessions": n}`: how many sessions ended (0 when the user had none).
+    /// `{"sessions": n}`: how many sessions ended (0 when the user had none), on every node in
+    /// cluster mode (`nodesUnanswered` when some node holding the user did not answer in time).
     private static func disconnect(_ params: inout APIParameters, _ api: APIContext) async throws(APIFailure) -> JSONValue {
         let caller = try api.caller(&params)
         let userId = try params.string("userId")
         let reason = try params.optionalString("reason") ?? "disconnected by the server"
         guard reason.utf8.count <= 120 else { throw .invalid(params.method, "reason is over 120 bytes") }
         try params.finish()
-        let ended = try await api.request(DisconnectUser(caller: caller, userId: userId, detail: reason))
-        return .object([("sessions", .int(ended))])
+        return try await api.carryOut(.disconnect(detail: reason), caller: caller, userId: userId)
     }
 
-    /// `{"sessions": n}`: how many of the user's sessions left the channel.
+    /// `{"sessions": n}`: how many of the user's sessions left the channel, on every node in
+    /// cluster mode, as `disconnect`.
     private static func unsubscribe(_ params: inout APIParameters, _ api: APIContext) async throws(APIFailure) -> JSONValue {
         let caller = try api.caller(&params)
         let channel = try params.string("channel")
         let userId = try params.string("userId")
         try params.finish()
-        let left = try await api.request(UnsubscribeUser(caller: caller, channelName: channel, userId: userId))
-        return .object([("sessions", .int(left))])
+        return try await api.carryOut(.unsubscribe(channelName: channel), caller: caller, userId: userId)
     }
 
     /// `{"sessions": [{session, connected, lastSeenMs, suspendedAtMs?, heartbeatInterval,
@@ -52,5 +52,21 @@ extension APIMethod {
                 return .object(members)
             })),
         ])
+    }
+}
+
+extension APIContext {
+    /// `{"sessions": n}`: carries `command` out on `userId`'s sessions, through this node's
+    /// modules or, in cluster mode (a relay answers `CommandUserAcrossNodes`), on every node.
+    func carryOut(_ command: UserCommand, caller: Caller, userId: UserID) async throws(APIFailure) -> JSONValue {
+        guard bus.hasHandler(CommandUserAcrossNodes.self) else {
+            do {
+                return .object([("sessions", .int(try await command.carryOut(on: bus, caller: caller, userId: userId)))])
+            } catch {
+                throw APIFailure(error)
+            }
+        }
+        let tally = try await request(CommandUserAcrossNodes(caller: caller, userId: userId, command: command))
+        return .object([("sessions", .int(tally.sessions))] + (tally.unanswered > 0 ? [("nodesUnanswered", .int(tally.unanswered))] : []))
     }
 }
