@@ -37,7 +37,7 @@ REDIS_PID=$!
 wait_for_port "$REDIS_PORT" "$WORK/redis.log"
 for node in 1 2 3; do
     port=$((BASE_PORT + node))
-    "$SERVER" serve --listen "127.0.0.1:$port" --admin-listen off --no-rate-limits --log-level warning \
+    "$SERVER" serve --listen "127.0.0.1:$port" --admin-listen off --no-rate-limits --max-connections-per-address 0 --log-level warning \
         --data-dir "$WORK/data-$node" --cluster "redis://127.0.0.1:$REDIS_PORT" --node-id "n$node" >"$WORK/node-$node.log" 2>&1 &
     PIDS+=($!)
     wait_for_port "$port" "$WORK/node-$node.log"
