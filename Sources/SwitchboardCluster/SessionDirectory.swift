@@ -65,7 +65,8 @@ struct SessionDirectory: DeadNodeStep {
     /// ARGV[3] and another node holds it (alive, or dead with the session's wait not yet run out:
     /// `takeDue` removes the entry when it does); moves the entry from that node's index to this
     /// one's (KEYS[2]; the former index's name is built from its id), with presence timeout
-    /// ARGV[4], and marks the session as the former node named it moved (`DeadNodes.movedKey`).
+    /// ARGV[4], and marks the session as the former node named it moved (`DeadNodes.movedKey`),
+    /// and as this node names it no longer (it may come back to a node it left).
     /// Returns the former node's id, or false.
     static let adopt = RedisScript(
         DeadNodes.escapeFunction + """
@@ -79,6 +80,7 @@ struct SessionDirectory: DeadNodeStep {
             local now = redis.call('TIME')
             local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
             redis.call('ZADD', '\(DeadNodes.movedKey)', ms, escaped(former) .. ':' .. ARGV[1])
+            redis.call('ZREM', '\(DeadNodes.movedKey)', escaped(ARGV[2]) .. ':' .. ARGV[1])
             redis.call('ZREMRANGEBYSCORE', '\(DeadNodes.movedKey)', '-inf', ms - 86400000)
             redis.call('SREM', 'sb:sn:{' .. escaped(former) .. '}', KEYS[1] .. '\\n' .. ARGV[1])
             redis.call('SADD', KEYS[2], KEYS[1] .. '\\n' .. ARGV[1])

@@ -151,6 +151,32 @@ import SwitchboardTestKit
         }
     }
 
+    @Test func aSessionThatMovesBackToANodeItLeftIsWholeThere() async throws {
+        try await RedisServer.with { redis in
+            let (nodes, bob, aliceOnA) = try await bobListensAliceJoins(on: redis)
+            let (a, b) = (nodes[0], nodes[1])
+            _ = try await a.harness.bus.request(SetLock(caller: aliceOnA.caller, lock: lock, ttl: 30))
+            _ = try await a.harness.bus.request(AcquireLock(caller: aliceOnA.caller, lock: lock, retry: false))
+            // To node b, then back to node a, which ended its copy when she left.
+            await a.harness.bus.publishAndWait(SessionDisconnected(session: aliceOnA.session))
+            let onB = try await resume(aliceOnA, on: b)
+            let server = Caller.server(app: "app", userId: "server")
+            #expect(await eventuallyAsync { try await a.harness.bus.request(ListUserSessions(caller: server, userId: "alice")).isEmpty })
+            await b.harness.bus.publishAndWait(SessionDisconnected(session: onB.session))
+            let back = try await resume(onB, on: a)
+            #expect(back.resumed && back.session == aliceOnA.session)
+            #expect(await eventuallyAsync { try await b.harness.bus.request(ListUserSessions(caller: server, userId: "alice")).isEmpty })
+            // Whole again on node a: her subscription delivers, her state and lock calls are hers.
+            try await b.publish(bob, .message, to: "room", "welcome back")
+            #expect(await eventually { a.messages(to: back.caller).contains("welcome back") })
+            _ = try await a.harness.bus.request(SetPresenceState(caller: back.caller, channel: room, items: [StateItem(key: "mood", value: "home")]))
+            #expect(try await b.harness.bus.request(GetPresenceState(caller: bob, channel: room, userId: "alice")).states == ["mood": "home"])
+            _ = try await a.harness.bus.request(ReleaseLock(caller: back.caller, lock: lock))
+            #expect(try await b.harness.bus.request(GetLocks(caller: bob, channel: room)).map(\.owner) == [""])
+            for node in nodes { await node.stop() }
+        }
+    }
+
     @Test func aTicketWithAnotherSecretOrUserIsANewSession() async throws {
         try await RedisServer.with { redis in
             let nodes = try await start(["a", "b"], on: redis)

@@ -34,6 +34,14 @@ public final class EndedSessions: Sendable {
         }
     }
 
+    /// Forgets that `session` ended: it was opened here again (a session taken over from another
+    /// node that had once been this node's).
+    public func forget(_ session: SessionID) {
+        // Its slot in the ring stays: when it comes round, removing it again changes nothing (or
+        // forgets a later ending of the same session a little early).
+        _ = memory.withLock { $0.members.remove(session) }
+    }
+
     /// Whether `session` is known to have ended.
     public func contains(_ session: SessionID) -> Bool {
         memory.withLock { $0.members.contains(session) }
@@ -54,7 +62,9 @@ extension BusSubscription {
     public func onSessionEnd(
         recordingIn ended: EndedSessions, _ handler: @escaping @Sendable (SessionClosed) async -> Void
     ) -> BusSubscription {
-        on(SessionClosed.self) { event in
+        // A session opened here again (taken over from another node) is no longer ended.
+        bus?.observe(SessionOpened.self) { event in ended.forget(event.caller.session) }
+        return on(SessionClosed.self) { event in
             ended.record(event.session)
             await handler(event)
         }

@@ -64,7 +64,9 @@ extension BusSubscription {
     public func keepingMembership(
         _ membership: ChannelMembership, _ handler: @escaping @Sendable (MembershipUpdate) async -> Void
     ) -> BusSubscription {
-        on(ChannelJoined.self) { event in
+        // A session opened here again (taken over from another node) is no longer ended.
+        bus?.observe(SessionOpened.self) { event in membership.ended.forget(event.caller.session) }
+        return on(ChannelJoined.self) { event in
             if let change = membership.apply(event) { await handler(.changed(change)) }
         }
         .on(ChannelLeft.self) { event in
