@@ -14,6 +14,7 @@ extension TopicStore {
 
     public func relay(_ message: TopicMessage) throws(RtmError) {}
     public func news(publishedAs payload: [UInt8]) -> TopicNews? { nil }
+    public func endTakenOver(_ session: SessionID, fromNode node: String) async throws(RtmError) {}
 }
 
 /// The topics of a stream channel as a member is shown them.

@@ -49,6 +49,9 @@ public actor TopicRouter: OpeningModule {
         let ended = context.onSessionEnd { [self] event in await sessionClosed(event) }
         state = .running(context, ended: ended)
         let bus = context.bus
+        // A session another node held is this node's now: its stream channels there end (the
+        // topics are not moved; its client joins again), before its login is answered.
+        bus.subscription().on(SessionTakenOver.self) { [self] event in await takenOver(event) }
         bus.handle(JoinStreamChannel.self) { [self] request throws(RtmError) in try await join(request) }
         bus.handle(LeaveStreamChannel.self) { [self] request throws(RtmError) in try await leave(request) }
         bus.handle(RenewStreamChannelToken.self) { [self] request throws(RtmError) in try await renew(request) }
@@ -60,6 +63,17 @@ public actor TopicRouter: OpeningModule {
         bus.handle(DeliverRelayedTopics.self) { [self] request in
             await relayed(request)
             return Done()
+        }
+    }
+
+    private func takenOver(_ event: SessionTakenOver) async {
+        guard case .running(let context, _) = state else { return }
+        do {
+            try await turns.run { () async throws(RtmError) in
+                try await store.endTakenOver(event.caller.session, fromNode: event.formerNode)
+            }
+        } catch {
+            context.log(.warning, "the stream channels \(event.caller) had on node \(event.formerNode) end when it is reaped: \(error)")
         }
     }
 

@@ -85,6 +85,10 @@ public protocol TopicStore: Sendable {
     func relay(_ message: TopicMessage) throws(RtmError)
     /// What the store published as `payload`; nil when `payload` is none of its.
     func news(publishedAs payload: [UInt8]) -> TopicNews?
+    /// The number `session` of node `node`, which another node just took over, leaves every
+    /// stream channel there, its topics' leave told to the members (its client joins again); a
+    /// store of one node holds no other node's sessions: nothing.
+    func endTakenOver(_ session: SessionID, fromNode node: String) async throws(RtmError)
 }
 
 /// A member of a stream channel.

@@ -62,6 +62,8 @@ import SwitchboardTestKit
             heard.listen(to: alice)
             #expect(await alice.login("").1 == nil)
             #expect(await alice.subscribe(channelName: "room", option: nil).1 == nil)
+            let stream = try alice.createStreamChannel("live")
+            #expect(await stream.join(RtmJoinChannelOption()).1 == nil)
             #expect(a.connectionCount == 1)
             let bob = try client("bob", hosts: [b.url])
             #expect(await bob.login("").1 == nil)
@@ -78,6 +80,11 @@ import SwitchboardTestKit
             // Its subscription stands on node b: a message of the room reaches it, with no subscribe again.
             #expect(await bob.publish(channelName: "room", message: "after", option: nil).1 == nil)
             #expect(await eventually { heard.texts == ["before", "after"] }, "\(heard.texts)")
+            // Its stream channel, which the cluster does not move with a session, is joined again:
+            // a topic can be joined there.
+            #expect(
+                await eventuallyAsync { await stream.joinTopic("t", option: nil).1 == nil },
+                "the stream channel was not joined again on node b")
             alice.destroy()
             bob.destroy()
             heard.stop()

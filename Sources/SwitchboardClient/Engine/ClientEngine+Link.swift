@@ -135,6 +135,22 @@ extension ClientEngine {
         return send(.session(.heartbeat), .heartbeat(generation: current))
     }
 
+    /// After a resume on another node of a cluster (`historyLost`): restores what the server does
+    /// not move with the session (stream channels, users' metadata subscriptions); the rest stands.
+    func restoreWhatDidNotMove() {
+        let states = states.filter { !$0.movesWithSession }
+        guard !states.isEmpty else { return }
+        let current = generation
+        restorePacer = CallPacer()
+        Task { [weak self] in
+            guard let self else { return }
+            for state in states {
+                let lost = await state.restore { operation in await self.sendWhileRestoring(operation, generation: current) }
+                if !lost.isEmpty { await self.log?.write(.warn, "not joined again after the resume on another server: \(lost)") }
+            }
+        }
+    }
+
     private func restoreSession() {
         let states = states
         let current = generation

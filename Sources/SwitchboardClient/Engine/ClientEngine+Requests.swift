@@ -84,6 +84,7 @@ extension ClientEngine {
                 log?.write(.warn, "resumed past the server's resume bound: \(accepted.loss.droppedPushes) pushes lost (\(channels))")
             }
             apply(machine.handle(.loggedIn(resumed: accepted.resumed, presenceTimeout: accepted.presenceTimeout, now: clock.now)))
+            if accepted.resumed && accepted.loss.historyLost { restoreWhatDidNotMove() }
         case .success:
             let odd = RtmErrorInfo(.loginRejected, operation: OperationName.Session.login, reason: "unexpected answer to login")
             apply(machine.handle(.attemptFailed(odd, now: clock.now)))

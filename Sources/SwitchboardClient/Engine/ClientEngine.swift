@@ -18,10 +18,14 @@ protocol RestorableState: AnyObject, Sendable {
     func restore(_ send: @Sendable (ClientOperation) async -> Result<Answer, RtmErrorInfo>) async -> [String]
     /// Forgets everything (logout, or a session that ended for good).
     func reset()
+    /// Whether the server keeps it when another node of a cluster takes the session over (a
+    /// resume that says `historyLost`); what it does not keep is restored then.
+    var movesWithSession: Bool { get }
 }
 
 extension RestorableState {
     var serviceType: RtmServiceType { .message }
+    var movesWithSession: Bool { true }
 }
 
 /// The client's connection to its server. It coordinates: the pure `LinkMachine` decides what

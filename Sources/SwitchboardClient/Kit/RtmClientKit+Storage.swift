@@ -202,6 +202,10 @@ public final class RtmStorage: Sendable {
 /// The users whose metadata a client subscribes to: what a new session after a lost one
 /// subscribes to again.
 final class UserMetadataSubscriptions: RestorableState {
+    /// A cluster node that takes a session over does not know its users' metadata subscriptions:
+    /// they are made again.
+    var movesWithSession: Bool { false }
+
     private let users = Locked<Set<String>>([])
 
     func add(_ userId: String) { users.withLock { _ = $0.insert(userId) } }

@@ -6,6 +6,9 @@ import SwitchboardWire
 /// presence timeout): the join with its token and features, the topics joined, the publishers
 /// subscribed to. A resumed session keeps them on the server, so nothing is sent then.
 final class StreamChannels: RestorableState {
+    /// A cluster node that takes a session over ends its stream channels: they are joined again.
+    var movesWithSession: Bool { false }
+
     /// What the client holds in one joined stream channel.
     struct Membership: Sendable {
         var token: String

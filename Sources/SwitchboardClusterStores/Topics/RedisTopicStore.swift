@@ -72,6 +72,10 @@ public final class RedisTopicStore: TopicStore, DeadNodeStep {
         return ReapedSessions()
     }
 
+    public func endTakenOver(_ session: SessionID, fromNode node: String) async throws(RtmError) {
+        _ = try await end(NodeSessions.id(session, ofNode: node), reaping: false)
+    }
+
     /// Ends the memberships of the sessions whose ids start with `prefix` (`node:`), or of the
     /// one session `prefix` names; with `reaping`, only those of a node marked reaped.
     private func end(_ prefix: String, reaping: Bool) async throws(RtmError) -> Int {
