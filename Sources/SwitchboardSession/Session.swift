@@ -180,7 +180,10 @@ public actor Session: Module {
                 guard let record = try await store.remove(caller.session) else { return }
                 end(record, reason: .logout, context)
             }
-            throw RtmError(.loginTimeout, operation: Login.operation, reason: "the session could not be taken over from \(former): \(error.reason)")
+            // The app's concurrent users counted across the nodes say so themselves; anything else
+            // is the cluster not reachable now.
+            let code: RtmErrorCode = error.code == .loginNoServerResources ? error.code : .loginTimeout
+            throw RtmError(code, operation: Login.operation, reason: "the session could not be taken over from \(former): \(error.reason)")
         }
         let loss = ResumeLoss(droppedPushes: 0, channels: Array(channels.prefix(ResumeLoss.maxChannels)), historyLost: true)
         return LoginGranted(
