@@ -172,6 +172,55 @@ private struct Doubler: BusRequest {
         #expect(throws: RtmError.self) { try bus.answerAtOnce(Doubler.self) { doubler(3) } }
     }
 
+    @Test func aStartingHandlerAnswersAtOnceOrStartsAndRepliesLaterEveryWay() async throws {
+        let bus = EventBus()
+        let held = Mutex<[(value: Int, reply: Reply<Doubler>)]>([])
+        // Even values answered at once; odd ones started, their replies held until released.
+        bus.handleAtOnceOrStarting(
+            Doubler.self, atOnce: { $0.value % 2 == 0 ? $0.value * 2 : nil },
+            start: { request, reply in held.withLock { $0.append((request.value, reply)) } })
+        let replies = Mutex<[Int: Int]>([:])
+        var made = 0
+        func outcome(_ value: Int) throws(RtmError) -> ImmediateOutcome<Int> {
+            try bus.answerAtOnceOrStart(Doubler.self, { Doubler(value: value) }) {
+                made += 1
+                return { result in replies.withLock { $0[value] = try? result.get() } }
+            }
+        }
+        guard case .answered(8) = try outcome(4) else { Issue.record("4 not answered at once"); return }
+        for value in [1, 3, 5] {
+            guard case .started = try outcome(value) else { Issue.record("\(value) not started"); return }
+        }
+        // A reply is made for each started request only, and nothing answered before its release.
+        #expect(made == 3)
+        #expect(held.withLock { $0.map(\.value) } == [1, 3, 5])
+        #expect(replies.withLock { $0.isEmpty })
+        // `start` answers at once on the caller's thread too, and starts the rest the same way.
+        bus.start(Doubler(value: 6)) { result in replies.withLock { $0[6] = try? result.get() } }
+        #expect(replies.withLock { $0[6] } == 12)
+        bus.start(Doubler(value: 7)) { result in replies.withLock { $0[7] = try? result.get() } }
+        #expect(held.withLock { $0.map(\.value) } == [1, 3, 5, 7])
+        for (value, reply) in held.withLock({ $0 }) { reply(.success(value * 2)) }
+        #expect(replies.withLock { $0 } == [1: 2, 3: 6, 5: 10, 6: 12, 7: 14])
+        // An awaiting caller gets the started request's reply.
+        async let awaited = bus.request(Doubler(value: 9))
+        #expect(await eventually { held.withLock { $0.last?.value } == 9 })
+        held.withLock { $0.last?.reply(.success(18)) }
+        #expect(try await awaited == 18)
+        // A handler without a start is run in a task by `start`; with none, the reply says so.
+        bus.handle(Doubler.self) { $0.value * 3 }
+        guard case .mustWait = try outcome(1) else { Issue.record("an ordinary handler started"); return }
+        let ordinary = Mutex<Int?>(nil)
+        bus.start(Doubler(value: 5)) { result in ordinary.withLock { $0 = try? result.get() } }
+        #expect(await eventually { ordinary.withLock { $0 } == 15 })
+        bus.removeHandler(Doubler.self)
+        let missing = Mutex<RtmErrorCode?>(nil)
+        bus.start(Doubler(value: 5)) { result in
+            if case .failure(let error) = result { missing.withLock { $0 = error.code } }
+        }
+        #expect(missing.withLock { $0 } == .serviceNotSupport)
+    }
+
     @Test func aLiveListenerCountFollowsEachTypesSubscribersAndObservers() {
         let bus = EventBus()
         // Counts handed out before and after listeners come, for many types, each its own.

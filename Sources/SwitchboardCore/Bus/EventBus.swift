@@ -231,6 +231,72 @@ public final class EventBus: Sendable {
             for: type)
     }
 
+    /// Makes `start` the one handler of requests of type `R`, replacing any earlier one: it
+    /// carries a request out without making its caller wait, and calls `reply` once, on any
+    /// thread, with the answer (a forward whose answer comes from the network). A caller that
+    /// must not wait hands it the request with `start(_:reply:)`; `request` awaits the reply.
+    public func handleStarting<R: BusRequest>(
+        _ type: R.Type, _ start: @escaping @Sendable (R, @escaping Reply<R>) -> Void
+    ) {
+        register(RequestHandler<R>(start: start, atOnce: nil), for: type)
+    }
+
+    /// Makes `atOnce` and `start` together the one handler of requests of type `R`: `atOnce`
+    /// answers without suspending or returns nil, having changed nothing, and `start` carries
+    /// those out, calling its reply once, on any thread, when the answer is known. A caller on an
+    /// event loop (`answerAtOnceOrStart`) gets the first kind answered and the second started,
+    /// never waiting for either.
+    public func handleAtOnceOrStarting<R: BusRequest>(
+        _ type: R.Type, atOnce: @escaping @Sendable (R) throws(RtmError) -> R.Response?,
+        start: @escaping @Sendable (R, @escaping Reply<R>) -> Void
+    ) {
+        register(RequestHandler<R>(start: start, atOnce: atOnce), for: type)
+    }
+
+    /// Hands `request` to its handler and returns at once; `reply` gets the answer, once, on any
+    /// thread. A handler that answers at once or starts (`handleAtOnceOrStarting`,
+    /// `handleStarting`) does so on the calling thread, with no task; any other is run in a task.
+    public func start<R: BusRequest>(_ request: R, reply: @escaping Reply<R>) {
+        guard let handler = handler(for: R.self) else {
+            return reply(.failure(RtmError(.serviceNotSupport, operation: R.operation, reason: "no module handles \(R.self)")))
+        }
+        if let start = handler.start {
+            do throws(RtmError) {
+                if let now = handler.now, let answer = try now(request) { return reply(.success(answer)) }
+            } catch {
+                return reply(.failure(error))
+            }
+            start(request, reply)
+        } else {
+            Task {
+                do throws(RtmError) {
+                    reply(.success(try await handler.run(request)))
+                } catch {
+                    reply(.failure(error))
+                }
+            }
+        }
+    }
+
+    /// Like `answerAtOnce`, and for a request its handler must wait for, started when the handler
+    /// can start it (`handleAtOnceOrStarting`): `reply` (made then, by `makeReply`) gets its
+    /// answer later, on any thread. `.mustWait` when neither: use `request` then.
+    @inlinable
+    public func answerAtOnceOrStart<R: BusRequest>(
+        _ type: R.Type, _ make: () throws(RtmError) -> R, orStart makeReply: () -> Reply<R>
+    ) throws(RtmError) -> ImmediateOutcome<R.Response> {
+        guard let found = handlerUnretained(for: ObjectIdentifier(type)) else { return .mustWait }
+        // The box under R's identifier is a RequestHandler<R> (`register` puts it there).
+        let outcome: Result<ImmediateOutcome<R.Response>, RtmError> = found._withUnsafeGuaranteedRef { box in
+            do throws(RtmError) {
+                return .success(try unsafeDowncast(box, to: RequestHandler<R>.self).answerNowOrStart(make, makeReply))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
     private func handler<R: BusRequest>(for type: R.Type) -> RequestHandler<R>? {
         // The box under R's identifier is always a RequestHandler<R> (`register` puts it there).
         guard let box = handlerUnretained(for: ObjectIdentifier(type))?.takeUnretainedValue() else { return nil }
@@ -336,14 +402,45 @@ class AnyRequestHandler: @unchecked Sendable {
 
 @usableFromInline
 final class RequestHandler<R: BusRequest>: AnyRequestHandler, @unchecked Sendable {
-    // Sendable proof: both stored properties are immutable `let`s of Sendable closure types.
+    // Sendable proof: every stored property is an immutable `let` of a Sendable closure type.
     let run: @Sendable (R) async throws(RtmError) -> R.Response
     /// The same handler, when it answers without suspending; nil from it: this request must wait.
     @usableFromInline let now: (@Sendable (R) throws(RtmError) -> R.Response?)?
+    /// The same handler, when it can carry a request out without its caller waiting, replying
+    /// later; for the requests `now` left (all of them, without a `now`).
+    @usableFromInline let start: (@Sendable (R, @escaping Reply<R>) -> Void)?
 
     init(run: @escaping @Sendable (R) async throws(RtmError) -> R.Response, now: (@Sendable (R) throws(RtmError) -> R.Response?)?) {
         self.run = run
         self.now = now
+        start = nil
+    }
+
+    /// A handler that answers through `start` what `atOnce` (if any) leaves; `run` awaits the reply.
+    init(start: @escaping @Sendable (R, @escaping Reply<R>) -> Void, atOnce: (@Sendable (R) throws(RtmError) -> R.Response?)?) {
+        run = { request throws(RtmError) in
+            if let atOnce, let answer = try atOnce(request) { return answer }
+            let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<R.Response, RtmError>, Never>) in
+                start(request) { continuation.resume(returning: $0) }
+            }
+            return try result.get()
+        }
+        now = atOnce
+        self.start = start
+    }
+
+    /// Runs `now` on the request `make` builds, then, when it must wait, `start` with the reply
+    /// `makeReply` makes; `.mustWait`, without calling `make`, when the handler has neither.
+    @inlinable
+    func answerNowOrStart(_ make: () throws(RtmError) -> R, _ makeReply: () -> Reply<R>) throws(RtmError)
+        -> ImmediateOutcome<R.Response>
+    {
+        guard now != nil || start != nil else { return .mustWait }
+        let request = try make()
+        if let now, let answer = try now(request) { return .answered(answer) }
+        guard let start else { return .mustWait }
+        start(request, makeReply())
+        return .started
     }
 
     /// Runs `now` on the request `make` builds; nil, without calling `make`, when there is no
