@@ -211,18 +211,24 @@ public actor ClusterLink: OpeningModule {
                 throw RtmError(.notConnected, operation: ListClusterNodes.operation, reason: "the cluster's Redis cannot be read: \(error)")
             }
         }
-        bus.handle(ForwardUserMessage.self) { request throws(RtmError) in
+        // Started on the publisher's thread, not awaited: the script is queued behind every
+        // forward before it on the one command connection, so a publisher's messages to a user
+        // reach Redis, and the user's nodes, in the order they were published, and the answer
+        // is given when Redis's reply comes.
+        bus.handleStarting(ForwardUserMessage.self) { request, reply in
             let target = RelayTarget.user(request.receiver)
             let envelope = RelayEnvelope(origin: origin, target: target, delivery: request.delivery)
-            do {
-                let reply = try await redis.run(
-                    Self.forwardToUser, keys: [RelayChannels.onlineKey(of: request.receiver)],
-                    arguments: [RelayChannels.channel(of: target).name, envelope.encoded()])
-                return (reply.integer ?? 0) > 0
-            } catch {
-                throw RtmError(
-                    .channelPublishMessageTimeout, operation: ForwardUserMessage.operation,
-                    reason: "the cluster's Redis did not take the message: \(error)")
+            redis.run(
+                Self.forwardToUser, keys: [RelayChannels.onlineKey(of: request.receiver)],
+                arguments: [RelayChannels.channel(of: target).name, envelope.encoded()]
+            ) { result in
+                switch result {
+                case .success(let answer): reply(.success((answer.integer ?? 0) > 0))
+                case .failure(let error):
+                    reply(.failure(RtmError(
+                        .channelPublishMessageTimeout, operation: ForwardUserMessage.operation,
+                        reason: "the cluster's Redis did not take the message: \(error)")))
+                }
             }
         }
     }

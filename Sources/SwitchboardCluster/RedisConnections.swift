@@ -66,6 +66,16 @@ final class RedisConnections: Sendable {
         return try await client.run(script, keys: keys, arguments: arguments)
     }
 
+    /// Runs `script` behind every command sent before it (pipelined, in call order); `answered`
+    /// gets its reply on the client's loop.
+    func run(
+        _ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]],
+        answered: @escaping @Sendable (Result<RESPValue, RedisError>) -> Void
+    ) {
+        guard let client = connected.withLock({ $0?.client }) else { return answered(.failure(.closed)) }
+        client.evaluate(script, keys: keys, arguments: arguments, answered: answered)
+    }
+
     /// Subscribes to `channel`, returning once Redis confirmed it.
     func subscribe(_ channel: RedisChannel) async throws(RedisError) {
         guard let subscriber = connected.withLock({ $0?.subscriber }) else { throw .closed }

@@ -42,9 +42,9 @@ public actor MessageRouter: Module {
         bus.handle(Unsubscribe.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
         bus.handle(UnsubscribeUser.self) { [self] request throws(RtmError) in try await unsubscribe(request) }
         bus.handle(RestoreSubscriptions.self) { [self] request throws(RtmError) in try await restore(request) }
-        bus.handleAtOnceWhenPossible(
+        bus.handleAtOnceOrStarting(
             Publish.self, atOnce: { request throws(RtmError) in try publishing.publish(request) },
-            later: { request throws(RtmError) in try await publishing.forwardToUser(request) })
+            start: { request, reply in publishing.forwardToUser(request, reply: reply) })
         bus.handleImmediately(DeliverRelayedMessage.self) { request in publishing.deliverRelayed(request) }
         bus.observe(RelayGapped.self) { event in Self.tellGap(event, routes: routes, outbox: context.outbox) }
     }

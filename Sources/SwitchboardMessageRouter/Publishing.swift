@@ -73,18 +73,18 @@ struct Publishing: Sendable {
     }
 
     /// Forwards a user-channel message whose receiver has no session on this node to the other
-    /// nodes; throws `channelReceiverOffline` when none of them holds one either.
-    func forwardToUser(_ request: Publish) async throws(RtmError) -> Done {
+    /// nodes, without waiting: `reply` gets `channelReceiverOffline` when none of them holds one
+    /// either, once the relay knows (`ForwardUserMessage`, started in the order publishes come).
+    func forwardToUser(_ request: Publish, reply: @escaping Reply<Publish>) {
         let receiver = UserKey(request.caller.app, request.channelName)
         let delivery = delivery(of: request, named: request.caller.userId)
-        let taken: Bool
-        do {
-            taken = try await context.bus.request(ForwardUserMessage(receiver: receiver, delivery: delivery))
-        } catch {
-            throw RtmError(error.code, operation: Publish.operation, reason: error.reason)
+        context.bus.start(ForwardUserMessage(receiver: receiver, delivery: delivery)) { [self] result in
+            switch result {
+            case .success(true): reply(.success(Done()))
+            case .success(false): reply(.failure(receiverOffline(request, delivery)))
+            case .failure(let error): reply(.failure(RtmError(error.code, operation: Publish.operation, reason: error.reason)))
+            }
         }
-        guard taken else { throw receiverOffline(request, delivery) }
-        return Done()
     }
 
     /// The refusal of a user-channel message whose receiver is offline, announced first as

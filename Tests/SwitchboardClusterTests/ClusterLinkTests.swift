@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import SwitchboardCluster
 import SwitchboardCore
@@ -58,6 +59,37 @@ import SwitchboardTransport
                 Issue.record("a message to a user who logged out everywhere was accepted")
             } catch {
                 #expect((error as? RtmError)?.code == .channelReceiverOffline, "\(error)")
+            }
+            await stop(a, b)
+        }
+    }
+
+    /// Forwards started one after another, none awaited (as a connection's pipelined publishes
+    /// are): each reaches the other node in the order started and is answered as Redis replies,
+    /// a message to a user online nowhere with `channelReceiverOffline`.
+    @Test func userMessagesStartedTogetherArriveInOrderAndEachIsAnswered() async throws {
+        try await RedisServer.with { redis in
+            let a = try await node("a", on: redis)
+            let b = try await node("b", on: redis)
+            let alice = try await a.logIn("alice")
+            let bob = try await b.logIn("bob")
+            let answers = Mutex<[Int: Result<Done, RtmError>]>([:])
+            let count = 300
+            for number in 0..<count {
+                let receiver = number % 10 == 9 ? "nobody" : "alice"
+                b.harness.bus.start(
+                    Publish(caller: bob, channelType: .user, channelName: receiver, payload: .string("s\(number)"))
+                ) { result in answers.withLock { $0[number] = result } }
+            }
+            #expect(await eventually { answers.withLock { $0.count } == count })
+            let toAlice = (0..<count).filter { $0 % 10 != 9 }
+            #expect(await eventually { a.messages(to: alice).count == toAlice.count })
+            #expect(a.messages(to: alice) == toAlice.map { "s\($0)" })
+            for (number, answer) in answers.withLock({ $0 }) {
+                switch answer {
+                case .success: #expect(number % 10 != 9, "\(number)")
+                case .failure(let error): #expect(number % 10 == 9 && error.code == .channelReceiverOffline, "\(number): \(error)")
+                }
             }
             await stop(a, b)
         }
@@ -211,6 +243,14 @@ import SwitchboardTransport
             try await a.publish(alice, .message, to: "lobby", "local")
             #expect(a.messages(to: carol) == ["local"])
             #expect(await eventually { a.link.received.notRelayed == 1 })
+            // A user's message that must go through Redis fails with its timeout, never silently.
+            do {
+                try await a.publish(alice, .user, to: "bob", "lost?")
+                Issue.record("a user message was accepted with no Redis")
+            } catch {
+                #expect((error as? RtmError)?.code == .channelPublishMessageTimeout, "\(error)")
+                #expect((error as? RtmError)?.operation == Publish.operation)
+            }
             await stop(a)
         }
     }

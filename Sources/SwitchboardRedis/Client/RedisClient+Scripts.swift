@@ -17,4 +17,17 @@ extension RedisClient {
             return try await send(bytes: [Array("EVAL".utf8), Array(script.source.utf8)] + tail)
         }
     }
+
+    /// Queues `script` at once with `EVAL`, behind every command queued before it, and calls
+    /// `answered` on the client's loop with its reply: scripts run this way one after another are
+    /// pipelined and run in the order queued. `EVAL` rather than `EVALSHA`: a `NOSCRIPT` answer
+    /// to one of several in flight would send it again behind those queued after it, out of order.
+    public func evaluate(
+        _ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]],
+        answered: @escaping @Sendable (Result<RESPValue, RedisError>) -> Void
+    ) {
+        send(bytes: [Self.evalCommand, Array(script.source.utf8), Array(String(keys.count).utf8)] + keys + arguments, answered: answered)
+    }
+
+    private static let evalCommand = Array("EVAL".utf8)
 }
