@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import SwitchboardCore
 import SwitchboardTestKit
@@ -171,6 +172,129 @@ import SwitchboardWire
         #expect(await connection.awaitClose() == RecordingConnection.Close(code: .normalClosure, reason: "logged out"))
         #expect(connection.frames.last == .answer(id: 2, .done))
         harness.stop()
+    }
+
+    // MARK: Publishes started (a user's message forwarded to another node)
+
+    /// A harness whose publishes to users are started and held by the returned forwarder, with
+    /// alice logged in on the returned link.
+    private func loggedInWithForwarder(limits: Limits = Limits()) async
+        -> (ForwarderThatHoldsReplies, LinkHarness, RecordingConnection, ClientLink<RecordingConnection>)
+    {
+        let forwarder = ForwarderThatHoldsReplies()
+        let harness = await LinkHarness(limits: limits, modules: [FakeSessions(), forwarder])
+        let (connection, link) = harness.connect()
+        #expect(await harness.logIn("alice", on: link)?.loginAccepted != nil)
+        return (forwarder, harness, connection, link)
+    }
+
+    /// Publishes `text` to bob's user channel as request `id`, as alice.
+    private func sendToBob(_ id: UInt32, _ harness: LinkHarness, on link: ClientLink<RecordingConnection>, text: String = "m") {
+        harness.send(.publish(id: id, channelType: .user, channel: "bob", message: .string(text)), on: link)
+    }
+
+    @Test func severalPublishesAreStartedAtOnceAndTheLinkGoesOnMeanwhile() async throws {
+        let (forwarder, harness, connection, link) = await loggedInWithForwarder()
+        let ids: [UInt32] = Array(10..<15)
+        for id in ids {
+            sendToBob(id, harness, on: link, text: "\(id)")
+        }
+        // All of them are on their way together, none answered yet.
+        #expect(await eventually { forwarder.held == ids.count })
+        // A message-channel publish behind them is answered meanwhile.
+        harness.send(.publish(id: 20, channelType: .message, channel: "room", message: .string("m")), on: link)
+        #expect(await connection.answer(to: 20) == .answer(id: 20, .done))
+        #expect(!connection.frames.contains { ids.contains($0.requestId ?? 0) })
+        // Each is answered when its reply comes, in the order the replies come.
+        forwarder.releaseAll(.success(Done()))
+        let answers = await connection.frames(count: 2 + ids.count).filter { ids.contains($0.requestId ?? 0) }
+        #expect(answers == ids.map { .answer(id: $0, .done) })
+        #expect(forwarder.startedMessages == ids.map { "\($0)" })
+        harness.stop()
+    }
+
+    @Test func aRequestOtherThanAPublishIsCarriedOutAfterTheStartedOnesAreAnswered() async throws {
+        let (forwarder, harness, connection, link) = await loggedInWithForwarder()
+        sendToBob(10, harness, on: link)
+        #expect(await eventually { forwarder.held == 1 })
+        harness.send(.subscribe(id: 11, channel: "room", features: .message), on: link)
+        // Give a subscribe that did not wait the time to be answered.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(connection.frames.last?.requestId == 1)
+        forwarder.releaseAll(.success(Done()))
+        let answers = await connection.frames(count: 3).dropFirst()
+        #expect(answers.map(\.requestId) == [10, 11])
+        harness.stop()
+    }
+
+    @Test func aStartedPublishThatFailsIsAnsweredWithItsError() async throws {
+        let (forwarder, harness, connection, link) = await loggedInWithForwarder()
+        sendToBob(10, harness, on: link)
+        #expect(await eventually { forwarder.held == 1 })
+        forwarder.releaseAll(.failure(RtmError(.channelPublishMessageTimeout, operation: "publish", reason: "Redis is down")))
+        guard case .error(10, let error)? = await connection.answer(to: 10) else {
+            Issue.record("expected an error answer to 10, got \(connection.frames)")
+            return
+        }
+        #expect(error.code == .channelPublishMessageTimeout)
+        #expect(error.operation == "publish")
+        harness.stop()
+    }
+
+    @Test func aLinkHasAtMostItsLimitOfPublishesStarted() async throws {
+        var limits = Limits()
+        limits.messages.publishesPerSecondPerClient = nil
+        let (forwarder, harness, connection, link) = await loggedInWithForwarder(limits: limits)
+        let limit = ClientLink<RecordingConnection>.maxStarted
+        for id in 0...UInt32(limit) {
+            sendToBob(100 + id, harness, on: link, text: "\(id)")
+        }
+        #expect(await eventually { forwarder.held == limit })
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(forwarder.held == limit)
+        // One answered makes room for the one that waited.
+        forwarder.releaseFirst(.success(Done()))
+        #expect(await eventually { forwarder.startedMessages.count == limit + 1 })
+        #expect(forwarder.startedMessages.last == "\(limit)")
+        forwarder.releaseAll(.success(Done()))
+        #expect(await connection.frames(count: 2 + limit).count == 2 + limit)
+        harness.stop()
+    }
+}
+
+/// A publish handler that answers message-channel publishes at once and starts user-channel
+/// ones, holding their replies until the test releases them (as Redis's replies to forwards).
+private final class ForwarderThatHoldsReplies: Module, Sendable {
+    let name = "forwarder-that-holds-replies"
+    private let state = Mutex<(replies: [Reply<Publish>], started: [String])>(([], []))
+
+    func start(_ context: ModuleContext) async {
+        context.bus.handleAtOnceOrStarting(
+            Publish.self, atOnce: { request in request.channelType == .user ? nil : Done() },
+            start: { [self] request, reply in
+                state.withLock {
+                    $0.replies.append(reply)
+                    if case .string(let text) = request.payload { $0.started.append(text) }
+                }
+            })
+    }
+
+    /// Replies started and not released yet.
+    var held: Int { state.withLock { $0.replies.count } }
+    /// The started messages' texts, in the order they were started.
+    var startedMessages: [String] { state.withLock { $0.started } }
+
+    func releaseAll(_ result: Result<Done, RtmError>) {
+        let replies = state.withLock { state in
+            defer { state.replies = [] }
+            return state.replies
+        }
+        for reply in replies { reply(result) }
+    }
+
+    func releaseFirst(_ result: Result<Done, RtmError>) {
+        let reply = state.withLock { $0.replies.removeFirst() }
+        reply(result)
     }
 }
 

@@ -41,6 +41,10 @@ private struct LinkInbox {
     /// The session this link carries, as the `SessionRegistry` (its only writer, under its
     /// own lock) last set it: kept with the inbox, so a frame answered at once takes one lock.
     var caller: Caller?
+    /// Requests started and not answered yet (publishes forwarded to other nodes).
+    var started = 0
+    /// Request loops waiting for fewer started requests than their limit.
+    var waitingForStarted: [(below: Int, continuation: CheckedContinuation<Void, Never>)] = []
 }
 
 /// The server's side of one client connection: its socket, the frames waiting to be answered,
@@ -91,12 +95,56 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
     /// was told of a sign of life within the last second: a frame received now may be answered at
     /// once for it without overtaking another. Only the connection's loop thread adds frames, so
     /// this holds until that thread queues one. Nil otherwise, or when not logged in.
+    /// So is a frame that may be started (a publish forwarded to other nodes) only while fewer
+    /// than `maxStarted` of the link's are unanswered.
     func callerAnsweringAtOnce(now: Duration) -> Caller? {
         inbox.withLock { inbox in
-            guard !inbox.looping, inbox.frames.isEmpty, let last = inbox.lastSignOfLife, now - last < .seconds(1) else {
+            guard !inbox.looping, inbox.frames.isEmpty, inbox.started < Self.maxStarted, let last = inbox.lastSignOfLife,
+                now - last < .seconds(1)
+            else {
                 return nil
             }
             return inbox.caller
+        }
+    }
+
+    // MARK: Started requests
+
+    /// How many of a link's requests may be started and not answered at once: a client pipelining
+    /// publishes to users on other nodes has this many on their way to Redis at most, and the
+    /// next waits in the request loop for one of them to be answered.
+    static var maxStarted: Int { 256 }
+
+    /// A request was started: its answer comes later (`startedAnswered`).
+    func requestStarted() { inbox.withLock { $0.started += 1 } }
+
+    /// A started request's answer was written.
+    func startedAnswered() {
+        let ready = inbox.withLock { inbox -> [CheckedContinuation<Void, Never>] in
+            inbox.started -= 1
+            guard !inbox.waitingForStarted.isEmpty else { return [] }
+            var ready: [CheckedContinuation<Void, Never>] = []
+            inbox.waitingForStarted.removeAll { waiter in
+                guard inbox.started < waiter.below else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    /// Returns once fewer than `limit` of the link's started requests are unanswered (at once if
+    /// they are already): with 1, once every answer of a started request is written.
+    func startedBelow(_ limit: Int) async {
+        guard inbox.withLock({ $0.started >= limit }) else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = inbox.withLock { inbox -> Bool in
+                guard inbox.started >= limit else { return true }
+                inbox.waitingForStarted.append((limit, continuation))
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 

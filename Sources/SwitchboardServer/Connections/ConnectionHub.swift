@@ -54,7 +54,7 @@ final class ConnectionHub<Connection: LinkConnection>: Sendable {
             // Decoded where the transport received it: the frame owns copies of what it keeps.
             let frame = try ClientFrame.decode(bytes.assumingMemoryBound(to: UInt8.self))
             switch dispatcher.answerAtOnce(frame, on: link) {
-            case .answered: return
+            case .answered, .started: return
             case .mustWait(let budgetTaken): item = .frame(frame, budgetTaken: budgetTaken)
             }
         } catch {

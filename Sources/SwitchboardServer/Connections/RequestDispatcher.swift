@@ -66,15 +66,19 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
     }
 
     /// Carries out `frame` and counts it by operation, outcome and time taken (measured on the
-    /// process's monotonic clock: a metric of real latency, not a timeout).
+    /// process's monotonic clock: a metric of real latency, not a timeout); a started one is
+    /// counted when its answer is written.
     private func handle(_ frame: ClientFrame, budgetTaken: Bool, on link: ClientLink<Connection>) async {
         let started = ContinuousClock.now
-        let succeeded = await carryOut(frame, budgetTaken: budgetTaken, on: link)
+        guard let succeeded = await carryOut(frame, budgetTaken: budgetTaken, on: link, startedAt: started) else { return }
         metrics.requestFinished(frame.type, succeeded: succeeded, after: ContinuousClock.now - started)
     }
 
-    /// Carries out `frame` and answers it; returns whether it succeeded.
-    private func carryOut(_ frame: ClientFrame, budgetTaken: Bool, on link: ClientLink<Connection>) async -> Bool {
+    /// Carries out `frame` and answers it; returns whether it succeeded, or nil when it was
+    /// started and is answered later.
+    private func carryOut(
+        _ frame: ClientFrame, budgetTaken: Bool, on link: ClientLink<Connection>, startedAt: ContinuousClock.Instant
+    ) async -> Bool? {
         if case .session(.login(let login)) = frame.operation {
             let granted = await logIn(login, id: frame.id, on: link)
             if log.writes(.debug) {
@@ -90,6 +94,34 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
         // Any request is a sign of life, not only heartbeats; tell the session at most once a second.
         if link.isDueForSignOfLife(now: clock.coarseNow), frame.operation != .session(.heartbeat) {
             _ = try? await bus.request(Heartbeat(caller: caller))
+        }
+        var budgetTaken = budgetTaken
+        if case .channel(let operation) = frame.operation, case .publish = operation {
+            // A publish may be started behind the link's earlier ones, up to the link's limit.
+            await link.startedBelow(ClientLink<Connection>.maxStarted)
+            do {
+                if !budgetTaken { try takeBudget(ChannelBinding.self, operation, caller.app, link) }
+                budgetTaken = true
+                let outcome = try ChannelBinding.answerAtOnce(operation, caller: caller, bus: bus, admit: {}) {
+                    startReply(frame, caller: caller, on: link, startedAt: startedAt, atOnce: false)
+                }
+                switch outcome {
+                case .answered(let answer):
+                    answered(frame, with: .success(answer), caller: caller, on: link)
+                    return true
+                case .started:
+                    return nil
+                case .mustWait:
+                    break
+                }
+            } catch {
+                answered(frame, with: .failure(error), caller: caller, on: link)
+                return false
+            }
+        } else {
+            // Anything else is carried out once every started request of the link is answered,
+            // as if they had been carried out one at a time (a logout's close follows them).
+            await link.startedBelow(1)
         }
         do {
             let answer: Answer
@@ -115,6 +147,38 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
             link.reply(.error(id: frame.id, error))
             logAnswer(frame, caller: caller, on: link, error: error)
             return false
+        }
+    }
+
+    /// Counts a request as started on `link` and returns where its answer goes: written to the
+    /// client and counted, as if it had been answered at once (`atOnce`) or by the request loop.
+    private func startReply(
+        _ frame: ClientFrame, caller: Caller, on link: ClientLink<Connection>, startedAt: ContinuousClock.Instant, atOnce: Bool
+    ) -> StartedReply {
+        link.requestStarted()
+        return { [self] result in
+            answered(frame, with: result, caller: caller, on: link)
+            // After the answer is written: a request waiting for the started ones is answered after it.
+            link.startedAnswered()
+            let succeeded = (try? result.get()) != nil
+            if atOnce {
+                metrics.answeredAtOnce(succeeded: succeeded)
+            } else {
+                metrics.requestFinished(frame.type, succeeded: succeeded, after: ContinuousClock.now - startedAt)
+            }
+        }
+    }
+
+    /// Writes the answer to a publish and logs and counts it.
+    private func answered(_ frame: ClientFrame, with result: Result<Answer, RtmError>, caller: Caller, on link: ClientLink<Connection>) {
+        switch result {
+        case .success(let answer):
+            link.reply(.answer(id: frame.id, answer))
+            logAnswer(frame, caller: caller, on: link, error: nil)
+            if case .channel(.publish(let channelType, _, _, _)) = frame.operation { metrics.published(channelType) }
+        case .failure(let error):
+            link.reply(.error(id: frame.id, error))
+            logAnswer(frame, caller: caller, on: link, error: error)
         }
     }
 
@@ -163,9 +227,12 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
 
     /// Answers `frame` on the calling thread (the connection's event loop) when nothing of the
     /// link's waits before it, its session needs no sign of life, and the module answers the
-    /// operation without suspending (`EventBus.handleImmediately`): no task, no actor hop. Returns
-    /// `.mustWait` when the frame must go through the request loop, saying whether its rate
-    /// budget was taken already (the module had to wait for this one after all).
+    /// operation without suspending (`EventBus.handleImmediately`): no task, no actor hop. A
+    /// publish its module starts instead (a user's message forwarded to another node,
+    /// `EventBus.answerAtOnceOrStart`) is `.started`: answered when the module replies, while the
+    /// link's next frames are answered meanwhile (the protocol lets answers come out of order).
+    /// Returns `.mustWait` when the frame must go through the request loop, saying whether its
+    /// rate budget was taken already (the module had to wait for this one after all).
     func answerAtOnce(_ frame: ClientFrame, on link: ClientLink<Connection>) -> AtOnceOutcome {
         // Only message-channel operations are answered at once today.
         guard case .channel(let operation) = frame.operation else { return .mustWait(budgetTaken: false) }
@@ -173,15 +240,24 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
         guard let caller = link.callerAnsweringAtOnce(now: now) else { return .mustWait(budgetTaken: false) }
         var budgetTaken = false
         do throws(RtmError) {
-            let answered = try ChannelBinding.answerAtOnce(operation, caller: caller, bus: bus) { () throws(RtmError) in
-                try takeBudget(ChannelBinding.self, operation, caller.app, link, now: now)
-                budgetTaken = true
+            let outcome = try ChannelBinding.answerAtOnce(
+                operation, caller: caller, bus: bus,
+                admit: { () throws(RtmError) in
+                    try takeBudget(ChannelBinding.self, operation, caller.app, link, now: now)
+                    budgetTaken = true
+                },
+                orStart: { startReply(frame, caller: caller, on: link, startedAt: .now, atOnce: true) })
+            switch outcome {
+            case .answered(let answer):
+                link.reply(.answer(id: frame.id, answer))
+                logAnswer(frame, caller: caller, on: link, error: nil)
+                if case .publish(let channelType, _, _, _) = operation { metrics.published(channelType) }
+                metrics.answeredAtOnce(succeeded: true)
+            case .started:
+                return .started
+            case .mustWait:
+                return .mustWait(budgetTaken: budgetTaken)
             }
-            guard let answer = answered else { return .mustWait(budgetTaken: budgetTaken) }
-            link.reply(.answer(id: frame.id, answer))
-            logAnswer(frame, caller: caller, on: link, error: nil)
-            if case .publish(let channelType, _, _, _) = operation { metrics.published(channelType) }
-            metrics.answeredAtOnce(succeeded: true)
         } catch {
             link.reply(.error(id: frame.id, error))
             logAnswer(frame, caller: caller, on: link, error: error)
@@ -195,6 +271,8 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
 enum AtOnceOutcome: Equatable {
     /// Answered.
     case answered
+    /// Started: answered when its module replies.
+    case started
     /// Not answered: it goes through the request loop; `budgetTaken` when its rate budget was
     /// taken already.
     case mustWait(budgetTaken: Bool)
@@ -209,20 +287,26 @@ protocol FeatureBinding {
     static var unavailable: RtmErrorCode? { get }
     /// Carries out `operation` for `caller` through bus requests and returns its answer.
     static func answer(_ operation: Operation, caller: Caller, bus: EventBus) async throws(RtmError) -> Answer
-    /// Carries out `operation` without suspending when its module answers it so
-    /// (`EventBus.answerAtOnce`), calling `admit` (the rate budget) first; returns nil, having
-    /// called nothing, when it cannot.
+    /// Carries out `operation` without suspending when its module answers it so, or starts it
+    /// when its module replies later (`EventBus.answerAtOnceOrStart`; the answer goes to the
+    /// reply `makeReply` makes), calling `admit` (the rate budget) first; `.mustWait`, having
+    /// called nothing, when it can do neither.
     static func answerAtOnce(
-        _ operation: Operation, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void
-    ) throws(RtmError) -> Answer?
+        _ operation: Operation, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void,
+        orStart makeReply: () -> StartedReply
+    ) throws(RtmError) -> ImmediateOutcome<Answer>
 }
+
+/// Where the answer of a started request goes: called once, on any thread.
+typealias StartedReply = @Sendable (Result<Answer, RtmError>) -> Void
 
 extension FeatureBinding {
     static var unavailable: RtmErrorCode? { nil }
 
     static func answerAtOnce(
-        _ operation: Operation, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void
-    ) throws(RtmError) -> Answer? {
-        nil
+        _ operation: Operation, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void,
+        orStart makeReply: () -> StartedReply
+    ) throws(RtmError) -> ImmediateOutcome<Answer> {
+        .mustWait
     }
 }

@@ -17,13 +17,24 @@ enum ChannelBinding: FeatureBinding {
     }
 
     static func answerAtOnce(
-        _ operation: ChannelOperation, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void
-    ) throws(RtmError) -> Answer? {
-        guard case .publish(let channelType, let channel, let message, let customType) = operation else { return nil }
-        let answered = try bus.answerAtOnce(Publish.self) { () throws(RtmError) in
-            try admit()
-            return Publish(caller: caller, channelType: channelType, channelName: channel, payload: message, customType: customType)
+        _ operation: ChannelOperation, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void,
+        orStart makeReply: () -> StartedReply
+    ) throws(RtmError) -> ImmediateOutcome<Answer> {
+        guard case .publish(let channelType, let channel, let message, let customType) = operation else { return .mustWait }
+        let outcome = try bus.answerAtOnceOrStart(
+            Publish.self,
+            { () throws(RtmError) in
+                try admit()
+                return Publish(caller: caller, channelType: channelType, channelName: channel, payload: message, customType: customType)
+            },
+            orStart: {
+                let reply = makeReply()
+                return { result in reply(result.map { _ in .done }) }
+            })
+        switch outcome {
+        case .answered: return .answered(.done)
+        case .started: return .started
+        case .mustWait: return .mustWait
         }
-        return answered == nil ? nil : .done
     }
 }
