@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import SwitchboardRedis
 import SwitchboardTestKit
@@ -118,6 +119,31 @@ import SwitchboardTransport
                 } catch {
                     #expect(error.replyKind == "ERR")
                 }
+                await client.close()
+            }
+        }
+    }
+
+    /// Scripts queued one after another without waiting run in the order queued, each answered,
+    /// a script flush among them included (no `NOSCRIPT` sends one again behind later ones).
+    @Test func scriptsQueuedWithoutWaitingRunInOrderAcrossAScriptFlush() async throws {
+        try await RedisServer.with { server in
+            try await withLoopGroup { group in
+                let client = try await RedisClient.connect(server.url(), group: group)
+                let script = RedisScript("redis.call('RPUSH', KEYS[1], ARGV[1]) return redis.call('LLEN', KEYS[1])")
+                let replies = Mutex<[Int: RESPValue]>([:])
+                let count = 2_000
+                for index in 0..<count {
+                    if index == count / 2 { client.send(bytes: [bytes("SCRIPT"), bytes("FLUSH")]) { _ in } }
+                    client.evaluate(script, keys: [bytes("order")], arguments: [bytes("\(index)")]) { result in
+                        replies.withLock { $0[index] = (try? result.get()) ?? .null }
+                    }
+                }
+                #expect(await eventually { replies.withLock { $0.count } == count })
+                // Each reply is the list's length after its own push: the scripts ran in call order.
+                #expect(replies.withLock { $0 }.allSatisfy { $0.value == .integer(Int64($0.key + 1)) })
+                let list = try await client.send(["LRANGE", "order", "0", "-1"])
+                #expect(list == .array((0..<count).map { .bulkString(bytes("\($0)")) }))
                 await client.close()
             }
         }

@@ -1,3 +1,4 @@
+import Synchronization
 import SwitchboardCryptography
 import SwitchboardTransport
 
@@ -21,6 +22,15 @@ public final class RedisClient: Sendable {
     private let loop: EventLoop
     private let link: LoopBound<RedisLink>
     private let status = LinkStatus()
+    /// Commands queued by callers and not yet handed to the loop, in call order: one loop task
+    /// takes all of them, so commands queued in a burst (a connection's pipelined forwards) cost
+    /// the loop's inbox one task, not one each.
+    private let queued = Mutex<[Queued]>([])
+
+    private struct Queued {
+        let bytes: [UInt8]
+        let answered: @Sendable (Result<RESPValue, RedisError>) -> Void
+    }
 
     private init(configuration: RedisConfiguration, loop: EventLoop) throws(RedisError) {
         self.configuration = configuration
@@ -139,19 +149,36 @@ public final class RedisClient: Sendable {
         return try result.get()
     }
 
-    /// Queues the encoded command on the loop; `answered` gets its reply, or why there is none.
+    /// Queues the encoded command for the loop, behind every command queued before it; `answered`
+    /// gets its reply, or why there is none. The first command queued while none waits submits
+    /// the loop task that takes them all.
     private func enqueue(_ bytes: [UInt8], answered: @escaping @Sendable (Result<RESPValue, RedisError>) -> Void) {
-        let link = self.link
+        let first = queued.withLock { queued in
+            queued.append(Queued(bytes: bytes, answered: answered))
+            return queued.count == 1
+        }
+        guard first else { return }
         let timeout = configuration.commandTimeout
-        let submitted = loop.executeIfRunning {
+        let submitted = loop.executeIfRunning { [self] in
+            let taken = self.queued.withLock { queued in
+                defer { queued = [] }
+                return queued
+            }
             let link = link.value
             guard let wire = link.readyWire else {
-                answered(.failure(link.isClosed ? .closed : .unavailable(link.downReason)))
+                let error: RedisError = link.isClosed ? .closed : .unavailable(link.downReason)
+                for command in taken { command.answered(.failure(error)) }
                 return
             }
-            wire.call(bytes, timeout: timeout, complete: answered)
+            for command in taken { wire.call(command.bytes, timeout: timeout, complete: command.answered) }
         }
-        if !submitted { answered(.failure(.closed)) }
+        if !submitted {
+            let taken = queued.withLock { queued in
+                defer { queued = [] }
+                return queued
+            }
+            for command in taken { command.answered(.failure(.closed)) }
+        }
     }
 }
 
