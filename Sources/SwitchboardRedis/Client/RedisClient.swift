@@ -1,4 +1,3 @@
-import Synchronization
 import SwitchboardCryptography
 import SwitchboardTransport
 
@@ -22,15 +21,6 @@ public final class RedisClient: Sendable {
     private let loop: EventLoop
     private let link: LoopBound<RedisLink>
     private let status = LinkStatus()
-    /// Commands queued by callers and not yet handed to the loop, in call order: one loop task
-    /// takes all of them, so commands queued in a burst (a connection's pipelined forwards) cost
-    /// the loop's inbox one task, not one each.
-    private let queued = Mutex<[Queued]>([])
-
-    private struct Queued {
-        let bytes: [UInt8]
-        let answered: @Sendable (Result<RESPValue, RedisError>) -> Void
-    }
 
     private init(configuration: RedisConfiguration, loop: EventLoop) throws(RedisError) {
         self.configuration = configuration
@@ -149,36 +139,19 @@ public final class RedisClient: Sendable {
         return try result.get()
     }
 
-    /// Queues the encoded command for the loop, behind every command queued before it; `answered`
-    /// gets its reply, or why there is none. The first command queued while none waits submits
-    /// the loop task that takes them all.
+    /// Queues the encoded command on the loop; `answered` gets its reply, or why there is none.
     private func enqueue(_ bytes: [UInt8], answered: @escaping @Sendable (Result<RESPValue, RedisError>) -> Void) {
-        let first = queued.withLock { queued in
-            queued.append(Queued(bytes: bytes, answered: answered))
-            return queued.count == 1
-        }
-        guard first else { return }
+        let link = self.link
         let timeout = configuration.commandTimeout
-        let submitted = loop.executeIfRunning { [self] in
-            let taken = self.queued.withLock { queued in
-                defer { queued = [] }
-                return queued
-            }
+        let submitted = loop.executeIfRunning {
             let link = link.value
             guard let wire = link.readyWire else {
-                let error: RedisError = link.isClosed ? .closed : .unavailable(link.downReason)
-                for command in taken { command.answered(.failure(error)) }
+                answered(.failure(link.isClosed ? .closed : .unavailable(link.downReason)))
                 return
             }
-            for command in taken { wire.call(command.bytes, timeout: timeout, complete: command.answered) }
+            wire.call(bytes, timeout: timeout, complete: answered)
         }
-        if !submitted {
-            let taken = queued.withLock { queued in
-                defer { queued = [] }
-                return queued
-            }
-            for command in taken { command.answered(.failure(.closed)) }
-        }
+        if !submitted { answered(.failure(.closed)) }
     }
 }
 
