@@ -4,6 +4,7 @@ import SwitchboardCore
 import SwitchboardRedis
 import SwitchboardServer
 import SwitchboardTestKit
+import SwitchboardTransport
 import SwitchboardTesting
 import SwitchboardWebhooks
 
@@ -29,6 +30,16 @@ import SwitchboardWebhooks
         receiver.bodies.compactMap { $0.split(separator: "\"type\":\"").dropFirst().first?.split(separator: "\"").first.map(String.init) }
     }
 
+    /// The nodes Redis lists `user` online on (`sb:ou:{app:user}`).
+    func onlineNodes(of user: String, on redis: RedisServer) async throws -> Set<String> {
+        let group = try EventLoopGroup(threads: 1)
+        let client = try await RedisClient.connect(RedisURL(host: "127.0.0.1", port: redis.port), group: group)
+        let members = try? await client.send(["SMEMBERS", "sb:ou:{app:\(user)}"]).elements?.compactMap(\.string)
+        await client.close()
+        try await BlockingWork.run { group.shutdown() }
+        return Set(members ?? [])
+    }
+
     @Test func aUserOnTwoNodesComesOnlineAndGoesOfflineOnceForTheCluster() async throws {
         try await RedisServer.with { redis in
             let (ra, rb) = (Receiver(up: true), Receiver(up: true))
@@ -39,8 +50,12 @@ import SwitchboardWebhooks
             _ = try await a.bus.request(Login(appId: "app", userId: "alice", token: ""))
             let alice = try await b.bus.request(Login(appId: "app", userId: "alice", token: "")).caller
             #expect(await eventually { userEvents("alice", [ra, rb]) == ["online"] })
-            // Her session on a is gone; only her logout on b makes her offline, once.
+            // Her session on a is gone, and node a is off her online set (it takes itself off a
+            // moment after the session ends: her logout on b before that would race it, and the
+            // last of the two would tell her offline, with its own reason); only her logout on b
+            // makes her offline, once.
             #expect(await eventuallyAsync { try await a.bus.request(ListUserSessions(caller: .server(app: "app", userId: "alice"), userId: "alice")).isEmpty })
+            #expect(await eventuallyAsync { try await onlineNodes(of: "alice", on: redis) == ["b"] })
             _ = try await b.bus.request(Logout(caller: alice))
             #expect(await eventually { userEvents("alice", [ra, rb]) == ["online", "offline logout"] })
             try await Task.sleep(for: .milliseconds(300))
