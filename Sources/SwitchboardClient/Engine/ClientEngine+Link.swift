@@ -146,7 +146,7 @@ extension ClientEngine {
             guard let self else { return }
             for state in states {
                 let lost = await state.restore { operation in await self.sendWhileRestoring(operation, generation: current) }
-                if !lost.isEmpty { await self.log?.write(.warn, "not joined again after the resume on another server: \(lost)") }
+                if !lost.isEmpty { self.log?.write(.warn, "not joined again after the resume on another server: \(lost)") }
             }
         }
     }

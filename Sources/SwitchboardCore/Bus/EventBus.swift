@@ -435,7 +435,11 @@ final class RequestHandler<R: BusRequest>: AnyRequestHandler, @unchecked Sendabl
     func answerNowOrStart(_ make: () throws(RtmError) -> R, _ makeReply: () -> Reply<R>) throws(RtmError)
         -> ImmediateOutcome<R.Response>
     {
-        guard now != nil || start != nil else { return .mustWait }
+        // Bound, not compared with nil: `!=` on an optional typed-throws function needs type
+        // metadata older Apple systems lack (tools/check-sdk-typed-throws.py).
+        var answersNow = false
+        if let _ = now { answersNow = true }
+        guard answersNow || start != nil else { return .mustWait }
         let request = try make()
         if let now, let answer = try now(request) { return .answered(answer) }
         guard let start else { return .mustWait }
