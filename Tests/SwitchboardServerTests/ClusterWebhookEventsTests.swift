@@ -27,7 +27,23 @@ import SwitchboardWebhooks
 
     /// The event types of `receiver`'s bodies, in order.
     func types(_ receiver: Receiver) -> [String] {
-        receiver.bodies.compactMap { $0.split(separator: "\"type\":\"").dropFirst().first?.split(separator: "\"").first.map(String.init) }
+        types(of: receiver.bodies)
+    }
+
+    func types(of bodies: [String]) -> [String] {
+        bodies.compactMap { $0.split(separator: "\"type\":\"").dropFirst().first?.split(separator: "\"").first.map(String.init) }
+    }
+
+    /// `receiver`'s bodies but those of events `other` received already: a delivery taken over
+    /// from a dead node's queue may be one its node had made and not yet struck off, sent again
+    /// with its id (at least once; docs/WEBHOOKS.md), which a receiver deduplicates.
+    func bodies(of receiver: Receiver, besides other: Receiver) -> [String] {
+        let seen = Set(other.bodies.compactMap(eventId))
+        return receiver.bodies.filter { body in eventId(body).map { !seen.contains($0) } ?? true }
+    }
+
+    func eventId(_ body: String) -> String? {
+        body.split(separator: "\"id\":\"").dropFirst().first?.split(separator: "\"").first.map(String.init)
     }
 
     /// The nodes Redis lists `user` online on (`sb:ou:{app:user}`).
@@ -85,8 +101,8 @@ import SwitchboardWebhooks
             // would have (the metadata store's step before the presence store's).
             await a.shutdown()
             let expected = ["user.offline", "metadata.changed", "channel.timeout", "channel.vacated"]
-            #expect(await eventually(within: .seconds(60)) { types(rb) == expected }, "\(rb.bodies)")
-            let bodies = rb.bodies
+            #expect(await eventually(within: .seconds(60)) { types(of: self.bodies(of: rb, besides: ra)) == expected }, "\(rb.bodies)")
+            let bodies = self.bodies(of: rb, besides: ra)
             #expect(bodies.count == 4)
             if bodies.count == 4 {
                 #expect(bodies[0].contains("\"user\":\"bob\"") && bodies[0].contains("\"reason\":\"timeout\""), "\(bodies[0])")
@@ -96,7 +112,7 @@ import SwitchboardWebhooks
             }
             // Sent once: nothing more comes on later beats.
             try await Task.sleep(for: .seconds(2))
-            #expect(types(rb) == expected)
+            #expect(types(of: self.bodies(of: rb, besides: ra)) == expected)
             await b.shutdown()
         }
     }
