@@ -95,6 +95,13 @@ import SwitchboardWebhooks
             _ = try await a.bus.request(SetChannelMetadata(caller: bob, channelType: .message, channelName: "room", data: Metadata(items: items)))
             #expect(
                 await eventually { types(ra) == ["user.online", "channel.occupied", "channel.joined", "metadata.changed"] }, "\(ra.bodies)")
+            // His presence in the room is in Redis (node a's presence module writes it a moment
+            // after the subscribe's answer; a node stopped before that never wrote it).
+            let server = Caller.server(app: "app", userId: "server")
+            #expect(
+                await eventuallyAsync {
+                    try await b.bus.request(WhoNow(caller: server, channel: ChannelAddress(.message, "room"))).users.map(\.userId) == ["bob"]
+                })
             // Node a dies with bob's session; node b reaps it within seconds (a loaded machine
             // starves the beats too): bob is online nowhere. His session waits 5 s from a's last
             // beat for a take-over; none comes, and the node that ends it sends what its end on a
