@@ -44,14 +44,7 @@ import SwitchboardTransport
     @Test func eachChangeIsPublishedInRevisionOrderAsTheCommitItIs() async throws {
         try await RedisServer.with { redis in
             let store = try await redis.metadataStore()
-            let group = try EventLoopGroup(threads: 1)
-            let published = Recorded<[UInt8]>()
-            let subscriber = try await RedisSubscriber.connect(
-                RedisConfiguration(url: RedisURL(host: "127.0.0.1", port: redis.port)), group: group
-            ) { event in
-                if case .message(let message) = event { published.append(message.payload) }
-            }
-            try await subscriber.subscribe([MetadataKeys(room).channel])
+            let (subscriber, group, published) = try await redis.recordPublished(on: MetadataKeys(room).channel)
             var commits: [MetadataCommit] = []
             var write = MetadataWrite.set([("a", "1"), ("b", "ä"), ("c", "")], author: "alice")
             write.items[0].expiresAt = 5_000

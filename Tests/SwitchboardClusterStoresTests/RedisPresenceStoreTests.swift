@@ -51,14 +51,7 @@ import SwitchboardTransport
         try await RedisServer.with { redis in
             let a = try await redis.presenceStore(node: "node-a")
             let b = try await redis.presenceStore(node: "node-b")
-            let group = try EventLoopGroup(threads: 1)
-            let published = Recorded<[UInt8]>()
-            let subscriber = try await RedisSubscriber.connect(
-                RedisConfiguration(url: RedisURL(host: "127.0.0.1", port: redis.port)), group: group
-            ) { event in
-                if case .message(let message) = event { published.append(message.payload) }
-            }
-            try await subscriber.subscribe([PresenceKeys(room).events])
+            let (subscriber, group, published) = try await redis.recordPublished(on: PresenceKeys(room).events)
             let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
             let bob = Caller(app: "app", userId: "bob", session: SessionID(1))
             _ = try await a.join(alice, room, features: [.presence])

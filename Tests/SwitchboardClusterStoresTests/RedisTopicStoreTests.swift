@@ -65,14 +65,7 @@ import SwitchboardTransport
         try await RedisServer.with { redis in
             let a = try await redis.topicStore(node: "node-a")
             let b = try await redis.topicStore(node: "node-b")
-            let group = try EventLoopGroup(threads: 1)
-            let published = Recorded<[UInt8]>()
-            let subscriber = try await RedisSubscriber.connect(
-                RedisConfiguration(url: RedisURL(host: "127.0.0.1", port: redis.port)), group: group
-            ) { event in
-                if case .message(let message) = event { published.append(message.payload) }
-            }
-            try await subscriber.subscribe([TopicKeys(live).events])
+            let (subscriber, group, published) = try await redis.recordPublished(on: TopicKeys(live).events)
             _ = try await a.join(member(alice), to: live, limits: Limits())
             _ = try await b.join(member(bob), to: live, limits: Limits())
             _ = try await a.joinTopic(alice.session, "video", in: live, options: TopicJoinOptions(meta: "m"), limits: Limits(), operation: "j")

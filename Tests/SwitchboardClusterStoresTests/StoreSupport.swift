@@ -63,3 +63,19 @@ extension RedisServer {
         return store
     }
 }
+
+extension RedisServer {
+    /// A subscriber of `channel` on this server of its own loop, recording every payload published
+    /// there, in order; close the subscriber and shut the group down when done.
+    func recordPublished(on channel: RedisChannel) async throws -> (RedisSubscriber, EventLoopGroup, Recorded<[UInt8]>) {
+        let group = try EventLoopGroup(threads: 1)
+        let published = Recorded<[UInt8]>()
+        let subscriber = try await RedisSubscriber.connect(
+            RedisConfiguration(url: RedisURL(host: "127.0.0.1", port: port)), group: group
+        ) { event in
+            if case .message(let message) = event { published.append(message.payload) }
+        }
+        try await subscriber.subscribe([channel])
+        return (subscriber, group, published)
+    }
+}
