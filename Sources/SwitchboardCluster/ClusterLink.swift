@@ -590,7 +590,8 @@ public actor ClusterLink: OpeningModule {
     /// After the subscriber's link came back (Redis may have restarted with nothing kept): lists
     /// this node again in the online set of every user it has sessions of, retrying while the
     /// command connection is still coming back (up to 30 s, in real time, as the connections'
-    /// own reconnecting is paced).
+    /// own reconnecting is paced); then tells the modules (`SharedStoreReconnected`), whose stores
+    /// write back what this node's sessions held there.
     private func listUsersAgain() async {
         for attempt in 1...150 {
             do {
@@ -604,6 +605,7 @@ public actor ClusterLink: OpeningModule {
                         }
                     }
                 }
+                bus?.publish(SharedStoreReconnected())
                 return
             } catch {
                 if attempt == 150 { inbound.log(.warning, "this node's users are not listed online in Redis again: \(error)") }

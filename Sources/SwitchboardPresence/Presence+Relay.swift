@@ -63,4 +63,16 @@ extension Presence {
             report(error, "the relayed presence of \(channel)")
         }
     }
+
+    /// The shared store's link came back and it may have lost everything: the store writes back
+    /// this node's memberships and states (the members are told of them as joins, by the relay).
+    func restoreShare() async {
+        guard case .running(let context, _) = state else { return }
+        do {
+            let restored = try await turns.run { () async throws(RtmError) in try await store.restore() }
+            if restored > 0 { context.log(.warning, "wrote back \(restored) channel memberships the presence store had lost") }
+        } catch {
+            report(error, "writing back the memberships the presence store had lost")
+        }
+    }
 }

@@ -52,6 +52,7 @@ public actor Presence: OpeningModule {
             .on(SessionSuspended.self) { [self] event in await record(.suspended, of: event.caller) }
             .on(SessionResumed.self) { [self] event in await record(.resumed, of: event.caller) }
             .on(SessionTimedOut.self) { [self] event in await timedOut(event.caller) }
+            .on(SharedStoreReconnected.self) { [self] _ in await restoreShare() }
             // Answered once the events before each request are handled: a client that subscribed,
             // got its answer and then asks about presence finds its join applied.
             .answer(WhoNow.self) { [self] request throws(RtmError) in try await whoNow(request) }

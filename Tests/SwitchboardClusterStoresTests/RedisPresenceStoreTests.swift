@@ -85,6 +85,48 @@ import SwitchboardTransport
         }
     }
 
+    /// Redis lost everything: each node writes back its own memberships, with their users'
+    /// states (one a session took over from another node included), told as joins; a second
+    /// write-back finds nothing lost; a session that left is not written back.
+    @Test func aWriteBackRestoresOnlyWhatRedisLostWithTheStates() async throws {
+        try await RedisServer.with { redis in
+            let a = try await redis.presenceStore(node: "node-a")
+            let b = try await redis.presenceStore(node: "node-b")
+            let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
+            let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
+            let carol = Caller(app: "app", userId: "carol", session: SessionID(3))
+            _ = try await a.join(alice, room, features: [.presence])
+            _ = try await a.setState(of: alice.user, in: room, items: [StateItem(key: "k", value: "v")], limits: Limits(), by: alice.session, shows: true)
+            _ = try await b.join(bob, room, features: [.beQuiet])
+            _ = try await b.setState(of: bob.user, in: room, items: [StateItem(key: "q", value: "1")], limits: Limits(), by: bob.session, shows: false)
+            _ = try await a.join(carol, room, features: [])
+            _ = try await a.leave(carol, room)
+            #expect(try await a.restore() == 0)
+            // Bob's session moves from node b to node a, with his state.
+            #expect(try await a.takeOver(bob, fromNode: "node-b").map(\.channel) == [room])
+            // Node b ends its copy (the moved announcement): its leave finds nothing in Redis.
+            #expect(try await b.leave(bob, room) == nil)
+            _ = try await redis.send(["FLUSHALL"])
+            let (subscriber, group, published) = try await redis.recordPublished(on: PresenceKeys(room).events)
+            #expect(try await b.restore() == 0)
+            #expect(try await a.restore() == 2)
+            #expect(try await a.members(of: room, after: 0, limit: 10, budget: .max, withStates: true).users == [
+                UserState(userId: "alice", states: ["k": "v"])
+            ])
+            #expect(try await b.state(of: bob.user, in: room) == MemberState(visible: false, states: ["q": "1"]))
+            #expect(try await b.listeners(of: room) == [])
+            #expect(try await a.listeners(of: room) == [alice.session])
+            #expect(try await b.presence(of: [alice.user, bob.user, carol.user], now: start).map(\.online) == [true, true, false])
+            #expect(try await a.restore() == 0)
+            #expect(await eventually { published.values.count == 1 })
+            #expect(published.values.compactMap { b.change(publishedAs: $0) }.map(\.kind) == [.joined])
+            await subscriber.close()
+            try await BlockingWork.run { group.shutdown() }
+            await a.close()
+            await b.close()
+        }
+    }
+
     @Test func aNodesSessionsEndAsTimedOutOnceAndItsRestartEndsItsEarlierRun() async throws {
         try await RedisServer.with { redis in
             let a = try await redis.presenceStore(node: "node-a")

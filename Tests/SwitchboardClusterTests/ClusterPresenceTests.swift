@@ -227,4 +227,53 @@ import SwitchboardTestKit
             for node in nodes { await node.stop() }
         }
     }
+
+    /// Redis restarted with nothing kept: each node writes back its sessions' memberships and
+    /// states (a state the server API changed on another node included, as the node heard it),
+    /// and the listeners learn of them; a member that left before is not written back, and a
+    /// later drop of the pub/sub link alone writes nothing again.
+    @Test func afterRedisRestartsEmptyEachNodeWritesBackItsMembersAndTheirStates() async throws {
+        try await RedisServer.with { redis in
+            let (a, b, alice, bob) = try await bobListensAliceJoins(on: redis)
+            let dave = try await member("dave", on: a)
+            #expect(await eventually { heard(b, bob).last == "remoteJoinChannel dave" })
+            _ = try await a.harness.bus.request(SetPresenceState(caller: alice, channel: room, items: [StateItem(key: "mood", value: "calm")]))
+            _ = try await b.harness.bus.request(
+                SetMemberPresenceState(
+                    caller: .server(app: "app", userId: "server"), channel: room, userId: "alice",
+                    items: [StateItem(key: "mood", value: "busy")]))
+            #expect(await eventually { heard(b, bob).last == "remoteStateChanged alice mood=busy" })
+            _ = try await a.harness.bus.request(Logout(caller: dave))
+            #expect(await eventually { heard(b, bob).last == "remoteLeaveChannel dave" })
+            let before = heard(b, bob).count
+            try await redis.kill()
+            try await redis.start()
+            // Both nodes' members are back, alice with the state she had, for either node's questions.
+            for (node, caller) in [(a, alice), (b, bob)] {
+                #expect(
+                    await eventuallyAsync {
+                        let page = try await node.harness.bus.request(WhoNow(caller: caller, channel: room, includeState: true))
+                        return Set(page.users) == [UserState(userId: "alice", states: ["mood": "busy"]), UserState(userId: "bob", states: [:])]
+                    }, "whoNow on \(caller)")
+            }
+            #expect(try await b.harness.bus.request(WhereNow(caller: bob, userId: "alice")) == [room])
+            #expect(try await b.harness.bus.request(GetUserPresence(caller: bob, userIds: ["alice", "dave"])).map(\.online) == [true, false])
+            // Bob learns that alice is there (a snapshot after the gap, or her join written back),
+            // and hears nobody leave.
+            #expect(
+                await eventually {
+                    let events = b.presenceEvents(to: bob).dropFirst(before)
+                    return events.contains { $0.type == .snapshot && $0.snapshot.contains { $0.userId == "alice" } }
+                        || heard(b, bob).dropFirst(before).contains("remoteJoinChannel alice mood=busy")
+                })
+            #expect(!heard(b, bob).dropFirst(before).contains { $0.hasPrefix("remoteLeaveChannel") || $0.hasPrefix("remoteConnectionTimeout") })
+            // Redis kept everything this time: the pub/sub link drops and comes back, nothing is written again.
+            let settled = heard(b, bob).count
+            try await redis.withClient { client in _ = try await client.send(["CLIENT", "KILL", "TYPE", "pubsub"]) }
+            #expect(await eventually { heard(b, bob).dropFirst(settled).contains("snapshot bob") })
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(heard(b, bob).dropFirst(settled).filter { $0.hasPrefix("remote") } == [], "\(heard(b, bob).dropFirst(settled))")
+            for node in [a, b] { await node.stop() }
+        }
+    }
 }

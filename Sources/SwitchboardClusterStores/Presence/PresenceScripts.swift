@@ -32,43 +32,34 @@ enum PresenceScripts {
         DeadNodes.isGoneFunction + prelude + """
             local tag, utag, id, user = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
             if isGone(id) then return redis.error_reply('the session ' .. id .. ' is no longer this node\\'s') end
-            local features, visible, listens = tonumber(ARGV[5]), ARGV[6] == '1', ARGV[7] == '1'
-            local raw = redis.call('HGET', key(tag, 'm'), id)
-            local before, wasVisible = -1, false
-            if raw then
-              local member = cmsgpack.unpack(raw)
-              before, wasVisible = member[2], member[3] == 1
-            end
-            redis.call('HSET', key(tag, 'm'), id, cmsgpack.pack({user, features, visible and 1 or 0, utag}))
-            local entry = loadUser(tag, user) or {sessions = 0, visible = 0, states = {}}
-            local others = entry.visible - (wasVisible and 1 or 0)
-            if before == -1 then
-              entry.sessions = entry.sessions + 1
-              redis.call('ZADD', sessions, 0, id .. '\\nc\\n' .. tag)
-            end
-            local seq = nil
-            if wasVisible ~= visible then
-              entry.visible = entry.visible + (visible and 1 or -1)
-              if others == 0 and visible then
-                seq = nextSeq(tag)
-                redis.call('ZADD', key(tag, 'r'), seq, user)
-                redis.call('SADD', key(utag, 'in'), tag)
-              elseif others == 0 then
-                redis.call('ZREM', key(tag, 'r'), user)
-                redis.call('SREM', key(utag, 'in'), tag)
+            return joinChannel(tag, utag, id, user, tonumber(ARGV[5]), ARGV[6] == '1', ARGV[7] == '1', {})
+            """)
+
+    /// ARGV: for each membership to write back, 8 arguments: tag, user's tag, id, user, features,
+    /// visible (`1`), hears presence (`1`), the user's state (MessagePack `[key, value, …]`). Each
+    /// membership Redis no longer holds (it restarted with nothing kept) joins again, told to the
+    /// members as a join, its user's state kept when the user has no entry left in the channel;
+    /// each session's online mark is set again if it is gone. Sessions no longer their node's
+    /// (`isGone`) are skipped. The number of memberships written back.
+    static let restore = RedisScript(
+        DeadNodes.isGoneFunction + prelude + """
+            local restored = 0
+            for i = 1, #ARGV, 8 do
+              local tag, utag, id, user = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+              if not isGone(id) then
+                if redis.call('HEXISTS', key(tag, 'm'), id) == 0 then
+                  local list, states = cmsgpack.unpack(ARGV[i + 7]), {}
+                  for k = 1, #list, 2 do states[list[k]] = list[k + 1] end
+                  joinChannel(tag, utag, id, user, tonumber(ARGV[i + 4]), ARGV[i + 5] == '1', ARGV[i + 6] == '1', states)
+                  restored = restored + 1
+                end
+                if redis.call('HEXISTS', key(utag, 'on'), id) == 0 then
+                  redis.call('HSET', key(utag, 'on'), id, '0')
+                  redis.call('ZADD', sessions, 0, id .. '\\nu\\n' .. utag)
+                end
               end
             end
-            if listens then
-              redis.call('SADD', key(tag, 'l'), id)
-            else
-              redis.call('SREM', key(tag, 'l'), id)
-            end
-            saveUser(tag, user, entry)
-            local occupancy = redis.call('ZCARD', key(tag, 'r'))
-            if wasVisible ~= visible then
-              announce(tag, seq or nextSeq(tag), visible and 1 or 2, id, user, entry.states, others == 0, occupancy)
-            end
-            return {before, others, occupancy, flat(entry.states)}
+            return restored
             """)
 
     /// ARGV: tag, id, timed out (`1`). `{1, features, other visible sessions, occupancy, states,
@@ -234,8 +225,8 @@ enum PresenceScripts {
             """)
 
     /// ARGV: the former id, the new id (a session taken over by another node). Every membership
-    /// and online mark of the session moves to the new id, silently. `{tag, features, …}` of its
-    /// channels.
+    /// and online mark of the session moves to the new id, silently. `{tag, features, states, …}`
+    /// of its channels (its user's state in each).
     static let takeOver = RedisScript(
         prelude + """
             local old, new = ARGV[1], ARGV[2]
@@ -250,8 +241,11 @@ enum PresenceScripts {
                   redis.call('HDEL', key(tag, 'm'), old)
                   redis.call('HSET', key(tag, 'm'), new, raw)
                   if redis.call('SREM', key(tag, 'l'), old) == 1 then redis.call('SADD', key(tag, 'l'), new) end
+                  local member = cmsgpack.unpack(raw)
+                  local entry = loadUser(tag, member[1])
                   found[#found + 1] = tag
-                  found[#found + 1] = cmsgpack.unpack(raw)[2]
+                  found[#found + 1] = member[2]
+                  found[#found + 1] = entry and flat(entry.states) or {}
                 end
               elseif redis.call('HEXISTS', key(tag, 'on'), old) == 1 then
                 redis.call('HDEL', key(tag, 'on'), old)
@@ -328,6 +322,48 @@ enum PresenceScripts {
             out[#out + 1] = states
           end
           return out
+        end
+
+        -- `id`, a session of `user` (of `utag`), joins the channel of `tag` with `features`, or
+        -- joins again with new ones; a user new to the channel starts with the state `fresh`.
+        -- `{features before (-1: none), other visible sessions, occupancy, states}`.
+        local function joinChannel(tag, utag, id, user, features, visible, listens, fresh)
+          local raw = redis.call('HGET', key(tag, 'm'), id)
+          local before, wasVisible = -1, false
+          if raw then
+            local member = cmsgpack.unpack(raw)
+            before, wasVisible = member[2], member[3] == 1
+          end
+          redis.call('HSET', key(tag, 'm'), id, cmsgpack.pack({user, features, visible and 1 or 0, utag}))
+          local entry = loadUser(tag, user) or {sessions = 0, visible = 0, states = fresh}
+          local others = entry.visible - (wasVisible and 1 or 0)
+          if before == -1 then
+            entry.sessions = entry.sessions + 1
+            redis.call('ZADD', sessions, 0, id .. '\\nc\\n' .. tag)
+          end
+          local seq = nil
+          if wasVisible ~= visible then
+            entry.visible = entry.visible + (visible and 1 or -1)
+            if others == 0 and visible then
+              seq = nextSeq(tag)
+              redis.call('ZADD', key(tag, 'r'), seq, user)
+              redis.call('SADD', key(utag, 'in'), tag)
+            elseif others == 0 then
+              redis.call('ZREM', key(tag, 'r'), user)
+              redis.call('SREM', key(utag, 'in'), tag)
+            end
+          end
+          if listens then
+            redis.call('SADD', key(tag, 'l'), id)
+          else
+            redis.call('SREM', key(tag, 'l'), id)
+          end
+          saveUser(tag, user, entry)
+          local occupancy = redis.call('ZCARD', key(tag, 'r'))
+          if wasVisible ~= visible then
+            announce(tag, seq or nextSeq(tag), visible and 1 or 2, id, user, entry.states, others == 0, occupancy)
+          end
+          return {before, others, occupancy, flat(entry.states)}
         end
 
         -- `id` leaves the channel of `tag`; what it changed, or nil when it was not a member.

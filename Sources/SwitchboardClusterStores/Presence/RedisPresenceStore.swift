@@ -1,3 +1,4 @@
+import Synchronization
 import SwitchboardCluster
 import SwitchboardCore
 import SwitchboardPresence
@@ -26,6 +27,8 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
     /// This node's sessions as the store records them.
     private let sessions: NodeSessions
     private let line = RedisLine()
+    /// What this node's sessions hold here, written back by `restore()` when Redis lost it.
+    private let share = Mutex(PresenceShare())
 
     /// The store of node `nodeID` on the cluster's Redis of `configuration`; it connects in `open`.
     public init(configuration: RedisConfiguration, nodeID: String, lastSeenTTL: Duration = .seconds(30 * 24 * 3600)) {
@@ -103,13 +106,52 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
     public func takeOver(_ session: Caller, fromNode node: String) async throws(RtmError) -> [HeldMembership] {
         let reply = try await run(
             PresenceScripts.takeOver, [NodeSessions.id(session.session, ofNode: node), id(session.session)], TakeOverMemberships.operation)
-        guard let parts = reply.elements, parts.count % 2 == 0 else { throw Self.unexpected(reply, TakeOverMemberships.operation) }
-        return stride(from: 0, to: parts.count, by: 2).compactMap { index in
+        guard let parts = reply.elements, parts.count % 3 == 0 else { throw Self.unexpected(reply, TakeOverMemberships.operation) }
+        let held = stride(from: 0, to: parts.count, by: 3).compactMap { index -> (HeldMembership, [String: String])? in
             guard let tag = parts[index].string, let channel = PresenceKeys.channel(ofTag: Substring(tag)),
-                let features = parts[index + 1].integer
+                let features = parts[index + 1].integer, let states = Self.states(parts[index + 2])
             else { return nil }
-            return HeldMembership(channel: channel, features: ChannelFeatures(rawValue: UInt8(truncatingIfNeeded: features)))
+            return (HeldMembership(channel: channel, features: ChannelFeatures(rawValue: UInt8(truncatingIfNeeded: features))), states)
         }
+        share.withLock { share in
+            for (membership, states) in held { share.joined(session, membership.channel, features: membership.features, states: states) }
+        }
+        return held.map(\.0)
+    }
+
+    /// Writes back what this node's sessions held here and Redis no longer holds (it restarted
+    /// with nothing kept): each membership joins again, told to the members as a join, with its
+    /// user's state as this node last knew it, and each session is marked online again. One
+    /// script per hundred memberships; what Redis still holds is left as it is. Returns how many
+    /// memberships were written back.
+    public func restore() async throws(RtmError) -> Int {
+        let held = share.withLock { $0.held }
+        var restored = 0
+        var at = 0
+        while at < held.count {
+            var arguments: [[UInt8]] = []
+            for entry in held[at..<min(at + 100, held.count)] {
+                let features = entry.features
+                arguments += [
+                    tag(entry.channel), PresenceKeys.tag(of: entry.member.user), id(entry.member.session), entry.member.userId,
+                    String(features.rawValue), features.isVisible ? "1" : "0", features.contains(.presence) ? "1" : "0",
+                ].map { Array($0.utf8) }
+                var state = MessagePackWriter()
+                state.writeArrayHeader(entry.states.count * 2)
+                for (key, value) in entry.states.sorted(by: { $0.key < $1.key }) {
+                    state.writeString(key)
+                    state.writeString(value)
+                }
+                arguments.append(state.bytes)
+            }
+            let reply = try await call("restore") { client throws(RedisError) in
+                try await client.run(PresenceScripts.restore, keys: [], arguments: arguments)
+            }
+            guard let count = reply.integer else { throw Self.unexpected(reply, "restore") }
+            restored += Int(count)
+            at += 100
+        }
+        return restored
     }
 
     // MARK: Membership
@@ -124,6 +166,7 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
         guard let parts = reply.elements, parts.count == 4, let before = parts[0].integer, let others = parts[1].integer,
             let occupancy = parts[2].integer, let states = Self.states(parts[3])
         else { throw Self.unexpected(reply, "join") }
+        share.withLock { $0.joined(member, channel, features: features, states: states) }
         return MemberChange(
             user: member.userId, before: before < 0 ? nil : ChannelFeatures(rawValue: UInt8(truncatingIfNeeded: before)),
             after: features, otherVisibleSessions: Int(others), states: states, occupancy: Int(occupancy))
@@ -134,6 +177,8 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
     }
 
     public func leave(_ member: Caller, _ channel: ChannelKey, timedOut: Bool) async throws(RtmError) -> MemberChange? {
+        // Gone from this node whatever Redis answers: nothing of it is written back.
+        share.withLock { $0.left(member.session, channel) }
         let reply = try await run(PresenceScripts.leave, [tag(channel), id(member.session), timedOut ? "1" : "0"], "leave")
         guard let parts = reply.elements, let found = parts.first?.integer else { throw Self.unexpected(reply, "leave") }
         guard found == 1 else { return nil }
@@ -163,7 +208,13 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
         ]
         for item in items { arguments += [item.key, item.value] }
         let reply = try await run(PresenceScripts.setState, arguments, operation)
-        return try stateChange(reply, of: user, in: channel, operation, limits: limits)
+        return try kept(stateChange(reply, of: user, in: channel, operation, limits: limits), of: user, in: channel)
+    }
+
+    /// Notes `change`'s state as the user's in `channel`, for `restore`; returns it.
+    private func kept(_ change: StateChange, of user: UserKey, in channel: ChannelKey) -> StateChange {
+        share.withLock { $0.stateChanged(of: user.userId, in: channel, to: change.states) }
+        return change
     }
 
     public func removeState(of user: UserKey, in channel: ChannelKey, keys: [String]) async throws(RtmError) -> StateChange {
@@ -176,7 +227,7 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
         let operation = RemovePresenceState.operation
         let reply = try await run(
             PresenceScripts.removeState, [tag(channel), session.map(id) ?? "", shows ? "1" : "0", user.userId] + keys, operation)
-        return try stateChange(reply, of: user, in: channel, operation, limits: Limits())
+        return try kept(stateChange(reply, of: user, in: channel, operation, limits: Limits()), of: user, in: channel)
     }
 
     public func state(of user: UserKey, in channel: ChannelKey) async throws(RtmError) -> MemberState? {
@@ -291,6 +342,7 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
             let firstOrLast = try reader.readInteger(Int.self) == 1
             let occupancy = try reader.readInteger(Int.self)
             guard reader.isAtEnd else { return nil }
+            if kind == .stateChanged { share.withLock { $0.stateChanged(of: user, in: channel, to: states) } }
             return PublishedPresenceChange(
                 channel: channel, sequence: sequence, kind: kind, user: user, states: states, firstOrLast: firstOrLast,
                 occupancy: occupancy, except: session(of: maker))

@@ -135,3 +135,12 @@ public struct RelayGapped: BusEvent, Hashable {
         self.targets = targets
     }
 }
+
+/// This node's link to the store the cluster's nodes share came back after a loss, and the node
+/// is listed again as its users' holder. The store may have restarted with nothing kept: each
+/// module whose store keeps this node's share there (memberships, states, publishers) writes back
+/// what it lost. Published by the relay.
+public struct SharedStoreReconnected: BusEvent, Hashable {
+    /// Creates the event.
+    public init() {}
+}

@@ -70,6 +70,11 @@ public protocol PresenceStore: Sendable {
     /// silently (the session goes on here), and answers them. A store of one node holds no
     /// other node's sessions: none.
     func takeOver(_ session: Caller, fromNode node: String) async throws(RtmError) -> [HeldMembership]
+    /// Writes back what this node's sessions held in a shared store that lost it (it restarted
+    /// with nothing kept): each membership joins again, told to the members as a join, with its
+    /// user's state. What the store still holds is left as it is. Returns how many memberships
+    /// were written back; a store of one node loses nothing: 0.
+    func restore() async throws(RtmError) -> Int
 }
 
 /// A session's membership of one channel before and after one change.

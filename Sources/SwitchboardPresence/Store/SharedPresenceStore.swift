@@ -9,6 +9,7 @@ extension PresenceStore {
     public var publishesChanges: Bool { false }
     public func change(publishedAs payload: [UInt8]) -> PublishedPresenceChange? { nil }
     public func takeOver(_ session: Caller, fromNode node: String) async throws(RtmError) -> [HeldMembership] { [] }
+    public func restore() async throws(RtmError) -> Int { 0 }
 
     public func leave(_ member: Caller, _ channel: ChannelKey, timedOut: Bool) async throws(RtmError) -> MemberChange? {
         try await leave(member, channel)
