@@ -31,14 +31,16 @@ extension Presence {
 
     /// A change of a channel's presence, from the store through the relay: told to the listeners
     /// here whose snapshot does not show it (but the session that made it), or gathered in
-    /// interval mode. After a gap, every listener here gets a new snapshot.
+    /// interval mode. After a gap, every listener here gets a new snapshot, retried while the
+    /// store's connection comes back (up to 30 s): a listener must not keep the numbers of what
+    /// Redis held before it restarted.
     func relayed(_ request: DeliverRelayedPresence) async {
         let channel = request.channel
         guard case .running(let context, let members) = state else { return }
         do {
-            try await turns.run { () async throws(RtmError) in
-                switch request.news {
-                case .change(let payload):
+            switch request.news {
+            case .change(let payload):
+                try await turns.run { () async throws(RtmError) in
                     guard let change = store.change(publishedAs: payload), change.channel == channel else {
                         context.log(.warning, "skipped an unreadable presence change of \(channel)")
                         return
@@ -51,11 +53,15 @@ extension Presence {
                     try await tellOthers(
                         change.kind, of: change.user, in: channel, states: change.states, firstOrLast: change.firstOrLast,
                         occupancy: change.occupancy, except: change.except, context, to: receivers)
-                case .mayHaveMissedChanges:
-                    let listening = relayListeners[channel] ?? [:]
-                    for member in members.read({ $0.members(of: channel) }) where listening[member.session] != nil {
-                        let caller = Caller(app: channel.app, userId: member.user, session: member.session)
-                        try await sendSnapshot(to: caller, in: channel, context)
+                }
+            case .mayHaveMissedChanges:
+                try await RealTimeRetry.run(attempts: 150, pause: .milliseconds(200)) { () async throws(RtmError) in
+                    try await turns.run { () async throws(RtmError) in
+                        let listening = relayListeners[channel] ?? [:]
+                        for member in members.read({ $0.members(of: channel) }) where listening[member.session] != nil {
+                            let caller = Caller(app: channel.app, userId: member.user, session: member.session)
+                            try await sendSnapshot(to: caller, in: channel, context)
+                        }
                     }
                 }
             }
@@ -65,11 +71,14 @@ extension Presence {
     }
 
     /// The shared store's link came back and it may have lost everything: the store writes back
-    /// this node's memberships and states (the members are told of them as joins, by the relay).
+    /// this node's memberships and states (the members are told of them as joins, by the relay), retried while the store's own
+    /// connection comes back (up to 30 s).
     func restoreShare() async {
         guard case .running(let context, _) = state else { return }
         do {
-            let restored = try await turns.run { () async throws(RtmError) in try await store.restore() }
+            let restored = try await RealTimeRetry.run(attempts: 150, pause: .milliseconds(200)) { () async throws(RtmError) in
+                try await turns.run { () async throws(RtmError) in try await store.restore() }
+            }
             if restored > 0 { context.log(.warning, "wrote back \(restored) channel memberships the presence store had lost") }
         } catch {
             report(error, "writing back the memberships the presence store had lost")

@@ -71,6 +71,9 @@ public final class InMemoryTopicStore: TopicStore {
         table.withLock { $0.receivers(of: publisher, in: topic, of: channel) }
     }
 
+    /// Every membership this store holds, with the topics each member publishes in.
+    public var memberships: [HeldStreamMembership] { table.withLock { $0.memberships } }
+
     /// Whether `session` is a member of `channel`.
     public func isMember(_ session: SessionID, of channel: ChannelKey) -> Bool {
         table.withLock { $0.isMember(session, of: channel) }

@@ -15,6 +15,24 @@ extension TopicStore {
     public func relay(_ message: TopicMessage) throws(RtmError) {}
     public func news(publishedAs payload: [UInt8]) -> TopicNews? { nil }
     public func endTakenOver(_ session: SessionID, fromNode node: String) async throws(RtmError) {}
+    public func restore() async throws(RtmError) -> Int { 0 }
+}
+
+/// One stream-channel membership of a session, with the topics it publishes in.
+public struct HeldStreamMembership: Sendable, Hashable {
+    /// The member.
+    public var member: Caller
+    /// The stream channel.
+    public var channel: ChannelKey
+    /// The topics it publishes in, each with its metadata.
+    public var topics: [String: String]
+
+    /// Creates a membership.
+    public init(member: Caller, channel: ChannelKey, topics: [String: String]) {
+        self.member = member
+        self.channel = channel
+        self.topics = topics
+    }
 }
 
 /// The topics of a stream channel as a member is shown them.

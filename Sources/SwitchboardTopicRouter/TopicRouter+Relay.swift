@@ -45,7 +45,8 @@ extension TopicRouter {
 
     /// News of a stream channel from the relay: another node's message goes to the subscribers
     /// here at once; a change is told to the members here whose snapshot does not show it (but
-    /// the session that made it); after a gap, every member here gets a new snapshot.
+    /// the session that made it); after a gap, every member here gets a new snapshot (retried for
+    /// up to 30 s).
     func relayed(_ request: DeliverRelayedTopics) async {
         guard case .running(let context, _) = state else { return }
         let channel = request.channel
@@ -65,7 +66,11 @@ extension TopicRouter {
                     context.log(.warning, "skipped an unreadable topic change or message of \(channel)")
                 }
             case .mayHaveMissedChanges:
-                try await turns.run { () async throws(RtmError) in try await sendSnapshotsAgain(in: channel, context) }
+                // Retried while the store's connection comes back: a member must not keep the
+                // numbers of what Redis held before it restarted.
+                try await RealTimeRetry.run(attempts: 150, pause: .milliseconds(200)) { () async throws(RtmError) in
+                    try await turns.run { () async throws(RtmError) in try await sendSnapshotsAgain(in: channel, context) }
+                }
             }
         } catch {
             context.log(.error, "the relayed topics of \(channel): \(error)")

@@ -51,7 +51,9 @@ public actor TopicRouter: OpeningModule {
         let bus = context.bus
         // A session another node held is this node's now: its stream channels there end (the
         // topics are not moved; its client joins again), before its login is answered.
-        bus.subscription().on(SessionTakenOver.self) { [self] event in await takenOver(event) }
+        bus.subscription()
+            .on(SessionTakenOver.self) { [self] event in await takenOver(event) }
+            .on(SharedStoreReconnected.self) { [self] _ in await restoreShare() }
         bus.handle(JoinStreamChannel.self) { [self] request throws(RtmError) in try await join(request) }
         bus.handle(LeaveStreamChannel.self) { [self] request throws(RtmError) in try await leave(request) }
         bus.handle(RenewStreamChannelToken.self) { [self] request throws(RtmError) in try await renew(request) }
@@ -74,6 +76,21 @@ public actor TopicRouter: OpeningModule {
             }
         } catch {
             context.log(.warning, "the stream channels \(event.caller) had on node \(event.formerNode) end when it is reaped: \(error)")
+        }
+    }
+
+    /// The shared store's link came back and it may have lost everything: the store writes back
+    /// this node's memberships and publishers (the members are told of the topics by the relay), retried while the store's
+    /// own connection comes back (up to 30 s).
+    private func restoreShare() async {
+        guard case .running(let context, _) = state else { return }
+        do {
+            let restored = try await RealTimeRetry.run(attempts: 150, pause: .milliseconds(200)) { () async throws(RtmError) in
+                try await turns.run { () async throws(RtmError) in try await store.restore() }
+            }
+            if restored > 0 { context.log(.warning, "wrote back \(restored) stream channel memberships the topic store had lost") }
+        } catch {
+            context.log(.warning, "the stream channel memberships the topic store lost are not written back: \(error)")
         }
     }
 

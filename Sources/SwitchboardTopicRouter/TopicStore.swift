@@ -89,6 +89,11 @@ public protocol TopicStore: Sendable {
     /// stream channel there, its topics' leave told to the members (its client joins again); a
     /// store of one node holds no other node's sessions: nothing.
     func endTakenOver(_ session: SessionID, fromNode node: String) async throws(RtmError)
+    /// Writes back what this node's sessions held in a shared store that lost it (it restarted
+    /// with nothing kept): each stream-channel membership, and the topics each member publishes
+    /// in (told to the members as topic joins). What the store still holds is left as it is.
+    /// Returns how many memberships were written back; a store of one node loses nothing: 0.
+    func restore() async throws(RtmError) -> Int
 }
 
 /// A member of a stream channel.

@@ -104,6 +104,17 @@ struct TopicTable: Sendable {
         return StreamDeparture(channel: channel, caller: member.caller, topics: left)
     }
 
+    /// Every membership, by channel then session, with the topics each publishes in and their
+    /// metadata.
+    var memberships: [HeldStreamMembership] {
+        channels.sorted { $0.key.description < $1.key.description }.flatMap { channel, entry in
+            entry.members.sorted { $0.key < $1.key }.map { _, member in
+                HeldStreamMembership(
+                    member: member.caller, channel: channel, topics: member.published.mapValues(\.meta))
+            }
+        }
+    }
+
     mutating func leaveAll(_ session: SessionID) -> [StreamDeparture] {
         (joined[session] ?? []).sorted { $0.name < $1.name }.compactMap { leave(session, from: $0) }
     }

@@ -224,6 +224,38 @@ import SwitchboardTestKit
         }
     }
 
+    /// Redis restarted with nothing kept: each node writes back its members and their topics,
+    /// so the users limit counts them again, a subscriber without a user list finds the other
+    /// node's publisher, and the members learn of the topics again.
+    @Test func afterRedisRestartsEmptyEachNodeWritesBackItsMembersAndPublishers() async throws {
+        try await RedisServer.with { redis in
+            var limits = Limits()
+            limits.streams.usersPerChannel = 2
+            let nodes = try await start(["a", "b"], on: redis, limits: limits)
+            let (a, b) = (nodes[0], nodes[1])
+            let alice = try await member("alice", on: a)
+            try await joinTopic(alice, "video", meta: "cam", on: a)
+            let bob = try await member("bob", on: b)
+            #expect(await eventually { heard(b, bob).last == "snapshot bob video(alice:cam)" })
+            let before = heard(b, bob).count
+            try await redis.kill()
+            try await redis.start()
+            #expect(
+                await eventuallyAsync {
+                    try await subscribe(bob, to: nil, on: b) == TopicSubscription(succeedUsers: ["alice"], failedUsers: [])
+                })
+            #expect(
+                await eventually {
+                    heard(b, bob).dropFirst(before).contains { $0 == "snapshot bob video(alice:cam)" || $0 == "remoteJoinTopic alice video(alice:cam)" }
+                }, "\(heard(b, bob))")
+            let carol = try await b.logIn("carol")
+            #expect(await code { _ = try await b.harness.bus.request(JoinStreamChannel(caller: carol, channelName: "live")) } == .channelJoinFailed)
+            _ = try await a.harness.bus.request(PublishTopicMessage(caller: alice, channelName: "live", topic: "video", payload: .string("back")))
+            #expect(await eventually { messages(b, bob).map(\.payload) == [.string("back")] }, "\(messages(b, bob)) \(heard(b, bob)) \(heard(a, alice)) a: \(a.link.isConnected) \(a.link.received) b: \(b.link.isConnected) \(b.link.received)")
+            for node in nodes { await node.stop() }
+        }
+    }
+
     @Test func withRedisGoneTheCallsThatNeedItFailWithTheirCodes() async throws {
         try await RedisServer.with { redis in
             let nodes = try await start(["a"], on: redis)

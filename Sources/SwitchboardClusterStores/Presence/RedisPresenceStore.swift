@@ -136,13 +136,7 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
                     tag(entry.channel), PresenceKeys.tag(of: entry.member.user), id(entry.member.session), entry.member.userId,
                     String(features.rawValue), features.isVisible ? "1" : "0", features.contains(.presence) ? "1" : "0",
                 ].map { Array($0.utf8) }
-                var state = MessagePackWriter()
-                state.writeArrayHeader(entry.states.count * 2)
-                for (key, value) in entry.states.sorted(by: { $0.key < $1.key }) {
-                    state.writeString(key)
-                    state.writeString(value)
-                }
-                arguments.append(state.bytes)
+                arguments.append(FlatPairs.packed(entry.states))
             }
             let reply = try await call("restore") { client throws(RedisError) in
                 try await client.run(PresenceScripts.restore, keys: [], arguments: arguments)

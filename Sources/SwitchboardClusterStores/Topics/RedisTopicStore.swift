@@ -84,6 +84,27 @@ public final class RedisTopicStore: TopicStore, DeadNodeStep {
         return Int(ended)
     }
 
+    /// Writes back this node's stream-channel memberships and topic publishers that Redis no
+    /// longer holds (it restarted with nothing kept), from this node's own memory; one script per
+    /// hundred memberships. Returns how many memberships were written back.
+    public func restore() async throws(RtmError) -> Int {
+        let held = local.memberships
+        var restored = 0
+        var at = 0
+        while at < held.count {
+            var arguments: [[UInt8]] = []
+            for entry in held[at..<min(at + 100, held.count)] {
+                arguments += [tag(entry.channel), id(entry.member.session), entry.member.userId].map { Array($0.utf8) }
+                arguments.append(FlatPairs.packed(entry.topics))
+            }
+            let reply = try await run(TopicScripts.restore, bytes: arguments, "restore", .channelJoinFailed)
+            guard let count = reply.integer else { throw Self.unexpected(reply, "restore", .channelJoinFailed) }
+            restored += Int(count)
+            at += 100
+        }
+        return restored
+    }
+
     // MARK: Channels
 
     public func join(_ member: StreamMember, to channel: ChannelKey, limits: Limits) async throws(RtmError) -> [TopicInfo] {
@@ -329,8 +350,14 @@ public final class RedisTopicStore: TopicStore, DeadNodeStep {
     private func run(_ script: RedisScript, _ arguments: [String], _ operation: String, _ code: RtmErrorCode) async throws(RtmError)
         -> RESPValue
     {
+        try await run(script, bytes: arguments.map { Array($0.utf8) }, operation, code)
+    }
+
+    private func run(_ script: RedisScript, bytes arguments: [[UInt8]], _ operation: String, _ code: RtmErrorCode) async throws(RtmError)
+        -> RESPValue
+    {
         do {
-            return try await line.client().run(script, keys: [], arguments: arguments.map { Array($0.utf8) })
+            return try await line.client().run(script, keys: [], arguments: arguments)
         } catch {
             switch error {
             case .timedOut, .connectionLost:

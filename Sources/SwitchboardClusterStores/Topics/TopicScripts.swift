@@ -32,6 +32,32 @@ enum TopicScripts {
             return {1, listed(tag)}
             """)
 
+    /// ARGV: for each membership to write back, 4 arguments: tag, id, user, the topics it
+    /// publishes in (MessagePack `[topic, meta, …]` by topic). Each membership Redis no longer
+    /// holds (it restarted with nothing kept) is written again, its topics' join told to the
+    /// members. The number of memberships written back.
+    static let restore = RedisScript(
+        prelude + """
+            local restored = 0
+            for i = 1, #ARGV, 4 do
+              local tag, id, user = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+              if not loadMember(tag, id) then
+                local topics = cmsgpack.unpack(ARGV[i + 3])
+                saveMember(tag, id, {user = user, topics = topics})
+                redis.call('ZADD', sessions, 0, id .. '\\n' .. tag)
+                redis.call('PERSIST', key(tag, 'seq'))
+                if #topics > 0 then
+                  local seq = announce(tag, 2, id, user, topics)
+                  for k = 1, #topics, 2 do
+                    redis.call('HSET', key(tag, 'p'), topics[k] .. '\\n' .. user, cmsgpack.pack({id, topics[k + 1], seq}))
+                  end
+                end
+                restored = restored + 1
+              end
+            end
+            return restored
+            """)
+
     /// ARGV: tag, id. `1` when it was a member (its topics' leave published), else `0`.
     static let leave = RedisScript(
         prelude + """
