@@ -14,7 +14,7 @@ extension Presence {
             if let features = change.after {
                 if change.lost(.presence) { stopRelaying(to: change.member.session, in: change.channel) }
                 if change.gained(.presence) { await startRelaying(to: change.member.session, in: change.channel) }
-                await joined(change.member, change.channel, features: features)
+                await joined(change.member, change.channel, features: features, startsHearing: change.gained(.presence))
             } else {
                 stopRelaying(to: change.member.session, in: change.channel)
                 await left(change.member, change.channel, departure: change.reason == .sessionClosed(.timedOut) ? .timedOut : .left)
@@ -28,12 +28,15 @@ extension Presence {
         }
     }
 
-    private func joined(_ member: Caller, _ channel: ChannelKey, features: ChannelFeatures) async {
+    /// `member` joined `channel` here, or joined again with new features; `startsHearing` when it
+    /// asks for presence events here from now on (a session another node held is taken in with
+    /// its memberships already in the store: it still needs its snapshot here).
+    private func joined(_ member: Caller, _ channel: ChannelKey, features: ChannelFeatures, startsHearing: Bool) async {
         guard case .running(let context, _) = state else { return }
         do {
             try await turns.run { () async throws(RtmError) in
                 let change = try await store.join(member, channel, features: features)
-                try await announce(change, of: member, in: channel, departure: .left, context)
+                try await announce(change, of: member, in: channel, departure: .left, startsHearing: startsHearing, context)
             }
         } catch {
             report(error, "join of \(member) to \(channel)")
@@ -79,7 +82,7 @@ extension Presence {
             try await turns.run { () async throws(RtmError) in
                 for channel in channels where isPresenceChannel(channel) {
                     guard let change = try await store.leave(caller, channel, timedOut: departure == .timedOut) else { continue }
-                    try await announce(change, of: caller, in: channel, departure: departure, context)
+                    try await announce(change, of: caller, in: channel, departure: departure, startsHearing: false, context)
                 }
             }
         } catch {
@@ -93,9 +96,10 @@ extension Presence {
 
     /// Shows others what `change` did: a join when the member became visible, a leave or timeout
     /// when it stopped being visible (gathered instead in interval mode); and sends the member a
-    /// snapshot when it just asked for presence. Over a relay, the others hear it from the relay.
+    /// snapshot when it just asked for presence, in the store or here (`startsHearing`). Over a
+    /// relay, the others hear it from the relay.
     private func announce(
-        _ change: MemberChange, of member: Caller, in channel: ChannelKey, departure: Departure,
+        _ change: MemberChange, of member: Caller, in channel: ChannelKey, departure: Departure, startsHearing: Bool,
         _ context: ModuleContext
     ) async throws(RtmError) {
         let wasVisible = change.before?.isVisible ?? false
@@ -106,7 +110,7 @@ extension Presence {
                 kind, of: change.user, in: channel, states: change.states, firstOrLast: change.otherVisibleSessions == 0,
                 occupancy: change.occupancy, except: member.session, context)
         }
-        if change.after?.contains(.presence) == true, change.before?.contains(.presence) != true {
+        if change.after?.contains(.presence) == true, startsHearing || change.before?.contains(.presence) != true {
             try await sendSnapshot(to: member, in: channel, states: change.states, context)
         }
     }

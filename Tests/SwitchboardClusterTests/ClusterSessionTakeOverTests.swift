@@ -107,6 +107,11 @@ import SwitchboardTestKit
             try await Task.sleep(for: .milliseconds(200))
             #expect(heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice", "remoteStateChanged alice", "remoteStateChanged alice"])
             #expect(try await b.harness.bus.request(WhereNow(caller: bob, userId: "alice")) == [room])
+            // She hears the room's presence on node b: a snapshot there first, then who comes.
+            #expect(heard(b, caller).first == "snapshot alice")
+            let dave = try await a.logIn("dave")
+            _ = try await a.harness.bus.request(Subscribe(caller: dave, channelName: "room", features: [.message, .presence]))
+            #expect(await eventually { heard(b, caller).last == "remoteJoinChannel dave" }, "\(heard(b, caller))")
             for node in nodes { await node.stop() }
         }
     }
