@@ -35,13 +35,22 @@ public enum ServeCommand {
             if !start.credentials.isEmpty { modules.extensions.append(Crypto(credentials: start.credentials)) }
             if let storageKey = start.storageKey { modules.extensions.append(AtRestSealing(key: storageKey)) }
         }
-        try await server.start()
-        FileHandle.standardOutput.write(Data((server.url + "\n").utf8))
+        // The signals are watched before the server starts (and says it listens): a SIGHUP that
+        // came between would otherwise end the process, its default action. What comes while it
+        // starts waits in the streams.
         let stop = AsyncStream<Void>.makeStream()
         let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { stop.continuation.yield() }
         // SIGHUPs are handled one after the other, in the order they came.
         let hangups = AsyncStream<Void>.makeStream(bufferingPolicy: .unbounded)
         let reloads = SignalWatcher(signals: [SIGHUP]) { hangups.continuation.yield() }
+        do {
+            try await server.start()
+        } catch {
+            signals.stop()
+            reloads.stop()
+            throw error
+        }
+        FileHandle.standardOutput.write(Data((server.url + "\n").utf8))
         let reloading = Task {
             var running = effective
             var webhookSecret = configuration.webhooks?.secret
