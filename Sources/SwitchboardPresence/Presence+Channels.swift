@@ -1,9 +1,10 @@
 import SwitchboardCore
 
-/// The server's view of channels in use: the channel list of its API and the counts of its
-/// metrics, read from the membership every presence question already rests on.
+/// The server's view of channels in use: the channel list of its API (every node's, over a store
+/// shared by nodes) and the counts of its metrics (this node's), read from the membership every
+/// presence question already rests on.
 extension Presence {
-    func listChannels(_ request: ListChannels) throws(RtmError) -> ChannelPage {
+    func listChannels(_ request: ListChannels) async throws(RtmError) -> ChannelPage {
         let operation = ListChannels.operation
         let (_, members) = try running(operation)
         guard request.channelType == nil || request.channelType == .message || request.channelType == .stream else {
@@ -13,16 +14,21 @@ extension Presence {
             throw RtmError(.invalidParameter, operation: operation, reason: "limit is \(request.limit); at least 1")
         }
         let app = request.caller.app
-        return members.read { roster in
-            var keys = roster.channels(in: app, type: request.channelType, matching: request.pattern).map(\.address)
-            if let after = request.after { keys.removeAll { !Self.precedes(after, $0) } }
-            keys.sort(by: Self.precedes)
-            let page = keys.prefix(request.limit).map { address in
-                let channel = ChannelKey(app: app, address)
-                return ChannelSummary(channel: address, members: roster.memberCount(of: channel), users: roster.userCount(of: channel))
+        // A store shared by nodes lists every node's channels; a store of one node, this roster's.
+        var summaries: [ChannelSummary]
+        if let shared = try await store.channelSummaries(in: app) {
+            summaries = shared.filter { (request.channelType == nil || $0.channel.type == request.channelType) && request.pattern.matches($0.channel.name) }
+        } else {
+            summaries = members.read { roster in
+                roster.channels(in: app, type: request.channelType, matching: request.pattern).map { channel in
+                    ChannelSummary(channel: channel.address, members: roster.memberCount(of: channel), users: roster.userCount(of: channel))
+                }
             }
-            return ChannelPage(channels: page, next: keys.count > request.limit ? page.last?.channel : nil)
         }
+        if let after = request.after { summaries.removeAll { !Self.precedes(after, $0.channel) } }
+        summaries.sort { Self.precedes($0.channel, $1.channel) }
+        let page = Array(summaries.prefix(request.limit))
+        return ChannelPage(channels: page, next: summaries.count > request.limit ? page.last?.channel : nil)
     }
 
     func statistics(_ request: PresenceStatistics) throws(RtmError) -> [RtmChannelType: MembershipCount] {

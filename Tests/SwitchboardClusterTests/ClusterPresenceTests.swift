@@ -276,4 +276,40 @@ import SwitchboardTestKit
             for node in [a, b] { await node.stop() }
         }
     }
+
+    /// The server API's channel list, asked on any node, lists every node's channels with their
+    /// members and users, by type then name, in pages; another app's channels are not in it.
+    @Test func theChannelListIsEveryNodesWhicheverNodeIsAsked() async throws {
+        try await RedisServer.with { redis in
+            let nodes = try await start(["a", "b"], on: redis)
+            let (a, b) = (nodes[0], nodes[1])
+            let alice = try await member("alice", on: a)
+            _ = try await a.harness.bus.request(Subscribe(caller: alice, channelName: "lobby", features: [.message]))
+            _ = try await member("bob", on: b, features: [.message, .beQuiet])
+            let other = try await a.harness.bus.request(Login(appId: "other", userId: "olga", token: "")).caller
+            _ = try await a.harness.bus.request(Subscribe(caller: other, channelName: "elsewhere", features: [.message]))
+            let server = Caller.server(app: "app", userId: "server")
+            @Sendable func list(on node: ClusterNode, after: ChannelAddress? = nil, limit: Int = 10) async throws -> ChannelPage {
+                try await node.harness.bus.request(
+                    ListChannels(caller: server, channelType: nil, pattern: ChannelPattern(""), after: after, limit: limit))
+            }
+            let lobby = ChannelAddress(.message, "lobby")
+            for node in [a, b] {
+                #expect(
+                    await eventuallyAsync {
+                        try await list(on: node).channels == [
+                            ChannelSummary(channel: lobby, members: 1, users: 1), ChannelSummary(channel: room, members: 2, users: 2),
+                        ]
+                    })
+            }
+            let first = try await list(on: b, limit: 1)
+            #expect(first.channels.map(\.channel) == [lobby] && first.next == lobby)
+            let second = try await list(on: b, after: lobby, limit: 1)
+            #expect(second.channels.map(\.channel) == [room] && second.next == nil)
+            // Alice leaves the lobby on node a: node b lists it no more.
+            _ = try await a.harness.bus.request(Unsubscribe(caller: alice, channelName: "lobby"))
+            #expect(await eventuallyAsync { try await list(on: b).channels.map(\.channel) == [room] })
+            for node in nodes { await node.stop() }
+        }
+    }
 }

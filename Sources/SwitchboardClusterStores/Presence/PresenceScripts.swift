@@ -12,7 +12,8 @@ import SwitchboardRedis
 /// change (no TTL: numbers, and so page tokens, are never reused). Per user (the user's tag):
 /// `in`, the tags of the channels the user shows in; `on`, a hash of the user's sessions (→ the
 /// wall-clock millisecond it lost its connection, 0 while connected); `seen`, when the user was
-/// last online (kept `lastSeenTTL`). `sb:p:sessions` (scores 0, read by prefix) indexes
+/// last online (kept `lastSeenTTL`). `sb:p:channels` (scores 0, read by prefix) holds the tag of
+/// every channel with a member, so an app's channels can be listed without a scan. `sb:p:sessions` (scores 0, read by prefix) indexes
 /// `id\nc\ntag` for each membership and `id\nu\ntag` for each session's user, so a node's
 /// sessions can be ended in one step.
 ///
@@ -119,6 +120,20 @@ enum PresenceScripts {
             local entry = loadUser(ARGV[1], ARGV[2])
             if not entry then return {0} end
             return {1, entry.visible > 0 and 1 or 0, flat(entry.states)}
+            """)
+
+    /// ARGV: the prefix of an app's channel tags (`app:`). `{tag, members, users, …}`: every
+    /// channel of the app with a member on some node, with its memberships and different users.
+    static let channelCounts = RedisScript(
+        prelude + """
+            local prefix = ARGV[1]
+            local out = {}
+            for _, tag in ipairs(redis.call('ZRANGEBYLEX', channels, '[' .. prefix, '[' .. prefix .. '\\255')) do
+              out[#out + 1] = tag
+              out[#out + 1] = redis.call('HLEN', key(tag, 'm'))
+              out[#out + 1] = redis.call('HLEN', key(tag, 'u'))
+            end
+            return out
             """)
 
     /// ARGV: tag, cursor, most users, with states (`1`). `{user, number, states, …}`: the users
@@ -259,6 +274,7 @@ enum PresenceScripts {
     /// leaving a channel and going offline.
     private static let prelude = """
         local sessions = 'sb:p:sessions'
+        local channels = 'sb:p:channels'
         local function key(tag, what) return 'sb:p:{' .. tag .. '}:' .. what end
 
         local function count(states)
@@ -340,6 +356,7 @@ enum PresenceScripts {
           if before == -1 then
             entry.sessions = entry.sessions + 1
             redis.call('ZADD', sessions, 0, id .. '\\nc\\n' .. tag)
+            redis.call('ZADD', channels, 0, tag)
           end
           local seq = nil
           if wasVisible ~= visible then
@@ -375,6 +392,7 @@ enum PresenceScripts {
           redis.call('SREM', key(tag, 'l'), id)
           redis.call('HDEL', key(tag, 'm'), id)
           redis.call('ZREM', sessions, id .. '\\nc\\n' .. tag)
+          if redis.call('EXISTS', key(tag, 'm')) == 0 then redis.call('ZREM', channels, tag) end
           local entry = loadUser(tag, user) or {sessions = 1, visible = 0, states = {}}
           local others = entry.visible - (wasVisible and 1 or 0)
           local states = {}

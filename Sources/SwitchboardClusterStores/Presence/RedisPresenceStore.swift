@@ -284,6 +284,20 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
             .sorted { ($0.type.rawValue, $0.name) < ($1.type.rawValue, $1.name) }
     }
 
+    /// Every channel of `app` with a member on some node, from the store's index of channels
+    /// (one script: the app's channels and two counts each).
+    public func channelSummaries(in app: AppID) async throws(RtmError) -> [ChannelSummary]? {
+        let operation = ListChannels.operation
+        let reply = try await run(PresenceScripts.channelCounts, [KeyPart.escaped(app) + ":"], operation)
+        guard let flat = reply.elements, flat.count % 3 == 0 else { throw Self.unexpected(reply, operation) }
+        return stride(from: 0, to: flat.count, by: 3).compactMap { at in
+            guard let tag = flat[at].string, let channel = PresenceKeys.channel(ofTag: Substring(tag)), channel.app == app,
+                let members = flat[at + 1].integer, let users = flat[at + 2].integer
+            else { return nil }
+            return ChannelSummary(channel: channel.address, members: Int(members), users: Int(users))
+        }
+    }
+
     // MARK: Users
 
     public func record(_ sighting: Sighting, of session: Caller, at: WallClockTime) async throws(RtmError) {

@@ -75,6 +75,10 @@ public protocol PresenceStore: Sendable {
     /// user's state. What the store still holds is left as it is. Returns how many memberships
     /// were written back; a store of one node loses nothing: 0.
     func restore() async throws(RtmError) -> Int
+    /// Every channel of `app` with a member on any node that shares the store, with its members
+    /// and users, in no particular order; nil for a store of one node, whose module counts its own
+    /// roster.
+    func channelSummaries(in app: AppID) async throws(RtmError) -> [ChannelSummary]?
 }
 
 /// A session's membership of one channel before and after one change.

@@ -10,6 +10,7 @@ extension PresenceStore {
     public func change(publishedAs payload: [UInt8]) -> PublishedPresenceChange? { nil }
     public func takeOver(_ session: Caller, fromNode node: String) async throws(RtmError) -> [HeldMembership] { [] }
     public func restore() async throws(RtmError) -> Int { 0 }
+    public func channelSummaries(in app: AppID) async throws(RtmError) -> [ChannelSummary]? { nil }
 
     public func leave(_ member: Caller, _ channel: ChannelKey, timedOut: Bool) async throws(RtmError) -> MemberChange? {
         try await leave(member, channel)
