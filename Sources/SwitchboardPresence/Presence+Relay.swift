@@ -73,7 +73,15 @@ extension Presence {
     /// The shared store's link came back and it may have lost everything: the store writes back
     /// this node's memberships and states (the members are told of them as joins, by the relay), retried while the store's own
     /// connection comes back (up to 30 s).
-    func restoreShare() async {
+    /// Starts `restoreShare` in a task of its own, so the events after it go on while it waits
+    /// for the store; one still waiting from an earlier loss gives way (each writes back all that
+    /// is missing, one turn at a time).
+    func startRestoring() {
+        restoring?.cancel()
+        restoring = Task { await restoreShare() }
+    }
+
+    private func restoreShare() async {
         guard case .running(let context, _) = state else { return }
         do {
             let restored = try await RealTimeRetry.run(attempts: 150, pause: .milliseconds(200)) { () async throws(RtmError) in

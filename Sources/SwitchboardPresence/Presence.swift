@@ -29,6 +29,8 @@ public actor Presence: OpeningModule {
     /// events, each with the number of the last change its snapshot showed (nil while the
     /// snapshot is on its way). A relayed change is told to those whose number is below its own.
     var relayListeners: [ChannelKey: [SessionID: UInt64?]] = [:]
+    /// The write-back of what a shared store lost, while one runs (`restoreShare`).
+    var restoring: Task<Void, Never>?
 
     enum State {
         case idle
@@ -52,7 +54,7 @@ public actor Presence: OpeningModule {
             .on(SessionSuspended.self) { [self] event in await record(.suspended, of: event.caller) }
             .on(SessionResumed.self) { [self] event in await record(.resumed, of: event.caller) }
             .on(SessionTimedOut.self) { [self] event in await timedOut(event.caller) }
-            .on(SharedStoreReconnected.self) { [self] _ in await restoreShare() }
+            .on(SharedStoreReconnected.self) { [self] _ in await startRestoring() }
             // Answered once the events before each request are handled: a client that subscribed,
             // got its answer and then asks about presence finds its join applied.
             .answer(WhoNow.self) { [self] request throws(RtmError) in try await whoNow(request) }
@@ -79,6 +81,7 @@ public actor Presence: OpeningModule {
     public func run() async throws {
         guard case .running(let context, _) = state else { return }
         for await _ in context.clock.ticks(every: tickInterval) { await sendDueIntervals() }
+        restoring?.cancel()
         await store.close()
     }
 

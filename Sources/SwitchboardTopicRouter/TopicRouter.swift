@@ -30,6 +30,8 @@ public actor TopicRouter: OpeningModule {
     /// Where the stream channels and topics live.
     public nonisolated let store: any TopicStore
     let turns = OneAtATime()
+    /// The write-back of what a shared store lost, while one runs (`restoreShare`).
+    private var restoring: Task<Void, Never>?
     /// The members of the stream channels, as the store's answers report them.
     var members = ChannelRoster()
     /// Over a publishing store with a relay: per channel, this node's members, each with the
@@ -53,7 +55,7 @@ public actor TopicRouter: OpeningModule {
         // topics are not moved; its client joins again), before its login is answered.
         bus.subscription()
             .on(SessionTakenOver.self) { [self] event in await takenOver(event) }
-            .on(SharedStoreReconnected.self) { [self] _ in await restoreShare() }
+            .on(SharedStoreReconnected.self) { [self] _ in await startRestoring() }
         bus.handle(JoinStreamChannel.self) { [self] request throws(RtmError) in try await join(request) }
         bus.handle(LeaveStreamChannel.self) { [self] request throws(RtmError) in try await leave(request) }
         bus.handle(RenewStreamChannelToken.self) { [self] request throws(RtmError) in try await renew(request) }
@@ -77,6 +79,14 @@ public actor TopicRouter: OpeningModule {
         } catch {
             context.log(.warning, "the stream channels \(event.caller) had on node \(event.formerNode) end when it is reaped: \(error)")
         }
+    }
+
+    /// Starts `restoreShare` in a task of its own, so the events after it go on while it waits
+    /// for the store; one still waiting from an earlier loss gives way (each writes back all that
+    /// is missing, one turn at a time).
+    private func startRestoring() {
+        restoring?.cancel()
+        restoring = Task { await restoreShare() }
     }
 
     /// The shared store's link came back and it may have lost everything: the store writes back
@@ -105,6 +115,7 @@ public actor TopicRouter: OpeningModule {
             rates.dropIdle(now: now)
             warnOfExpiringTokens(context)
         }
+        restoring?.cancel()
         await store.close()
     }
 

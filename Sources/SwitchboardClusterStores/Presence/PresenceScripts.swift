@@ -9,13 +9,14 @@ import SwitchboardRedis
 /// `[sessions, visible sessions, states as key, value, …]`); `r`, the roster, a sorted set of the
 /// users who show, scored by the number of the change that showed them (so `whoNow` pages by it);
 /// `l`, the set of members that hear presence events; `seq`, the number of the channel's last
-/// change (no TTL: numbers, and so page tokens, are never reused). Per user (the user's tag):
-/// `in`, the tags of the channels the user shows in; `on`, a hash of the user's sessions (→ the
-/// wall-clock millisecond it lost its connection, 0 while connected); `seen`, when the user was
-/// last online (kept `lastSeenTTL`). `sb:p:channels` (scores 0, read by prefix) holds the tag of
-/// every channel with a member, so an app's channels can be listed without a scan. `sb:p:sessions` (scores 0, read by prefix) indexes
-/// `id\nc\ntag` for each membership and `id\nu\ntag` for each session's user, so a node's
-/// sessions can be ended in one step.
+/// change (no TTL: numbers, and so page tokens, are never reused, unless Redis restarts with
+/// nothing kept). Per user (the user's tag): `in`, the tags of the channels the user shows in;
+/// `on`, a hash of the user's sessions (→ the wall-clock millisecond it lost its connection, 0
+/// while connected); `seen`, when the user was last online (kept `lastSeenTTL`).
+/// `sb:p:sessions` (scores 0, read by prefix) indexes `id\nc\ntag` for each membership and
+/// `id\nu\ntag` for each session's user, so a node's sessions can be ended in one step;
+/// `sb:p:channels` (scores 0, read by prefix) holds the tag of every channel with a member, so an
+/// app's channels can be listed without a scan.
 ///
 /// A session another node took over (`DeadNodes.movedKey`), or one of a node marked reaped, may
 /// not join or change a state under its old name (`isGone`).
