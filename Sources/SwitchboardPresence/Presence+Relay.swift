@@ -70,9 +70,6 @@ extension Presence {
         }
     }
 
-    /// The shared store's link came back and it may have lost everything: the store writes back
-    /// this node's memberships and states (the members are told of them as joins, by the relay), retried while the store's own
-    /// connection comes back (up to 30 s).
     /// Starts `restoreShare` in a task of its own, so the events after it go on while it waits
     /// for the store; one still waiting from an earlier loss gives way (each writes back all that
     /// is missing, one turn at a time).
@@ -81,6 +78,9 @@ extension Presence {
         restoring = Task { await restoreShare() }
     }
 
+    /// The shared store's link came back and it may have lost everything: the store writes back
+    /// this node's memberships and states (the members are told of them as joins, by the relay),
+    /// retried while the store's own connection comes back (up to 30 s).
     private func restoreShare() async {
         guard case .running(let context, _) = state else { return }
         do {

@@ -90,8 +90,8 @@ public actor TopicRouter: OpeningModule {
     }
 
     /// The shared store's link came back and it may have lost everything: the store writes back
-    /// this node's memberships and publishers (the members are told of the topics by the relay), retried while the store's
-    /// own connection comes back (up to 30 s).
+    /// this node's memberships and publishers (the members are told of the topics by the relay),
+    /// retried while the store's own connection comes back (up to 30 s).
     private func restoreShare() async {
         guard case .running(let context, _) = state else { return }
         do {
