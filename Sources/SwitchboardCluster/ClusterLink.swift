@@ -354,12 +354,29 @@ public actor ClusterLink: OpeningModule {
         let inbound = self.inbound
         try await redis.connect(configuration.redis) { inbound.handle($0) }
         try await redis.subscribe(inbound.health.channel)
-        // An earlier run of this node (killed, restarted before it was reaped) holds no session now.
-        _ = try await onlineSets.unlistEverywhere(configuration.nodeID, own: true)
+        try await reapEarlierRun()
         try await rejoin(now: clock?.wallNow)
-        try await sessionDirectory.dropEarlierRun()
         let base = try await sessionDirectory.reserveNumbers()
         sessionNumbers.withLock { $0 = base }
+    }
+
+    /// Reaps this node's earlier run, killed before any node reaped it (its record is still
+    /// listed), as another node would: marked reaped, its sessions' share of every store ended
+    /// as a dead node's is, so each session waits for its client to resume it (on this node or
+    /// another) until its presence timeout from the run's last beat, and ends then. An earlier run
+    /// reaped already waits so. `rejoin` then clears the mark. Called by `open`, after the stores
+    /// opened (`serve` opens the link last).
+    private func reapEarlierRun() async throws {
+        let node = configuration.nodeID
+        let listed = try await redis.send([Array("ZSCORE".utf8), NodeDirectory.nodesKey, Array(node.utf8)])
+        // RESP3 answers a score as a double, RESP2 as its text.
+        let score: Double? = if case .double(let value) = listed { value } else { listed.string.flatMap(Double.init) }
+        guard let expiry = score else { return }
+        _ = try await redis.send([Array("ZADD".utf8), Array(DeadNodes.reapedKey.utf8), Array(String(Int64(expiry)).utf8), Array(KeyPart.escaped(node).utf8)])
+        let lastBeat = WallClockTime(millisecondsSince1970: UInt64(max(0, expiry))) - configuration.beatInterval * configuration.beatsToLive
+        let steps = deadNodeSteps.withLock { $0 } + [onlineSets, sessionDirectory]
+        for step in steps { report(try await step.reapSessions(ofNode: node, lastBeat: lastBeat), ofNode: node) }
+        inbound.log(.warning, "this node's earlier run was not reaped: its sessions wait for a resume until their presence timeout")
     }
 
     /// Clears this node's reaped mark and, knowing the time (started), writes its liveness record

@@ -188,7 +188,8 @@ final class InboundRelay: Sendable {
             return
         }
         if let moved = MovedSessionAnnouncement(decoding: message.payload) {
-            guard moved.former == nodeID else { return }
+            // A session taken over from this node's own earlier run goes on here: nothing to end.
+            guard moved.former == nodeID, moved.taker != nodeID else { return }
             let bus = context.bus
             Task {
                 do {

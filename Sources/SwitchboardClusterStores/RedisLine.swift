@@ -47,23 +47,14 @@ final class RedisLine: Sendable {
 }
 
 extension RedisLine {
-    /// Connects, then runs `firstStep` (a store ending what its node's earlier run left). A
-    /// failure of either closes the line and throws `failure` of a description that names the
-    /// Redis, `what` the store keeps, and the step.
-    func open(
-        _ configuration: RedisConfiguration, keeping what: String, firstStep: () async throws -> Void,
-        failure: (String) -> any Error
-    ) async throws {
+    /// Connects; a failure throws `failure` of a description that names the Redis and `what` the
+    /// store keeps. (What this node's earlier run left is reaped by the cluster link as it opens,
+    /// `ClusterLink.open`, as a dead node's is.)
+    func open(_ configuration: RedisConfiguration, keeping what: String, failure: (String) -> any Error) async throws {
         do {
             try await connect(configuration)
         } catch {
             throw failure("\(what) in Redis \(configuration.url): cannot connect: \(error)")
-        }
-        do {
-            try await firstStep()
-        } catch {
-            await close()
-            throw failure("\(what) in Redis \(configuration.url): cannot end the sessions of this node's last run: \(error)")
         }
     }
 }

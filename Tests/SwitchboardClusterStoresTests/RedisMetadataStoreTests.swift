@@ -80,9 +80,13 @@ import SwitchboardTransport
             let ended = try await a.removeItems(of: SessionID(1))
             #expect(ended.map { $0.set?.values } == [["b's": "1", "b's other": "2"]])
             #expect(try await a.removeItems(of: SessionID(1)).isEmpty)
-            // Node b restarts: the items of its earlier run's sessions go, whatever their number.
+            // Node b restarts: opening its store keeps its earlier run's items (their sessions may
+            // resume); each goes when its orphaned session ends (`endOrphan`), whatever its number.
             await b.close()
             let restarted = try await redis.metadataStore(node: "node-b")
+            #expect(try await restarted.read(room)?.items.count == 2)
+            _ = try await restarted.endOrphan(SessionID(1), ofNode: "node-b")
+            _ = try await restarted.endOrphan(SessionID(2), ofNode: "node-b")
             #expect(try await restarted.read(room) == nil)
             await restarted.close()
             await a.close()

@@ -127,7 +127,7 @@ import SwitchboardTransport
         }
     }
 
-    @Test func aNodesSessionsEndAsTimedOutOnceAndItsRestartEndsItsEarlierRun() async throws {
+    @Test func aNodesSessionsEndAsTimedOutOnceAndARestartKeepsItsEarlierRun() async throws {
         try await RedisServer.with { redis in
             let a = try await redis.presenceStore(node: "node-a")
             let b = try await redis.presenceStore(node: "node-b")
@@ -148,9 +148,12 @@ import SwitchboardTransport
             #expect(
                 try await b.presence(of: [alice.user, bob.user], now: later)
                     == [UserPresence(userId: "alice", online: false, lastSeen: later.millisecondsSince1970), UserPresence(userId: "bob", online: true, lastSeen: later.millisecondsSince1970)])
-            // Node b restarts: its earlier run's sessions end when its store opens.
+            // Node b restarts: opening its store keeps its earlier run's sessions (the cluster link
+            // reaps that run as a dead node's, so they may resume); ended, they go.
             await b.close()
             let again = try await redis.presenceStore(node: "node-b")
+            #expect(try await again.occupancy(of: room) == 1)
+            #expect(try await again.endSessions(ofNode: "node-b", now: later) == 1)
             #expect(try await again.occupancy(of: room) == 0)
             #expect(try await again.presence(of: [bob.user], now: later)[0].online == false)
             await a.close()

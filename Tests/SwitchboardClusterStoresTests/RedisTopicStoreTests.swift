@@ -100,7 +100,7 @@ import SwitchboardTransport
         }
     }
 
-    @Test func aReapedNodesSessionsLeaveAndARestartEndsItsEarlierRun() async throws {
+    @Test func aReapedNodesSessionsLeaveAndARestartLeavesItsEarlierRunToTheReaper() async throws {
         try await RedisServer.with { redis in
             let a = try await redis.topicStore(node: "node-a")
             let b = try await redis.topicStore(node: "node-b")
@@ -119,10 +119,14 @@ import SwitchboardTransport
             #expect(try await b.topics(of: live) == [])
             #expect(try await b.topics(of: other) == [])
             _ = try await b.reapSessions(ofNode: "node-a", lastBeat: WallClockTime(millisecondsSince1970: 0))
-            // Node b restarts: its earlier run's bob leaves, and the channels are empty.
+            // Node b restarts: opening its store keeps its earlier run's bob; the cluster link reaps
+            // that run as a dead node's (marked while it does), and then bob leaves.
             _ = try await b.joinTopic(bob.session, "audio", in: live, options: TopicJoinOptions(), limits: Limits(), operation: "j")
             await b.close()
             let again = try await redis.topicStore(node: "node-b")
+            #expect(try await again.topics(of: live).count == 1)
+            _ = try await redis.send(["ZADD", DeadNodes.reapedKey, "1", "node-b"])
+            _ = try await again.reapSessions(ofNode: "node-b", lastBeat: WallClockTime(millisecondsSince1970: 0))
             #expect(try await again.topics(of: live) == [])
             #expect(try await redis.send(["HLEN", "sb:t:{\(TopicKeys(live).tag)}:m"]).integer == 0)
             await a.close()

@@ -32,7 +32,6 @@ struct ClusterNode {
     ) async throws -> ClusterNode {
         let configuration = ClusterConfiguration(url: RedisURL(host: "127.0.0.1", port: redis.port), nodeID: name)
         let link = ClusterLink(configuration)
-        try await link.open()
         let metadataStore = storage ? RedisMetadataStore(configuration: configuration.redis, nodeID: name, locksInRedis: locks) : nil
         let lockStore = locks ? RedisLockStore(configuration: configuration.redis, nodeID: name) : nil
         let presenceStore = presence ? RedisPresenceStore(configuration: configuration.redis, nodeID: name) : nil
@@ -51,6 +50,8 @@ struct ClusterNode {
         try await lock?.open()
         try await presenceModule?.open()
         try await topicRouter?.open()
+        // Last, as `serve` opens it: it ends what this node's earlier run left through the stores.
+        try await link.open()
         return ClusterNode(link: link, harness: harness, deadNodeSteps: steps)
     }
 

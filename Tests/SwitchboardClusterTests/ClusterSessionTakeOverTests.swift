@@ -156,6 +156,42 @@ import SwitchboardTestKit
         }
     }
 
+    /// A node killed and started again under its id, before any node reaped it: its earlier
+    /// run's sessions wait for their clients as a dead node's do, and resume on another node or
+    /// on the restarted one; nobody hears them leave.
+    @Test func aNodeStartedAgainUnderItsIdLeavesItsEarlierRunsSessionsToResume() async throws {
+        try await RedisServer.with { redis in
+            let (nodes, bob, aliceOnA) = try await bobListensAliceJoins(on: redis)
+            let (a, b) = (nodes[0], nodes[1])
+            let carolOnA = try await member("carol", on: a)
+            _ = try await a.harness.bus.request(
+                SetPresenceState(caller: aliceOnA.caller, channel: room, items: [StateItem(key: "mood", value: "calm")]))
+            #expect(await eventually { heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice", "remoteJoinChannel carol", "remoteStateChanged alice"] })
+            // Node a beats (its record listed), then dies; it starts again before node b reaps it.
+            try await advance(nodes, by: 1)
+            await a.stop()
+            let again = try await ClusterNode.start("a", on: redis, storage: true, locks: true, presence: true)
+            let alice = try await resume(aliceOnA, on: b)
+            #expect(alice.resumed && alice.session == aliceOnA.session)
+            let carol = try await resume(carolOnA, on: again)
+            #expect(carol.resumed && carol.session == carolOnA.session)
+            for (node, caller) in [(b, alice.caller), (again, carol.caller)] {
+                let page = try await node.harness.bus.request(WhoNow(caller: caller, channel: room, includeState: true))
+                #expect(Set(page.users) == [
+                    UserState(userId: "alice", states: ["mood": "calm"]), UserState(userId: "bob", states: [:]),
+                    UserState(userId: "carol", states: [:]),
+                ])
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice", "remoteJoinChannel carol", "remoteStateChanged alice"])
+            // The restarted node goes on: a message of the room reaches carol there and alice on node b.
+            try await b.publish(bob, .message, to: "room", "hello")
+            #expect(await eventually { again.messages(to: carol.caller) == ["hello"] && b.messages(to: alice.caller) == ["hello"] })
+            await again.stop()
+            await b.stop()
+        }
+    }
+
     @Test func aSessionThatMovesBackToANodeItLeftIsWholeThere() async throws {
         try await RedisServer.with { redis in
             let (nodes, bob, aliceOnA) = try await bobListensAliceJoins(on: redis)

@@ -17,11 +17,10 @@ import SwitchboardWire
 /// - Ttl: countdowns in wall-clock milliseconds (`sb:lk:countdowns`), so every node's sweep
 ///   (`expire`) reads the same deadline; each hand-over is in the sweeping script, so two nodes
 ///   sweeping at once hand a lock over once.
-/// - `open` gives back what this node's earlier run held and leaves the lines it waited in (a
-///   node's id must be unique, and stable across restarts for this to find them). A node that
-///   dies is reaped by another (`reapSessions(ofNode:lastBeat:)`, the same script): its sessions
-///   leave every line, and its locks count down their ttl from its last beat, then go to the next
-///   in line by the sweep.
+/// - A node that dies is reaped by another, or by its own next run as it starts (`ClusterLink`;
+///   `reapSessions(ofNode:lastBeat:)`): its sessions leave every line, and its locks count down
+///   their ttl from its last beat, then go to the next in line by the sweep, unless a session is
+///   taken over first (a node's id must be unique).
 public final class RedisLockStore: LockStore, DeadNodeStep {
     /// The Redis every node shares.
     public let configuration: RedisConfiguration
@@ -43,8 +42,6 @@ public final class RedisLockStore: LockStore, DeadNodeStep {
 
     public func open() async throws {
         try await line.open(configuration, keeping: "locks") {
-            _ = try await endSessions(ofNode: sessions.node, now: now())
-        } failure: {
             LockStoreStartupError(description: $0)
         }
     }
@@ -207,7 +204,7 @@ public final class RedisLockStore: LockStore, DeadNodeStep {
     /// The session of this node that `id` names; nil for another node's.
     private func session(of id: String) -> SessionID? { sessions.session(of: id) }
 
-    /// The wall time `open` hands the earlier run's locks over at (a waiter that is itself
+    /// The wall time an orphaned session's locks are handed over at (a waiter that is itself
     /// suspended starts its ttl from it); nothing else here reads a clock.
     private func now() -> String { String(SystemClock().wallNow.millisecondsSince1970) }
 

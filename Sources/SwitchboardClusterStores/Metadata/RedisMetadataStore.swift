@@ -15,9 +15,8 @@ import SwitchboardStorage
 ///   once.
 /// - Sessions: a session id means something only on its node (each node numbers its own), so a
 ///   session-bound item records `node:session` and `removeItems(of:)` removes this node's
-///   session's items only; `open` removes the items of this node's earlier run (a node's id must
-///   be unique, and stable across restarts for this to find them), and the reaper a dead node's
-///   (`reapSessions(ofNode:lastBeat:)`, the same steps).
+///   session's items only; a dead node's (or this node's earlier run's) go as each of its
+///   sessions ends untaken (`endOrphan`), and what is left after its last (`endLeftovers`).
 /// - Locks: with `locksInRedis` (the cluster's locks are in the same Redis, `RedisLockStore`), a
 ///   write under a lock is checked where the lock is, in the write's own script: the writer's
 ///   session must hold it now, with the token it was checked with; so a holder on any node is
@@ -59,12 +58,6 @@ public final class RedisMetadataStore: MetadataStore, DeadNodeStep {
             try await line.connect(configuration)
         } catch {
             throw StorageStartupError("metadata in \(location): cannot connect: \(error)")
-        }
-        do {
-            _ = try await removeItems(ofNode: node)
-        } catch {
-            await line.close()
-            throw StorageStartupError("metadata in \(location): cannot remove the items of this node's last run: \(error)")
         }
     }
 
@@ -160,7 +153,7 @@ public final class RedisMetadataStore: MetadataStore, DeadNodeStep {
     }
 
     /// Removes the items of every session of node `node` (escaped), each change published as for
-    /// a session's end: this node's earlier run's at `open`, a dead node's when it is reaped.
+    /// a session's end: what is left of a dead node after its last session ended.
     private func removeItems(ofNode node: String) async throws(RtmError) -> [MetadataCommit] {
         try await removeBound(prefix: "\(node):")
     }

@@ -14,9 +14,10 @@ import SwitchboardWire
 /// - Order: a channel's roster is scored by the number of the change that showed each user, so
 ///   `whoNow` pages by join order, and a page token never names a place in an earlier life of
 ///   the channel (numbers are never reused).
-/// - `open` ends what this node's earlier run left (its sessions leave every channel as timed
-///   out, told to the members on other nodes); `endSessions(ofNode:)` does the same for any node,
-///   for whoever finds a node dead (a node's id must be unique, and stable across restarts).
+/// - A dead node's sessions (or this node's earlier run's, reaped by the cluster link as it
+///   starts) lose their connection at its last beat (`reapSessions`) and wait for a take-over;
+///   untaken, each times out of every channel, told to the members on every node (`endOrphan`);
+///   `endSessions(ofNode:)` ends all of a node's at once (a node's id must be unique).
 public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
     /// The Redis every node shares.
     public let configuration: RedisConfiguration
@@ -43,8 +44,6 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
 
     public func open() async throws {
         try await line.open(configuration, keeping: "presence") {
-            _ = try await endSessions(ofNode: nodeID, now: SystemClock().wallNow)
-        } failure: {
             PresenceStoreStartupError(description: $0)
         }
     }

@@ -21,9 +21,10 @@ import SwitchboardWire
 ///   client, so each is checked where its client's session is (the joined topics per channel in
 ///   the script as well, where the session's topics are).
 /// - Sessions: a session id means something only on its node, so a member is `node:session`.
-///   `open` ends what this node's earlier run left (its sessions leave every stream channel, told
-///   to the members on other nodes); `reapSessions(ofNode:lastBeat:)` does the same for a dead
-///   node. A session whose end Redis could not take is ended there before the next operation.
+///   `reapSessions(ofNode:lastBeat:)` ends a dead node's memberships (its sessions leave every
+///   stream channel, told to the members on other nodes), and this node's earlier run's as the
+///   cluster link reaps it at start. A session whose end Redis could not take is ended there
+///   before the next operation.
 public final class RedisTopicStore: TopicStore, DeadNodeStep {
     /// The Redis every node shares.
     public let configuration: RedisConfiguration
@@ -54,8 +55,6 @@ public final class RedisTopicStore: TopicStore, DeadNodeStep {
 
     public func open() async throws {
         try await line.open(configuration, keeping: "stream channels") {
-            _ = try await end(KeyPart.escaped(nodeID) + ":", reaping: false)
-        } failure: {
             TopicStoreStartupError(description: $0)
         }
     }
