@@ -52,12 +52,11 @@ struct OnlineSets: DeadNodeStep {
 
     /// Takes node ARGV[1] off every online set in its index (KEYS[1]) and drops the index; each
     /// user left online on no node leaves its app's set (`sb:oa:{app}`, named from the online
-    /// set's tag). Only while the node is marked reaped (KEYS[2]), unless ARGV[2] is `own` (a node
-    /// clearing its own earlier run at its start). Returns the online sets left empty; -1 when
-    /// the node is not marked.
+    /// set's tag). Only while the node is marked reaped (KEYS[2]). Returns the online sets left
+    /// empty; -1 when the node is not marked.
     static let reap = RedisScript(
         DeadNodes.escapeFunction + """
-            if ARGV[2] ~= 'own' and not redis.call('ZSCORE', KEYS[2], escaped(ARGV[1])) then return -1 end
+            if not redis.call('ZSCORE', KEYS[2], escaped(ARGV[1])) then return -1 end
             local emptied = {}
             for _, set in ipairs(redis.call('SMEMBERS', KEYS[1])) do
               if redis.call('SREM', set, ARGV[1]) == 1 and redis.call('SCARD', set) == 0 then
@@ -99,18 +98,17 @@ struct OnlineSets: DeadNodeStep {
         return reply.integer == 2
     }
 
-    /// Takes `node` off every online set that lists it, while it is marked reaped (or always,
-    /// when it is this node's own earlier run); returns the users now online on no node.
-    func unlistEverywhere(_ node: String, own: Bool) async throws(RedisError) -> [UserKey] {
+    /// Takes `node` off every online set that lists it, while it is marked reaped; returns the
+    /// users now online on no node.
+    func unlistEverywhere(_ node: String) async throws(RedisError) -> [UserKey] {
         let reply = try await redis.run(
-            Self.reap, keys: [RelayChannels.onlineIndexKey(of: node), Array(DeadNodes.reapedKey.utf8)],
-            arguments: [Array(node.utf8), Array((own ? "own" : "").utf8)])
+            Self.reap, keys: [RelayChannels.onlineIndexKey(of: node), Array(DeadNodes.reapedKey.utf8)], arguments: [Array(node.utf8)])
         return (reply.elements ?? []).compactMap { $0.string.flatMap(RelayChannels.user(ofOnlineKey:)) }
     }
 
     /// The users the reaped `node` held that are now online on no node.
     func reapSessions(ofNode node: String, lastBeat: WallClockTime) async throws -> ReapedSessions {
-        ReapedSessions(usersOffline: try await unlistEverywhere(node, own: false))
+        ReapedSessions(usersOffline: try await unlistEverywhere(node))
     }
 
     /// The user's online set, the node's index and the app's set.

@@ -146,12 +146,11 @@ struct SessionDirectory: DeadNodeStep {
             return out
             """)
 
-    /// Forgets every entry node ARGV[1] still holds (its index, KEYS[1]): the node was reaped
-    /// (KEYS[2] marks it; with ARGV[2] = `1` the mark is not asked for: the node's own next run).
-    /// Returns how many it held.
+    /// Forgets every entry node ARGV[1] still holds (its index, KEYS[1]) while it is marked reaped
+    /// (KEYS[2]). Returns how many it held; -1 when the node is not marked.
     static let drop = RedisScript(
         DeadNodes.escapeFunction + """
-            if ARGV[2] ~= '1' and not redis.call('ZSCORE', KEYS[2], escaped(ARGV[1])) then return -1 end
+            if not redis.call('ZSCORE', KEYS[2], escaped(ARGV[1])) then return -1 end
             local held = 0
             for _, member in ipairs(redis.call('SMEMBERS', KEYS[1])) do
               local newline = string.find(member, '\\n', 1, true)
@@ -226,7 +225,7 @@ struct SessionDirectory: DeadNodeStep {
     /// while it was being reaped) go.
     func endLeftovers(ofNode node: String) async throws -> ReapedSessions {
         _ = try await redis.run(
-            Self.drop, keys: [Self.indexKey(of: node), Array(DeadNodes.reapedKey.utf8)], arguments: [Array(node.utf8), Array("0".utf8)])
+            Self.drop, keys: [Self.indexKey(of: node), Array(DeadNodes.reapedKey.utf8)], arguments: [Array(node.utf8)])
         return ReapedSessions()
     }
 

@@ -40,6 +40,8 @@ extension Presence {
             }
         } catch {
             report(error, "join of \(member) to \(channel)")
+            // A shared store that could not take it (Redis coming back, say) is told again once it can.
+            if store.publishesChanges { startRestoring() }
         }
     }
 

@@ -81,11 +81,21 @@ extension Presence {
     /// The shared store's link came back and it may have lost everything: the store writes back
     /// this node's memberships and states (the members are told of them as joins, by the relay),
     /// retried while the store's own connection comes back (up to 30 s).
+    /// Then each listener here still waiting for its snapshot (its join was not taken) gets it.
     private func restoreShare() async {
-        guard case .running(let context, _) = state else { return }
+        guard case .running(let context, let members) = state else { return }
         do {
             let restored = try await RealTimeRetry.run(attempts: 150, pause: .milliseconds(200)) { () async throws(RtmError) in
-                try await turns.run { () async throws(RtmError) in try await store.restore() }
+                try await turns.run { () async throws(RtmError) in
+                    let restored = try await store.restore()
+                    for (channel, listening) in relayListeners {
+                        let waiting = Set(listening.compactMap { $0.value == nil ? $0.key : nil })
+                        for member in members.read({ $0.members(of: channel) }) where waiting.contains(member.session) {
+                            try await sendSnapshot(to: Caller(app: channel.app, userId: member.user, session: member.session), in: channel, context)
+                        }
+                    }
+                    return restored
+                }
             }
             if restored > 0 { context.log(.warning, "wrote back \(restored) channel memberships the presence store had lost") }
         } catch {

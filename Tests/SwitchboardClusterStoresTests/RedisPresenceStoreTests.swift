@@ -127,6 +127,22 @@ import SwitchboardTransport
         }
     }
 
+    /// A join Redis could not take (it was down) is kept as the node's, and the write-back makes
+    /// it once Redis is back.
+    @Test func aJoinRedisDidNotTakeIsMadeByTheWriteBack() async throws {
+        try await RedisServer.with { redis in
+            let a = try await redis.presenceStore(node: "node-a")
+            let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
+            try await redis.kill()
+            await #expect(throws: RtmError.self) { _ = try await a.join(alice, room, features: [.presence]) }
+            try await redis.start()
+            #expect(await eventuallyAsync { (try? await a.restore()) == 1 })
+            #expect(try await a.members(of: room, after: 0, limit: 10, budget: .max, withStates: false).users.map(\.userId) == ["alice"])
+            #expect(try await a.listeners(of: room) == [alice.session])
+            await a.close()
+        }
+    }
+
     @Test func aNodesSessionsEndAsTimedOutOnceAndARestartKeepsItsEarlierRun() async throws {
         try await RedisServer.with { redis in
             let a = try await redis.presenceStore(node: "node-a")

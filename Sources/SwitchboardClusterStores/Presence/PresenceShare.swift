@@ -1,9 +1,9 @@
 import SwitchboardCore
 
 /// What this node's sessions hold in the shared presence store, as the store last wrote or heard
-/// it: each membership with its features, and each of their users' state in the channel. It is
-/// what `RedisPresenceStore.restore()` writes back when Redis lost it (restarted with nothing
-/// kept).
+/// it (a join Redis could not take included): each membership with its features, and each of
+/// their users' state in the channel. It is what `RedisPresenceStore.restore()` writes back when
+/// Redis lost it (restarted with nothing kept) or never had it.
 ///
 /// A user's state is known from this node's own calls and from the published state changes this
 /// node hears (those of the channels where one of its sessions listens to presence); a state the
@@ -44,6 +44,11 @@ struct PresenceShare: Sendable {
     mutating func stateChanged(of user: UserID, in channel: ChannelKey, to states: [String: String]) {
         guard self.states[channel]?[user] != nil else { return }
         self.states[channel]?[user] = states
+    }
+
+    /// The state of `user` in `channel` as last known; empty when none is.
+    func states(of user: UserID, in channel: ChannelKey) -> [String: String] {
+        states[channel]?[user] ?? [:]
     }
 
     /// Every membership held, in a stable order (by channel, then session).

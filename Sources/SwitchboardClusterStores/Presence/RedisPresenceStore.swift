@@ -150,12 +150,20 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
     // MARK: Membership
 
     public func join(_ member: Caller, _ channel: ChannelKey, features: ChannelFeatures) async throws(RtmError) -> MemberChange {
-        let reply = try await run(
-            PresenceScripts.join,
-            [
-                tag(channel), PresenceKeys.tag(of: member.user), id(member.session), member.userId, String(features.rawValue),
-                features.isVisible ? "1" : "0", features.contains(.presence) ? "1" : "0",
-            ], "join")
+        let reply: RESPValue
+        do {
+            reply = try await run(
+                PresenceScripts.join,
+                [
+                    tag(channel), PresenceKeys.tag(of: member.user), id(member.session), member.userId, String(features.rawValue),
+                    features.isVisible ? "1" : "0", features.contains(.presence) ? "1" : "0",
+                ], "join")
+        } catch {
+            // Kept as this node's all the same: a write-back (`restore`) makes the join once Redis
+            // takes it (it skips a session no longer this node's, and a membership Redis has).
+            share.withLock { $0.joined(member, channel, features: features, states: $0.states(of: member.userId, in: channel)) }
+            throw error
+        }
         guard let parts = reply.elements, parts.count == 4, let before = parts[0].integer, let others = parts[1].integer,
             let occupancy = parts[2].integer, let states = Self.states(parts[3])
         else { throw Self.unexpected(reply, "join") }
