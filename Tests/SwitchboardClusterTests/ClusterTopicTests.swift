@@ -31,6 +31,17 @@ import SwitchboardTestKit
         try await node.harness.bus.request(SubscribeTopic(caller: caller, channelName: "live", topic: "video", users: users))
     }
 
+    /// Nodes a and b with two users per stream channel: alice on a joins `live` and topic `video`
+    /// (with `meta`), then bob on b joins.
+    func alicePublishesBobJoins(on redis: RedisServer, meta: String = "") async throws -> (nodes: [ClusterNode], alice: Caller, bob: Caller) {
+        var limits = Limits()
+        limits.streams.usersPerChannel = 2
+        let nodes = try await start(["a", "b"], on: redis, limits: limits)
+        let alice = try await member("alice", on: nodes[0])
+        try await joinTopic(alice, "video", meta: meta, on: nodes[0])
+        return (nodes, alice, try await member("bob", on: nodes[1]))
+    }
+
     /// The topic events `caller` got as type, publisher and topics with their publishers.
     func heard(_ node: ClusterNode, _ caller: Caller) -> [String] {
         node.topicEvents(to: caller).map { event in
@@ -176,13 +187,8 @@ import SwitchboardTestKit
 
     @Test func aDeadNodesMembersLeaveForEveryOtherNodeWhenItIsReaped() async throws {
         try await RedisServer.with { redis in
-            var limits = Limits()
-            limits.streams.usersPerChannel = 2
-            let nodes = try await start(["a", "b"], on: redis, limits: limits)
+            let (nodes, alice, bob) = try await alicePublishesBobJoins(on: redis)
             let (a, b) = (nodes[0], nodes[1])
-            let alice = try await member("alice", on: a)
-            try await joinTopic(alice, "video", on: a)
-            let bob = try await member("bob", on: b)
             // Both beat at one second; then node a dies, ending nothing of its own.
             for node in [a, b] { node.harness.clock.advance(by: .seconds(1)) }
             try await Task.sleep(for: .milliseconds(100))
@@ -229,13 +235,8 @@ import SwitchboardTestKit
     /// node's publisher, and the members learn of the topics again.
     @Test func afterRedisRestartsEmptyEachNodeWritesBackItsMembersAndPublishers() async throws {
         try await RedisServer.with { redis in
-            var limits = Limits()
-            limits.streams.usersPerChannel = 2
-            let nodes = try await start(["a", "b"], on: redis, limits: limits)
+            let (nodes, alice, bob) = try await alicePublishesBobJoins(on: redis, meta: "cam")
             let (a, b) = (nodes[0], nodes[1])
-            let alice = try await member("alice", on: a)
-            try await joinTopic(alice, "video", meta: "cam", on: a)
-            let bob = try await member("bob", on: b)
             #expect(await eventually { heard(b, bob).last == "snapshot bob video(alice:cam)" })
             let before = heard(b, bob).count
             try await redis.kill()

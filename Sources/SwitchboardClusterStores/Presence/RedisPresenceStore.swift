@@ -124,27 +124,19 @@ public final class RedisPresenceStore: PresenceStore, DeadNodeStep {
     /// script per hundred memberships; what Redis still holds is left as it is. Returns how many
     /// memberships were written back.
     public func restore() async throws(RtmError) -> Int {
-        let held = share.withLock { $0.held }
-        var restored = 0
-        var at = 0
-        while at < held.count {
-            var arguments: [[UInt8]] = []
-            for entry in held[at..<min(at + 100, held.count)] {
-                let features = entry.features
-                arguments += [
-                    tag(entry.channel), PresenceKeys.tag(of: entry.member.user), id(entry.member.session), entry.member.userId,
-                    String(features.rawValue), features.isVisible ? "1" : "0", features.contains(.presence) ? "1" : "0",
-                ].map { Array($0.utf8) }
-                arguments.append(FlatPairs.packed(entry.states))
-            }
+        try await WriteBack.inBatches(share.withLock { $0.held }) { entry in
+            let features = entry.features
+            return [
+                tag(entry.channel), PresenceKeys.tag(of: entry.member.user), id(entry.member.session), entry.member.userId,
+                String(features.rawValue), features.isVisible ? "1" : "0", features.contains(.presence) ? "1" : "0",
+            ].map { Array($0.utf8) } + [WriteBack.packed(entry.states)]
+        } run: { arguments throws(RtmError) in
             let reply = try await call("restore") { client throws(RedisError) in
                 try await client.run(PresenceScripts.restore, keys: [], arguments: arguments)
             }
             guard let count = reply.integer else { throw Self.unexpected(reply, "restore") }
-            restored += Int(count)
-            at += 100
+            return Int(count)
         }
-        return restored
     }
 
     // MARK: Membership

@@ -87,21 +87,13 @@ public final class RedisTopicStore: TopicStore, DeadNodeStep {
     /// longer holds (it restarted with nothing kept), from this node's own memory; one script per
     /// hundred memberships. Returns how many memberships were written back.
     public func restore() async throws(RtmError) -> Int {
-        let held = local.memberships
-        var restored = 0
-        var at = 0
-        while at < held.count {
-            var arguments: [[UInt8]] = []
-            for entry in held[at..<min(at + 100, held.count)] {
-                arguments += [tag(entry.channel), id(entry.member.session), entry.member.userId].map { Array($0.utf8) }
-                arguments.append(FlatPairs.packed(entry.topics))
-            }
+        try await WriteBack.inBatches(local.memberships) { entry in
+            [tag(entry.channel), id(entry.member.session), entry.member.userId].map { Array($0.utf8) } + [WriteBack.packed(entry.topics)]
+        } run: { arguments throws(RtmError) in
             let reply = try await run(TopicScripts.restore, bytes: arguments, "restore", .channelJoinFailed)
             guard let count = reply.integer else { throw Self.unexpected(reply, "restore", .channelJoinFailed) }
-            restored += Int(count)
-            at += 100
+            return Int(count)
         }
-        return restored
     }
 
     // MARK: Channels
