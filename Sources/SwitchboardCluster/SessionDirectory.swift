@@ -64,10 +64,12 @@ struct SessionDirectory: DeadNodeStep {
     /// Takes session ARGV[1] of the user (KEYS[1]) over for node ARGV[2] when its secret is
     /// ARGV[3] and another node holds it (alive, or dead with the session's wait not yet run out:
     /// `takeDue` removes the entry when it does), or this node's earlier run does while the session
-    /// waits as an orphan (its orphan entry goes); moves the entry from that node's index to this
-    /// one's (KEYS[2]; the former index's name is built from its id), with presence timeout
-    /// ARGV[4], and marks the session as the former node named it moved (`DeadNodes.movedKey`),
-    /// and as this node names it no longer (it may come back to a node it left).
+    /// waits as an orphan; its orphan entry, if any, goes (the session is taken, and may come back
+    /// to the node that left it orphaned, whose orphan's time must not end it then); moves the
+    /// entry from that node's index to this one's (KEYS[2]; the former index's name is built from
+    /// its id), with presence timeout ARGV[4], and marks the session as the former node named it
+    /// moved (`DeadNodes.movedKey`), and as this node names it no longer (it may come back to a
+    /// node it left).
     /// Returns the former node's id, or false.
     static let adopt = RedisScript(
         DeadNodes.escapeFunction + """
@@ -77,10 +79,11 @@ struct SessionDirectory: DeadNodeStep {
             local second = string.find(entry, '\\n', first + 1, true) or (#entry + 1)
             local former, secret = string.sub(entry, 1, first - 1), string.sub(entry, first + 1, second - 1)
             if secret ~= ARGV[3] then return false end
-            -- This node's earlier run held it: only while it waits as an orphan (no longer once ended).
-            if former == ARGV[2] and redis.call('ZREM', 'sb:orphans', 's\\n' .. former .. '\\n' .. KEYS[1] .. '\\n' .. ARGV[1]) == 0 then
-              return false
-            end
+            -- Taken over, it is nobody's orphan any more: were the entry to come back to the node
+            -- that was reaped, its orphan's time would otherwise end it there. This node's earlier
+            -- run held it: only while it waits as an orphan (no longer once ended).
+            local orphaned = redis.call('ZREM', 'sb:orphans', 's\\n' .. former .. '\\n' .. KEYS[1] .. '\\n' .. ARGV[1])
+            if former == ARGV[2] and orphaned == 0 then return false end
             redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. '\\n' .. secret .. '\\n' .. ARGV[4])
             local now = redis.call('TIME')
             local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)

@@ -218,6 +218,45 @@ import SwitchboardTestKit
         }
     }
 
+    /// A node dies and is reaped: its session waits as an orphan, is taken over by node b, and
+    /// later comes back to the node it left (started again). When the orphan's time comes, the
+    /// session it named lives on that node again: it must not end.
+    @Test func aSessionBackOnTheNodeWhoseDeathOrphanedItLivesPastTheOrphansTime() async throws {
+        try await RedisServer.with { redis in
+            let nodes = try await start(["a", "b"], on: redis)
+            let (a, b) = (nodes[0], nodes[1])
+            let bob = try await member("bob", on: b).caller
+            #expect(await eventually { heard(b, bob) == ["snapshot bob"] })
+            let aliceOnA = try await a.harness.bus.request(Login(appId: "app", userId: "alice", token: "", presenceTimeout: 10))
+            _ = try await a.harness.bus.request(Subscribe(caller: aliceOnA.caller, channelName: "room", features: [.message, .presence]))
+            #expect(await eventually { heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice"] })
+            // Node a beats, dies, and is reaped by node b: alice's session waits 10 s from that beat.
+            try await advance(nodes, by: 1)
+            await a.stop()
+            try await advance([b], by: 5)
+            let onB = try await resume(aliceOnA, on: b)
+            #expect(onB.resumed && onB.session == aliceOnA.session)
+            // Node a starts again; alice's connection to node b is lost and her client goes back to a.
+            let again = try await ClusterNode.start("a", on: redis, storage: true, locks: true, presence: true)
+            again.harness.clock.advance(by: .seconds(6))
+            await b.harness.bus.publishAndWait(SessionDisconnected(session: onB.session))
+            let back = try await resume(onB, on: again)
+            #expect(back.resumed && back.session == aliceOnA.session)
+            // The orphan's 10 s pass, and more: she is still there, and nobody heard her go.
+            try await advance([b, again], by: 12)
+            let server = Caller.server(app: "app", userId: "server")
+            #expect(try await again.harness.bus.request(ListUserSessions(caller: server, userId: "alice")).map(\.session) == [aliceOnA.session])
+            #expect(try await b.harness.bus.request(WhereNow(caller: bob, userId: "alice")) == [room])
+            #expect(heard(b, bob) == ["snapshot bob", "remoteJoinChannel alice"])
+            // And her session can move again: its entry in the directory is still there.
+            await again.harness.bus.publishAndWait(SessionDisconnected(session: back.session))
+            let onBAgain = try await resume(back, on: b)
+            #expect(onBAgain.resumed && onBAgain.session == aliceOnA.session)
+            await again.stop()
+            await b.stop()
+        }
+    }
+
     @Test func aTicketWithAnotherSecretOrUserIsANewSession() async throws {
         try await RedisServer.with { redis in
             let nodes = try await start(["a", "b"], on: redis)
