@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sched.h>
 #include <spawn.h>
 #include "CLinux.h"
 
@@ -44,4 +45,11 @@ int switchboard_spawn_captured(pid_t *pid, const char *path, char *const argv[],
     posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     return result;
+}
+
+int switchboard_cpus_allowed(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
+    return CPU_COUNT(&set);
 }

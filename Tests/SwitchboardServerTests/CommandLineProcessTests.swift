@@ -97,6 +97,49 @@ import SwitchboardTestKit
         try await serve.stop()
     }
 
+    /// The names of the event-loop threads of process `pid` (`sb-loop-N`, as /proc shows them).
+    static func eventLoopThreads(of pid: Int32) throws -> [String] {
+        let tasks = "/proc/\(pid)/task"
+        return try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { task in
+            let name = try String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            return name.hasPrefix("sb-loop-") ? name : nil
+        }.sorted()
+    }
+
+    @Test func aServerPinnedToOneCoreRunsOneEventLoopAndServes() async throws {
+        let directory = temporaryDataDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let taskset = "/usr/bin/taskset"
+        try #require(FileManager.default.isExecutableFile(atPath: taskset), "taskset (util-linux) is needed")
+        let serve = try await ServeProcess.start(dataDirectory: directory, launcher: [taskset, "-c", "0"])
+        defer { kill(serve.process.processIdentifier, SIGKILL) }
+        #expect(try Self.eventLoopThreads(of: serve.process.processIdentifier) == ["sb-loop-0"])
+
+        // Two users on the one loop still reach each other.
+        var clients: [RtmClientKit] = []
+        for user in ["ana", "ben"] {
+            let config = RtmClientConfig(appId: "pinned", userId: user)
+            config.privateConfig = RtmPrivateConfig()
+            config.privateConfig?.accessPointHosts = [serve.url]
+            let client = try RtmClientKit(config, delegate: nil)
+            #expect(await client.login("").1 == nil)
+            clients.append(client)
+        }
+        let events = clients[0].events
+        let received = Task { () -> RtmMessageEvent? in
+            for await event in events { if case .message(let message) = event { return message } }
+            return nil
+        }
+        let toUser = RtmPublishOptions()
+        toUser.channelType = .user
+        #expect(await clients[1].publish(channelName: "ana", message: "on one core", option: toUser).1 == nil)
+        let message = await received.value
+        #expect(message?.message.stringData == "on one core" && message?.publisher == "ben" && message?.channelType == .user)
+        for client in clients { _ = client.destroy() }
+        try await serve.stop()
+    }
+
     @Test func theClientPublishesAndReadsMetadataThroughTheExecutable() async throws {
         let directory = temporaryDataDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -11,8 +11,14 @@ struct ServeProcess {
 
     /// Starts `switchboard serve` on a free port with `dataDirectory` and `extra` options, logging
     /// at `logLevel` (nil: as the other options and the environment say).
-    static func start(dataDirectory: URL, _ extra: [String] = [], logLevel: String? = "warning") async throws -> ServeProcess {
-        try await launch(["--admin-listen", "off"] + (logLevel.map { ["--log-level", $0] } ?? []) + extra, dataDirectory: dataDirectory)
+    /// `launcher` runs it through another program first (`["/usr/bin/taskset", "-c", "0"]`),
+    /// which must exec it under its own process id.
+    static func start(
+        dataDirectory: URL, _ extra: [String] = [], logLevel: String? = "warning", launcher: [String] = []
+    ) async throws -> ServeProcess {
+        try await launch(
+            ["--admin-listen", "off"] + (logLevel.map { ["--log-level", $0] } ?? []) + extra, dataDirectory: dataDirectory,
+            launcher: launcher)
     }
 
     /// Starts `switchboard serve` as `start` does, with the admin listener on a free port and the
@@ -37,10 +43,16 @@ struct ServeProcess {
         return serve
     }
 
-    private static func launch(_ options: [String], dataDirectory: URL) async throws -> ServeProcess {
+    private static func launch(_ options: [String], dataDirectory: URL, launcher: [String] = []) async throws -> ServeProcess {
         let process = Process()
-        process.executableURL = ExecutableTests.executable
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path, "--no-rate-limits"] + options
+        let serve = ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path, "--no-rate-limits"] + options
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(launcher.dropFirst()) + [ExecutableTests.executable.path] + serve
+        } else {
+            process.executableURL = ExecutableTests.executable
+            process.arguments = serve
+        }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

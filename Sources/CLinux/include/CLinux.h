@@ -1,6 +1,7 @@
 #ifndef SWITCHBOARD_CLINUX_H
 #define SWITCHBOARD_CLINUX_H
-// Linux APIs that Glibc does not export to Swift: epoll, eventfd, timerfd, TCP options.
+// Linux APIs that Glibc does not export to Swift: epoll, eventfd, timerfd, TCP options, the
+// affinity mask.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
@@ -20,4 +21,9 @@ int switchboard_name_thread(const char *name);
 /// (posix_spawn_file_actions_addclosefrom_np, a _GNU_SOURCE call), the signal mask empty and
 /// SIGCHLD, SIGTERM and SIGPIPE at their defaults. Returns 0 or an errno.
 int switchboard_spawn_captured(pid_t *pid, const char *path, char *const argv[], int output_fd);
+
+/// How many processors this process may run on: the CPUs in its affinity mask (taskset, a
+/// cpuset), as sched_getaffinity(2) reports them (CPU_COUNT is a _GNU_SOURCE macro). Returns -1
+/// when the mask cannot be read.
+int switchboard_cpus_allowed(void);
 #endif

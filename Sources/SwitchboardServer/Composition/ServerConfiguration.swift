@@ -23,7 +23,7 @@ public struct ServerConfiguration: Sendable {
     public var appLimits: [AppID: Limits] = [:]
     /// The clock every timeout runs on.
     public var clock: any SwitchboardClock = SystemClock()
-    /// Event-loop threads; nil means one per core.
+    /// Event-loop threads; nil means one per processor the process may run on (its affinity mask).
     public var eventLoopThreads: Int?
     /// Bytes queued to one connection before it counts as a slow consumer and is closed.
     public var maxOutboundBytesPerConnection: Int = 4 * 1024 * 1024

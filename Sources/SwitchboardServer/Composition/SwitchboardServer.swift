@@ -159,7 +159,7 @@ public final class SwitchboardServer: Sendable {
 
     private func listen(tls: TLSContext?, modules: Task<Void, Never>) throws -> Int {
         let group = try EventLoopGroup(
-            threads: configuration.eventLoopThreads ?? ProcessInfo.processInfo.activeProcessorCount)
+            threads: configuration.eventLoopThreads ?? EventLoopGroup.threadsPerAvailableProcessor)
         let listener = WebSocketServer(
             configuration: configuration.transportConfiguration(
                 subprotocol: Wire.subprotocol, refusals: refusals, tls: tls),

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Synchronization
 
@@ -8,8 +9,18 @@ public final class EventLoopGroup: Sendable {
     private let counter = Atomic<Int>(0)
     private let isShutDown = Atomic<Bool>(false)
 
-    /// Starts `threads` event loops (one per core by default).
-    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws {
+    /// One loop per processor this process may run on: the CPUs of its affinity mask (a server
+    /// started under `taskset -c 0` runs one loop, not one per core of the machine, which would
+    /// have its loops take turns on that one core and hand each other work through the scheduler),
+    /// never more than the machine's active processors, at least one.
+    public static var threadsPerAvailableProcessor: Int {
+        let machine = ProcessInfo.processInfo.activeProcessorCount
+        let allowed = Int(switchboard_cpus_allowed())
+        return max(1, allowed > 0 ? min(allowed, machine) : machine)
+    }
+
+    /// Starts `threads` event loops (one per processor this process may run on by default).
+    public init(threads: Int = EventLoopGroup.threadsPerAvailableProcessor) throws {
         var loops: [EventLoop] = []
         for index in 0..<max(1, threads) {
             loops.append(try EventLoop(name: "switchboard-loop-\(index)"))
