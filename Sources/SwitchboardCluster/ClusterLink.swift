@@ -77,6 +77,9 @@ public actor ClusterLink: OpeningModule {
     private nonisolated var sessionDirectory: SessionDirectory { SessionDirectory(redis: redis, nodeID: configuration.nodeID) }
     /// The first number of this node run's block of session numbers, from `open()` on.
     private nonisolated let sessionNumbers = Mutex<UInt64?>(nil)
+    /// This node's sessions as the directory records them (from their claim or take-over to their
+    /// end), to write back when Redis comes back having lost them.
+    private nonisolated let directoryShare = Mutex<[SessionID: SessionDirectory.Entry]>([:])
     /// What else ends a dead node's sessions' share when this node reaps it (the stores').
     private nonisolated let deadNodeSteps = Mutex<[any DeadNodeStep]>([])
     /// The reaping pass under way, if any: beats go on meanwhile.
@@ -164,13 +167,29 @@ public actor ClusterLink: OpeningModule {
                 return Done()
             }
         bus.handle(ClaimUser.self) { [self] request throws(RtmError) in
-            try await claim(
-                request.caller, record: request.secret.map { ($0, request.presenceTimeout) }, movedFrom: nil, operation: ClaimUser.operation)
+            // Kept from before the claim: the session's end, which may come while it runs, forgets it.
+            let session = request.caller.session
+            if let secret = request.secret {
+                let entry = SessionDirectory.Entry(user: request.caller.user, secret: secret, presenceTimeout: request.presenceTimeout)
+                directoryShare.withLock { $0[session] = entry }
+            }
+            do throws(RtmError) {
+                return try await claim(
+                    request.caller, record: request.secret.map { ($0, request.presenceTimeout) }, movedFrom: nil, operation: ClaimUser.operation)
+            } catch {
+                directoryShare.withLock { $0[session] = nil }
+                throw error
+            }
         }
         bus.handle(ReserveSessionNumbers.self) { [self] _ throws(RtmError) in try await reserveSessionNumbers() }
         bus.handle(AdoptSession.self) { [self] request throws(RtmError) in
             do {
-                return try await sessionDirectory.adopt(request.ticket, of: request.user, presenceTimeout: request.presenceTimeout)
+                let former = try await sessionDirectory.adopt(request.ticket, of: request.user, presenceTimeout: request.presenceTimeout)
+                if former != nil {
+                    let entry = SessionDirectory.Entry(user: request.user, secret: request.ticket.secret, presenceTimeout: request.presenceTimeout)
+                    directoryShare.withLock { $0[request.ticket.session] = entry }
+                }
+                return former
             } catch {
                 throw RtmError(.loginTimeout, operation: AdoptSession.operation, reason: "the cluster's Redis cannot be reached: \(error)")
             }
@@ -605,10 +624,11 @@ public actor ClusterLink: OpeningModule {
     }
 
     /// After the subscriber's link came back (Redis may have restarted with nothing kept): lists
-    /// this node again in the online set of every user it has sessions of, retrying while the
-    /// command connection is still coming back (up to 30 s, in real time, as the connections'
-    /// own reconnecting is paced); then tells the modules (`SharedStoreReconnected`), whose stores
-    /// write back what this node's sessions held there.
+    /// this node again in the online set of every user it has sessions of and writes back the
+    /// session directory's entries of its sessions, so they can still be taken over, retrying
+    /// while the command connection is still coming back (up to 30 s, in real time, as the
+    /// connections' own reconnecting is paced); then tells the modules (`SharedStoreReconnected`),
+    /// whose stores write back what this node's sessions held there.
     private func listUsersAgain() async {
         for attempt in 1...150 {
             do {
@@ -620,6 +640,13 @@ public actor ClusterLink: OpeningModule {
                         } catch {
                             throw RtmError(.loginTimeout, operation: OpenRelay.operation, reason: "\(error)")
                         }
+                    }
+                    let held = directoryShare.withLock { $0 }
+                    do {
+                        let restored = try await sessionDirectory.restore(held)
+                        if restored > 0 { inbound.log(.warning, "wrote back \(restored) sessions the session directory had lost") }
+                    } catch {
+                        throw RtmError(.loginTimeout, operation: OpenRelay.operation, reason: "\(error)")
                     }
                 }
                 bus?.publish(SharedStoreReconnected())
@@ -649,6 +676,7 @@ public actor ClusterLink: OpeningModule {
             await channelChanged(change.channel)
         case .sessionEnded(let event, let left):
             inbound.claims.withLock { $0.ended(event.session, of: event.caller.user) }
+            directoryShare.withLock { $0[event.session] = nil }
             if event.reason != .movedToAnotherNode {
                 let directory = sessionDirectory
                 let caller = event.caller

@@ -168,6 +168,51 @@ struct SessionDirectory: DeadNodeStep {
             return held
             """)
 
+    /// Writes back, for node ARGV[1], the entries of sessions it holds that Redis no longer has (after
+    /// a restart that kept nothing): the index is KEYS[1], then per session its user's sessions
+    /// (KEYS[i + 1]) and, in ARGV from 2, its number, secret and presence timeout. An entry Redis
+    /// has is left as it is (another node may hold it now), and so is a session marked gone
+    /// (taken over). Returns how many were written.
+    static let restore = RedisScript(
+        DeadNodes.escapeFunction + DeadNodes.isGoneFunction + """
+            local restored = 0
+            for i = 2, #KEYS do
+              local at = 2 + (i - 2) * 3
+              local session = ARGV[at]
+              if not isGone(escaped(ARGV[1]) .. ':' .. session) and
+                redis.call('HSETNX', KEYS[i], session, ARGV[1] .. '\\n' .. ARGV[at + 1] .. '\\n' .. ARGV[at + 2]) == 1 then
+                redis.call('SADD', KEYS[1], KEYS[i] .. '\\n' .. session)
+                restored = restored + 1
+              end
+            end
+            return restored
+            """)
+
+    /// A session of this node as the directory records it.
+    struct Entry: Sendable {
+        let user: UserKey
+        let secret: String
+        let presenceTimeout: Int
+    }
+
+    /// Writes `held`'s entries back where Redis lost them, a hundred per call; how many it wrote.
+    func restore(_ held: [SessionID: Entry]) async throws(RedisError) -> Int {
+        var restored = 0
+        let entries = Array(held)
+        var at = 0
+        while at < entries.count {
+            let batch = entries[at..<min(at + 100, entries.count)]
+            let reply = try await redis.run(
+                Self.restore, keys: [Self.indexKey(of: nodeID)] + batch.map { Self.key(of: $0.value.user) },
+                arguments: [Array(nodeID.utf8)] + batch.flatMap { session, entry in
+                    [Self.number(session), Array(entry.secret.utf8), Array(String(entry.presenceTimeout).utf8)]
+                })
+            restored += Int(reply.integer ?? 0)
+            at += 100
+        }
+        return restored
+    }
+
     /// The first number of this node run's block: its sessions are numbered after it.
     func reserveNumbers() async throws(RedisError) -> UInt64 {
         let block = try await redis.run(Self.reserve, keys: [Self.blocksKey], arguments: []).integer ?? 0

@@ -257,6 +257,34 @@ import SwitchboardTestKit
         }
     }
 
+    /// Redis restarts with nothing kept: each node writes back its sessions' directory entries,
+    /// so a session of either node can still move to the other.
+    @Test func afterRedisRestartsEmptyASessionCanStillMoveToAnotherNode() async throws {
+        try await RedisServer.with { redis in
+            let nodes = try await start(["a", "b"], on: redis)
+            let (a, b) = (nodes[0], nodes[1])
+            let aliceOnA = try await member("alice", on: a)
+            let bobOnB = try await member("bob", on: b)
+            try await redis.kill()
+            try await redis.start()
+            // The write-back is done once both are back in the room (presence is written back after the directory).
+            #expect(
+                await eventuallyAsync {
+                    try await b.harness.bus.request(WhoNow(caller: bobOnB.caller, channel: room, includeState: false)).users.count == 2
+                }, "presence written back")
+            await a.harness.bus.publishAndWait(SessionDisconnected(session: aliceOnA.session))
+            let alice = try await resume(aliceOnA, on: b)
+            #expect(alice.resumed && alice.session == aliceOnA.session)
+            await b.harness.bus.publishAndWait(SessionDisconnected(session: bobOnB.session))
+            let bob = try await resume(bobOnB, on: a)
+            #expect(bob.resumed && bob.session == bobOnB.session)
+            // Each is whole on the other node: a message of the room reaches both.
+            try await a.publish(bob.caller, .message, to: "room", "moved")
+            #expect(await eventually { b.messages(to: alice.caller) == ["moved"] && a.messages(to: bob.caller) == ["moved"] })
+            for node in nodes { await node.stop() }
+        }
+    }
+
     @Test func aTicketWithAnotherSecretOrUserIsANewSession() async throws {
         try await RedisServer.with { redis in
             let nodes = try await start(["a", "b"], on: redis)
