@@ -9,7 +9,8 @@ SERVER_PID=""
 # server stopped on exit; the open-file limit as high as allowed (FD_LIMIT: the connection-count
 # scenarios need one descriptor per connection in the server and one in the load generator; root
 # may raise the hard limit, otherwise it is taken as it is); a release build and its binaries
-# (SERVER, BENCH) and commit (COMMIT).
+# (SERVER, BENCH) and commit (COMMIT). BENCH_SERVER names another server binary to measure (an
+# earlier build, for a before-and-after next to the same reference); COMMIT then says so.
 bench_setup() {
     WORK="$(mktemp -d "/tmp/$1.XXXXXX")"
     RESULTS="$WORK/results.jsonl"
@@ -21,6 +22,10 @@ bench_setup() {
     # The commit the binaries were built from (sources may change while the scenarios run).
     COMMIT="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' (with uncommitted changes)')"
     SERVER=.build/release/switchboard
+    if [[ -n "${BENCH_SERVER:-}" ]]; then
+        SERVER="$BENCH_SERVER"
+        COMMIT="server $BENCH_SERVER"
+    fi
     BENCH=.build/release/switchboard-bench
 }
 
