@@ -5,7 +5,8 @@
 # (HTTPRequestParser, the admin listener's), msgpack (MessagePackReader, ClientFrame/ServerFrame
 # decoding), tokens (006/007 parsers, verifier), resp (the Redis protocol reader, read whole and in
 # chunks), json (the server API's JSON reader), httpresponse (the webhooks' HTTP client's response
-# heads, read whole and in chunks).
+# heads, read whole and in chunks), relay (the cluster link's decoders of what nodes publish to each
+# other: relay envelopes, claim, moved-session and user-command announcements, answers, node status).
 # Each binary is the harness compiled with the library sources it exercises, under
 # -sanitize=fuzzer,address. Seeds come from tools/fuzz/corpus/<target>/ (read only); what the fuzzer
 # learns goes to .build/fuzz/corpus/<target>/, crashes to .build/fuzz/crashes/. A crash fails the
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(websocket http httprequest httpresponse msgpack tokens resp json)
+[ ${#targets[@]} -gt 0 ] || targets=(websocket http httprequest httpresponse msgpack tokens resp json relay)
 
 out=.build/fuzz
 # Short allocation stacks: with full ones ASan's stack store grows with every new call path and a
@@ -84,6 +85,13 @@ build() {
     resp)
         swiftc "${flags[@]}" -module-name FuzzRESP -o "$out/fuzz-$target" \
             tools/fuzz/RESPFuzz.swift $(sources Sources/SwitchboardRedis/Codec) ;;
+    relay)
+        # The decoders are the cluster link's own (internal) types: their files are compiled into the harness.
+        build_core
+        module_object SwitchboardWire
+        swiftc "${flags[@]}" -module-name FuzzRelay -I "$out/modules" -o "$out/fuzz-$target" tools/fuzz/RelayFuzz.swift \
+            Sources/SwitchboardCluster/{RelayEnvelope,DeliveryFields,UserClaims,UserCommands,MovedSessionAnnouncement,NodeStatusRecord}.swift \
+            "$out/SwitchboardWire.o" $(core_objects) ;;
     json)
         # JSONText quotes with Core's JSONQuoting.
         build_core

@@ -117,3 +117,23 @@ write("tokens", "007-rtc-text", b"\x00" + token007rtc.encode())
 for name, token in [("007-body", token007), ("007-rtc-body", token007rtc)]:
     write("tokens", name, b"\x01" + zlib.decompress(base64.b64decode(token[3:])))
 write("tokens", "006-content", b"\x02" + base64.b64decode(token006[35:]))
+
+# Relay (what nodes publish to each other): byte 0 picks the decoder (0 envelope, 1 claim,
+# 2 moved, 3 user command, 4 command answer, 5 node status, 6 app load).
+pack = msgpack.packb
+relay = {
+    "envelope-channel": b"\x00" + pack([1, "n1", 0, "app", "room", 0, "room", "", "hello", "alice", "", 1700000000000]),
+    "envelope-user-binary": b"\x00" + pack([1, "n2", 1, "app", "bob", 1, "bob", "", b"\x00\xff", "alice", "t", 1]),
+    "envelope-other-version": b"\x00" + pack([2, "n1", 0, "app", "room", 0, "room", "", "x", "a", "", 0]),
+    "claim": b"\x01" + pack(["claim", "n1", "app", "alice", 1700000000000000]),
+    "moved": b"\x02" + pack(["moved", "n1", "app", "alice", 4294967297, "n2"]),
+    "command-disconnect": b"\x03" + pack(["command", "n1", "7", "app", "alice", 0, "kicked"]),
+    "command-unsubscribe": b"\x03" + pack(["command", "n1", "8", "app", "alice", 1, "room"]),
+    "answer": b"\x04" + pack(["acted", "7", 2, 0, "", ""]),
+    "answer-refused": b"\x04" + pack(["acted", "8", 0, -10001, "unsubscribe", "no such channel"]),
+    "status": b"\x05" + pack([1, "n1", "1.0", "ws://127.0.0.1:9000", "host", 1700000000000,
+                              [["redis", None], ["storage", "down"]], 0, 3, 2, 1]),
+    "load": b"\x06" + b"12 10",
+}
+for name, data in relay.items():
+    write("relay", name, data)
