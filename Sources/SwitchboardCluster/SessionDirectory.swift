@@ -168,11 +168,11 @@ struct SessionDirectory: DeadNodeStep {
             return held
             """)
 
-    /// Writes back, for node ARGV[1], the entries of sessions it holds that Redis no longer has (after
-    /// a restart that kept nothing): the index is KEYS[1], then per session its user's sessions
-    /// (KEYS[i + 1]) and, in ARGV from 2, its number, secret and presence timeout. An entry Redis
-    /// has is left as it is (another node may hold it now), and so is a session marked gone
-    /// (taken over). Returns how many were written.
+    /// Writes back, for node ARGV[1], the entries of sessions it holds that Redis no longer has
+    /// (after a restart that kept nothing): the index is KEYS[1], then per session its user's
+    /// sessions (KEYS[i + 1]) and, in ARGV from 2, its number, secret and presence timeout. An
+    /// entry Redis has is left as it is (another node may hold it now), and so is a session marked
+    /// gone (taken over). Returns how many were written.
     static let restore = RedisScript(
         DeadNodes.escapeFunction + DeadNodes.isGoneFunction + """
             local restored = 0
