@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Switchboard next to reference brokers, in one run, in alternating rounds with the same traffic:
 # - point-to-point: switchboard-bench --scenario point-to-point against Redis pub/sub
-#   (tools/reference/redis_p2p.c: 50 pairs, 100-byte messages, 64 unanswered per sender);
+#   (tools/reference/redis_p2p.c: 50 pairs, 100-byte messages, 64 unanswered per sender), as fast
+#   as each goes, then paced at P2P_RATE messages a second (100,000 by default) for the deliveries'
+#   latency (p50, p99, p999) and the CPU per message at that rate;
 # - fan-out: switchboard-bench --scenario fanout against Redis pub/sub and against nats-server
 #   (tools/reference/redis_fanout.c and nats_fanout.c: one publisher, 100 subscribers of one
 #   channel, 100-byte messages, 64 unanswered publishes).
 # On a machine whose speed changes by the hour, the ratio of the costs is what stays comparable.
 #
 #   tools/bench-reference.sh [rounds] [kind]   # 5 rounds by default; kind: all (default), p2p or fanout
+#   P2P_RATE=50000 tools/bench-reference.sh 5 p2p   # the paced point-to-point at another rate (0: none)
 #   ROUNDS_KIND=fanout tools/bench-reference.sh 5   # the same as `tools/bench-reference.sh 5 fanout`
 #   PIN=0 tools/bench-reference.sh             # server and load generator not pinned to a core each
 #
@@ -86,6 +89,7 @@ start_redis() {
 
 # The same traffic for every server of a kind.
 FANOUT_TRAFFIC=(--subscribers 100 --payload 100 --window 64 --duration 5)
+P2P_RATE="${P2P_RATE:-100000}"
 
 for round in $(seq "$ROUNDS"); do
     if [[ "$P2P" == 1 ]]; then
@@ -99,6 +103,22 @@ for round in $(seq "$ROUNDS"); do
         "${LOAD_PIN[@]}" "$WORK/redis_p2p" --port "$REDIS_PORT" --server-pid "$REFERENCE_PID" --label "$REDIS_LABEL" \
             --pairs 50 --payload 100 --window 64 --duration 5 | tee -a "$RESULTS"
         stop_reference
+        if [[ "$P2P_RATE" != 0 ]]; then
+            # switchboard-bench with one event loop, as redis_p2p is one thread: on its one core, a
+            # second loop made every delivery wait for the scheduler (p50 0.40 ms with two loops,
+            # 0.16 ms with one, at 50,000 messages/s on 2026-12-03), which is the generator's cost.
+            echo "== point-to-point at $P2P_RATE messages/s, round $round of $ROUNDS" >&2
+            start_server "$SERVER" $SERVER_CORE
+            "${LOAD_PIN[@]}" "$BENCH" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --label switchboard \
+                --scenario point-to-point --publishers 50 --payload 100 --window 64 --rate "$P2P_RATE" --duration 5 --threads 1 \
+                | tee -a "$RESULTS"
+            stop_server
+
+            start_redis
+            "${LOAD_PIN[@]}" "$WORK/redis_p2p" --port "$REDIS_PORT" --server-pid "$REFERENCE_PID" --label "$REDIS_LABEL" \
+                --pairs 50 --payload 100 --window 64 --rate "$P2P_RATE" --duration 5 | tee -a "$RESULTS"
+            stop_reference
+        fi
     fi
     if [[ "$FANOUT" == 1 ]]; then
         echo "== fan-out round $round of $ROUNDS" >&2
@@ -127,7 +147,9 @@ def runs(scenario, prefix, key):
     return [l[key] for l in lines if l["scenario"] == scenario and l["label"].startswith(prefix) and l.get(key)]
 def rounds(values): return ', '.join(f'{r:.2f}' for r in values)
 if sys.argv[4] == "1":
-    def p2p(prefix, key): return runs("point-to-point", prefix, key)
+    def p2p(prefix, key, paced=False):
+        return [l[key] for l in lines if l["scenario"] == "point-to-point" and l["label"].startswith(prefix) and l.get(key)
+                and (l.get("rate_target", 0) > 0) == paced]
     print(f"commit {sys.argv[2]}, {pinned}, {len(p2p('switchboard', 'publishes_per_s'))} rounds; medians of the rounds")
     for key, what in (("server_cpu_ns_per_delivery", "the run"), ("server_cpu_ns_per_delivery_fastest_second", "its fastest second")):
         ours, redis = p2p("switchboard", key), p2p("redis", key)
@@ -136,6 +158,19 @@ if sys.argv[4] == "1":
               f"ratio {statistics.median(ratios):.2f} (rounds: {rounds(ratios)})")
     print(f"messages/s: switchboard {statistics.median(p2p('switchboard', 'publishes_per_s')):,.0f}, "
           f"redis {statistics.median(p2p('redis', 'publishes_per_s')):,.0f}")
+    if p2p("switchboard", "publishes_per_s", paced=True):
+        rate = [l for l in lines if l.get("rate_target", 0) > 0][0]["rate_target"]
+        print(f"paced at {rate:,} messages/s, medians of the rounds (deliveries/s: switchboard "
+              f"{statistics.median(p2p('switchboard', 'deliveries_per_s', True)):,.0f}, redis "
+              f"{statistics.median(p2p('redis', 'deliveries_per_s', True)):,.0f}; behind schedule: switchboard "
+              f"{sum(l.get('behind_schedule', 0) for l in lines if l.get('rate_target', 0) > 0 and l['label'].startswith('switchboard'))}, redis "
+              f"{sum(l.get('behind_schedule', 0) for l in lines if l.get('rate_target', 0) > 0 and l['label'].startswith('redis'))})")
+        for key in ("latency_p50_ms", "latency_p99_ms", "latency_p999_ms", "server_cpu_ns_per_delivery"):
+            ours, redis = p2p("switchboard", key, True), p2p("redis", key, True)
+            ratios = [a / b for a, b in zip(ours, redis)]
+            unit = "ns" if key.endswith("delivery") else "ms"
+            print(f"  {key}: switchboard {statistics.median(ours):,.3f} {unit}, redis {statistics.median(redis):,.3f} {unit}, "
+                  f"ratio {statistics.median(ratios):.2f} (rounds: {rounds(ratios)})")
 if sys.argv[5] == "1":
     # A round is a switchboard line and the reference lines after it.
     fanout_rounds = []

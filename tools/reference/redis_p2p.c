@@ -9,15 +9,24 @@
  * PUBLISH to the partner's channel; the integer reply to PUBLISH is the answer, the `message`
  * push on the partner's subscription the delivery.
  *
+ * Paced (`--rate N`, as `switchboard-bench --rate N`): N messages a second in all, due every
+ * 200 µs and sent round-robin by the senders with room in their window (a due message whose
+ * sender's window is full counts as behind schedule); each payload starts with its send time
+ * (CLOCK_MONOTONIC nanoseconds, 16 hex digits), and each delivery's latency is its arrival time
+ * less that, as switchboard-bench measures its deliveries.
+ *
  * Prints one JSON line with the keys of switchboard-bench's: publishes_per_s, deliveries_per_s,
  * server_cpu_cores, server_cpu_ns_per_delivery (server CPU from /proc/PID/stat over the measured
  * window, after a warm-up) and server_cpu_ns_per_delivery_fastest_second (the same in the
- * window's fastest whole second).
+ * window's fastest whole second); paced, also rate_target, behind_schedule and the deliveries'
+ * latency_p50_ms, latency_p99_ms and latency_p999_ms over the window.
  *
  *   redis_p2p --port 6379 --server-pid PID [--pairs 50] [--payload 100] [--window 64]
- *             [--duration 5] [--warmup 1] [--label NAME]
+ *             [--rate 0] [--duration 5] [--warmup 1] [--label NAME]
  */
 #include "resp.h"
+
+#include <sys/timerfd.h>
 
 struct connection {
     int fd;
@@ -32,6 +41,55 @@ struct connection {
 };
 
 static uint64_t answered, delivered, refused;
+
+/* Paced runs: the payload's size (its first 16 bytes are the send time), whether the measured
+ * window is open, the deliveries' latencies in it (ns), and the sends due while the window was full. */
+static size_t payload_size;
+static int paced, recording;
+static uint64_t *latencies;
+static size_t latency_count, latency_capacity;
+static uint64_t behind_schedule;
+
+static inline uint64_t monotonic_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Queues one PUBLISH stamped with the time now and writes it. */
+static int send_stamped(struct connection *c) {
+    char stamp[17];
+    snprintf(stamp, sizeof stamp, "%016llx", (unsigned long long)monotonic_ns());
+    memcpy(c->command.data + c->command.used - 2 - payload_size, stamp, 16);
+    append(&c->out, c->command.data, c->command.used);
+    c->in_flight++;
+    return flush_out(c->fd, &c->out);
+}
+
+/* Records the latency of the delivery whose payload ends 2 bytes before `end`. */
+static void record_latency(const char *end) {
+    char stamp[17];
+    memcpy(stamp, end - 2 - payload_size, 16);
+    stamp[16] = 0;
+    uint64_t sent = strtoull(stamp, NULL, 16), now = monotonic_ns();
+    if (latency_count == latency_capacity) {
+        latency_capacity = latency_capacity ? 2 * latency_capacity : 1 << 20;
+        latencies = realloc(latencies, latency_capacity * sizeof *latencies);
+        if (!latencies) fail("realloc");
+    }
+    latencies[latency_count++] = now > sent ? now - sent : 0;
+}
+
+static int by_value(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The latency at quantile `q` of the recorded ones (sorted), in milliseconds. */
+static double latency_ms(double q) {
+    if (!latency_count) return 0;
+    return (double)latencies[(size_t)(q * (double)(latency_count - 1))] / 1e6;
+}
 
 /* Queues PUBLISH commands until the window is full, then writes. */
 static int fill_window(struct connection *c, int window) {
@@ -57,6 +115,7 @@ static int handle_readable(struct connection *c, int window) {
             else refused++;
         } else if (kind == '*' && first && memcmp(first, "message", 7) == 0) {
             delivered++;
+            if (paced && recording) record_latency(c->in.data + next);
         }
         position = next;
     }
@@ -64,7 +123,7 @@ static int handle_readable(struct connection *c, int window) {
     if (c->is_publisher && answers > 0) {
         answered += (uint64_t)answers;
         c->in_flight -= answers;
-        return fill_window(c, window);
+        if (!paced) return fill_window(c, window);
     }
     return 0;
 }
@@ -75,14 +134,17 @@ int main(int argc, char **argv) {
     int pairs = (int)option(argc, argv, "--pairs", 50);
     int payload = (int)option(argc, argv, "--payload", 100);
     int window = (int)option(argc, argv, "--window", 64);
+    long rate = option(argc, argv, "--rate", 0);
     double duration = (double)option(argc, argv, "--duration", 5);
     double warmup = (double)option(argc, argv, "--warmup", 1);
     const char *label = text_option(argc, argv, "--label", "redis-point-to-point");
-    if (server_pid <= 0 || pairs < 1 || payload < 1 || window < 1 || duration <= 0) {
-        fprintf(stderr, "usage: redis_p2p --port N --server-pid PID [--pairs 50] [--payload 100] [--window 64] "
-                        "[--duration 5] [--warmup 1] [--label NAME]\n");
+    if (server_pid <= 0 || pairs < 1 || payload < 1 || window < 1 || duration <= 0 || rate < 0 || (rate > 0 && payload < 16)) {
+        fprintf(stderr, "usage: redis_p2p --port N --server-pid PID [--pairs 50] [--payload 100, at least 16 paced] "
+                        "[--window 64] [--rate 0] [--duration 5] [--warmup 1] [--label NAME]\n");
         return 2;
     }
+    paced = rate > 0;
+    payload_size = (size_t)payload;
 
     int users = 2 * pairs;
     struct connection *connections = calloc((size_t)users * 2, sizeof *connections);
@@ -107,21 +169,53 @@ int main(int argc, char **argv) {
     int poller = epoll_create1(0);
     if (poller < 0) fail("epoll_create1");
     for (int index = 0; index < users * 2; index++) watch(poller, connections[index].fd, &connections[index]);
-    for (int user = 0; user < users; user++) {
-        if (fill_window(&connections[2 * user + 1], window) < 0) fail("first PUBLISH");
+    /* Paced, a timer wakes the loop every 200 µs to send what is due; otherwise every window is filled now. */
+    static struct connection tick;
+    int timer = -1;
+    if (paced) {
+        timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+        struct itimerspec every = {.it_interval = {0, 200000}, .it_value = {0, 200000}};
+        if (timer < 0 || timerfd_settime(timer, 0, &every, NULL) < 0) fail("timerfd");
+        watch(poller, timer, &tick);
+    } else {
+        for (int user = 0; user < users; user++) {
+            if (fill_window(&connections[2 * user + 1], window) < 0) fail("first PUBLISH");
+        }
     }
+    double started = now_seconds();
+    uint64_t issued = 0;
+    int next_sender = 0;
 
     /* Runs the traffic until the window closes, on edge-triggered events: read everything, write what waits. */
     struct epoll_event events[256];
     struct measure m;
     measure_begin(&m, server_pid, warmup, duration);
     while (!measure_tick(&m, answered, delivered)) {
+        recording = m.measuring;
         int ready = epoll_wait(poller, events, 256, 100);
         if (ready < 0) {
             if (errno == EINTR) continue;
             fail("epoll_wait");
         }
+        if (paced) {
+            uint64_t due = (uint64_t)((now_seconds() - started) * (double)rate);
+            for (; issued < due; issued++) {
+                struct connection *sender = &connections[2 * next_sender + 1];
+                next_sender = (next_sender + 1) % users;
+                if (sender->in_flight >= window) {
+                    if (recording) behind_schedule++;
+                } else if (send_stamped(sender) < 0) {
+                    fprintf(stderr, "redis_p2p: a connection closed during the run\n");
+                    return 2;
+                }
+            }
+        }
         for (int index = 0; index < ready; index++) {
+            if (events[index].data.ptr == &tick) {
+                uint64_t expirations;
+                if (read(timer, &expirations, sizeof expirations) < 0 && errno != EAGAIN) fail("read timerfd");
+                continue;
+            }
             struct connection *c = events[index].data.ptr;
             if (((events[index].events & EPOLLOUT) && c->out.used > 0 && flush_out(c->fd, &c->out) < 0)
                 || ((events[index].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && handle_readable(c, window) < 0)) {
@@ -133,9 +227,16 @@ int main(int argc, char **argv) {
     printf("{\"label\":\"%s\",\"server\":\"redis\",\"scenario\":\"point-to-point\",\"pairs\":%d,"
            "\"payload\":%d,\"window\":%d,\"duration_s\":%.2f,\"publishes_per_s\":%.0f,\"deliveries_per_s\":%.0f,"
            "\"refused\":%llu,\"server_cpu_s\":%.2f,\"server_cpu_cores\":%.3f,\"bench_cpu_cores\":%.3f,"
-           "\"server_cpu_ns_per_delivery\":%.0f,\"server_cpu_ns_per_delivery_fastest_second\":%.0f}\n",
+           "\"server_cpu_ns_per_delivery\":%.0f,\"server_cpu_ns_per_delivery_fastest_second\":%.0f",
            label, pairs, payload, window, m.elapsed, (double)m.answered / m.elapsed, (double)m.delivered / m.elapsed,
            (unsigned long long)refused, m.server_cpu, m.server_cpu / m.elapsed, m.own_cpu / m.elapsed,
            m.delivered ? m.server_cpu * 1e9 / (double)m.delivered : 0.0, m.fastest_second);
+    if (paced) {
+        qsort(latencies, latency_count, sizeof *latencies, by_value);
+        printf(",\"rate_target\":%ld,\"behind_schedule\":%llu,\"latency_samples\":%zu,\"latency_p50_ms\":%.3f,"
+               "\"latency_p99_ms\":%.3f,\"latency_p999_ms\":%.3f",
+               rate, (unsigned long long)behind_schedule, latency_count, latency_ms(0.5), latency_ms(0.99), latency_ms(0.999));
+    }
+    printf("}\n");
     return refused ? 1 : 0;
 }
