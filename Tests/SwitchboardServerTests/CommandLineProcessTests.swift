@@ -112,7 +112,12 @@ import SwitchboardTestKit
         defer { try? FileManager.default.removeItem(at: directory) }
         let taskset = "/usr/bin/taskset"
         try #require(FileManager.default.isExecutableFile(atPath: taskset), "taskset (util-linux) is needed")
-        let serve = try await ServeProcess.start(dataDirectory: directory, launcher: [taskset, "-c", "0"])
+        // The first processor this process may run on (a container's cpuset need not hold 0).
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let allowed = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") })
+        let first = try #require(allowed.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces)
+            .split(whereSeparator: { $0 == "-" || $0 == "," }).first.flatMap { Int($0) })
+        let serve = try await ServeProcess.start(dataDirectory: directory, launcher: [taskset, "-c", String(first)])
         defer { kill(serve.process.processIdentifier, SIGKILL) }
         #expect(try Self.eventLoopThreads(of: serve.process.processIdentifier) == ["sb-loop-0"])
 
