@@ -195,22 +195,16 @@ struct SessionDirectory: DeadNodeStep {
         let presenceTimeout: Int
     }
 
-    /// Writes `held`'s entries back where Redis lost them, a hundred per call; how many it wrote.
+    /// Writes `held`'s entries back where Redis lost them, a batch per call; how many it wrote.
     func restore(_ held: [SessionID: Entry]) async throws(RedisError) -> Int {
-        var restored = 0
-        let entries = Array(held)
-        var at = 0
-        while at < entries.count {
-            let batch = entries[at..<min(at + 100, entries.count)]
+        try await WriteBack.inBatches(Array(held)) { (batch: ArraySlice<(key: SessionID, value: Entry)>) async throws(RedisError) -> Int in
             let reply = try await redis.run(
                 Self.restore, keys: [Self.indexKey(of: nodeID)] + batch.map { Self.key(of: $0.value.user) },
                 arguments: [Array(nodeID.utf8)] + batch.flatMap { session, entry in
                     [Self.number(session), Array(entry.secret.utf8), Array(String(entry.presenceTimeout).utf8)]
                 })
-            restored += Int(reply.integer ?? 0)
-            at += 100
+            return Int(reply.integer ?? 0)
         }
-        return restored
     }
 
     /// The first number of this node run's block: its sessions are numbered after it.
