@@ -90,6 +90,9 @@ struct ResumeScene {
         // Bob's network dies silently: the server still writes to his old connection, unread,
         // channel messages and messages sent to him alone alike.
         await bob.loseConnectionSilently()
+        // The loss reaches the log before the return is awaited: else the login's own
+        // "connected" could pass for the return.
+        #expect(await bobLog.wait { $0.linkStates.last?.currentState == .disconnected })
         let direct = RtmPublishOptions()
         direct.channelType = .user
         for index in 3..<8 {
