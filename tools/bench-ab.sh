@@ -8,6 +8,9 @@
 # idle-10k (10,000 idle logged-in connections: memory each, login rate).
 # BEFORE_FLAGS and AFTER_FLAGS add `serve` options to one side (the same tree twice with and
 # without an option: `AFTER_FLAGS="--webhook-url …" tools/bench-ab.sh . .`).
+# PIN=1 runs the servers on core 0 and the load generator on core 1, as tools/bench-reference.sh
+# does. BEFORE_SERVER names a server binary to use instead of the
+# before tree's (a copy of an earlier build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BEFORE="$1"
@@ -16,6 +19,9 @@ ROUNDS="${3:-3}"
 BEFORE_FLAGS="${BEFORE_FLAGS:-}"
 AFTER_FLAGS="${AFTER_FLAGS:-}"
 PORT="${BENCH_PORT:-19500}"
+PIN="${PIN:-0}"
+SERVER_CORE="" LOAD_PIN=()
+if [[ "$PIN" == 1 ]]; then SERVER_CORE=0 LOAD_PIN=(taskset -c 1); fi
 WORK="$(mktemp -d /tmp/switchboard-ab.XXXXXX)"
 # shellcheck source=tools/bench-server.sh
 source tools/bench-server.sh
@@ -42,9 +48,11 @@ run() {
     local side="$1" tree="$2" name="$3"
     local flags="$BEFORE_FLAGS"
     [[ "$side" == after ]] && flags="$AFTER_FLAGS"
-    SERVER_FLAGS="$flags" start_server "$tree/.build/release/switchboard"
+    local binary="$tree/.build/release/switchboard"
+    [[ "$side" == before && -n "${BEFORE_SERVER:-}" ]] && binary="$BEFORE_SERVER"
+    SERVER_FLAGS="$flags" start_server "$binary" $SERVER_CORE
     # shellcheck disable=SC2046
-    "$BENCH" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --label "$name@$side" $(arguments "$name")
+    "${LOAD_PIN[@]}" "$BENCH" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --label "$name@$side" $(arguments "$name")
     stop_server
 }
 

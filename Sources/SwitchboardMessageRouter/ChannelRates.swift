@@ -16,11 +16,11 @@ struct ChannelRates: Sendable {
     /// Messages discarded since the start.
     private(set) var discardedTotal = 0
 
-    /// Takes one message of `channel` at `now` under `limits` (the channel's app's); false when the
-    /// channel is over its rate and the message is to be discarded. A window kept under another
-    /// rate starts afresh.
-    mutating func admitMessage(on channel: ChannelKey, now: Duration, limits: Limits) -> Bool {
-        guard let limit = limits.messages.perChannelPerSecond else { return true }
+    /// Takes one message of `channel` at `now` under its app's rate of `perSecond` messages (nil:
+    /// none); false when the channel is over its rate and the message is to be discarded. A window
+    /// kept under another rate starts afresh.
+    mutating func admitMessage(on channel: ChannelKey, now: Duration, perSecond: Int?) -> Bool {
+        guard let limit = perSecond else { return true }
         if let window = messages[channel], window.limit != limit { messages[channel] = nil }
         let admitted = messages[channel, default: SlidingWindow(limit: limit)].take(now)
         if !admitted {

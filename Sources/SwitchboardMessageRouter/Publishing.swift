@@ -19,28 +19,29 @@ struct Publishing: Sendable {
     func publish(_ request: Publish) throws(RtmError) -> Done? {
         let caller = request.caller
         // The caller's app's limits, read once: a reload applies from the next publish on.
-        let limits = context.limits(for: caller.app)
-        guard request.payload.byteCount <= limits.messages.payloadMaxBytes else {
+        let limits = context.withLimits(for: caller.app) { PublishLimits($0) }
+        guard request.payload.byteCount <= limits.payloadMaxBytes else {
             throw RtmError(
                 .channelMessageLengthExceedLimitation, operation: Publish.operation,
-                reason: "payload is \(request.payload.byteCount) bytes; at most \(limits.messages.payloadMaxBytes)")
+                reason: "payload is \(request.payload.byteCount) bytes; at most \(limits.payloadMaxBytes)")
         }
-        try Validation.checkCustomType(request.customType, limits: limits, operation: Publish.operation)
+        try Validation.checkCustomType(request.customType, maxLength: limits.customTypeMaxLength, operation: Publish.operation)
         let receivers: Receivers
         let deliveredName: String
         /// A message channel's publish, which changes of its subscriptions wait for.
         var inFlight: (ticket: UInt64, channel: ChannelKey)?
         switch request.channelType {
         case .message:
-            try Validation.checkChannelName(request.channelName, limits: limits, operation: Publish.operation)
+            try Validation.checkChannelName(request.channelName, maxLength: limits.channelNameMaxLength, operation: Publish.operation)
             let channel = caller.channel(.message, request.channelName)
             // Over the channel's rate the message is discarded, and the publish still succeeds.
-            guard let admitted = routes.admitMessage(on: channel, now: context.clock.now, limits: limits) else { return Done() }
+            guard let admitted = routes.admitMessage(on: channel, now: context.clock.now, perSecond: limits.perChannelPerSecond)
+            else { return Done() }
             inFlight = (admitted.ticket, channel)
             receivers = .list(admitted.receivers)
             deliveredName = request.channelName
         case .user:
-            try Validation.checkUserId(request.channelName, limits: limits, operation: Publish.operation)
+            try Validation.checkUserId(request.channelName, maxBytes: limits.userIdMaxBytes, operation: Publish.operation)
             let sessions = routes.sessions(of: UserKey(caller.app, request.channelName))
             guard !sessions.isEmpty else {
                 if context.bus.hasHandler(ForwardUserMessage.self) { return nil }
@@ -120,6 +121,24 @@ struct Publishing: Sendable {
         MessageDelivery(
             channelType: request.channelType, channelName: name, payload: request.payload,
             publisher: request.caller.userId, customType: request.customType, timestamp: context.clock.wallMilliseconds)
+    }
+
+    /// The figures of an app's limits a publish checks, taken from the limits where they lie (a
+    /// copy of them all is half a kilobyte, on every publish).
+    private struct PublishLimits {
+        let payloadMaxBytes: Int
+        let customTypeMaxLength: Int
+        let channelNameMaxLength: Int
+        let userIdMaxBytes: Int
+        let perChannelPerSecond: Int?
+
+        init(_ limits: borrowing Limits) {
+            payloadMaxBytes = limits.messages.payloadMaxBytes
+            customTypeMaxLength = limits.messages.customTypeMaxLength
+            channelNameMaxLength = limits.names.channelNameMaxLength
+            userIdMaxBytes = limits.names.userIdMaxBytes
+            perChannelPerSecond = limits.messages.perChannelPerSecond
+        }
     }
 
     /// Who a publish goes to: a user's one session (no list to build), or a list.

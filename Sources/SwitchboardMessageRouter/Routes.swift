@@ -35,10 +35,11 @@ final class Routes: Sendable {
 
     /// Takes one message of `channel` at `now` and returns its receivers, with the ticket to hand
     /// back to `delivered` once its push is with the outbox; nil when the channel is over its rate
-    /// and the message is to be discarded (`limits`: the channel's app's).
-    func admitMessage(on channel: ChannelKey, now: Duration, limits: Limits) -> (receivers: [SessionID], ticket: UInt64)? {
+    /// and the message is to be discarded (`perSecond`: the channel's app's per-channel rate,
+    /// nil for none).
+    func admitMessage(on channel: ChannelKey, now: Duration, perSecond: Int?) -> (receivers: [SessionID], ticket: UInt64)? {
         state.withLock { state in
-            guard state.rates.admitMessage(on: channel, now: now, limits: limits) else { return nil }
+            guard state.rates.admitMessage(on: channel, now: now, perSecond: perSecond) else { return nil }
             return (state.subscriptions.listeners(of: channel, hearing: .message), state.inFlight.start(channel))
         }
     }

@@ -42,4 +42,60 @@ import SwitchboardTestKit
         let context = ModuleContext(bus: EventBus(), clock: SystemClock(), limitsBook: book, outbox: RecordingOutbox())
         #expect(context.limits(for: "alpha").messages.payloadMaxBytes == 20 && context.limits.messages.payloadMaxBytes == 3000)
     }
+
+    @Test func onlyAChangeCountsAsAReplacementAndWithLimitsReadsTheAppsOwnElseTheServers() {
+        let book = LimitsBook(Self.edition(payload: 1000, alphaPayload: 10))
+        #expect(book.replacementCount == 0)
+        #expect(book.withLimits(for: "alpha") { $0.messages.payloadMaxBytes } == 10)
+        #expect(book.withLimits(for: "beta") { $0.messages.payloadMaxBytes } == 1000)
+        // The same edition again, the same server limits again: nothing to read anew.
+        book.replace(with: Self.edition(payload: 1000, alphaPayload: 10))
+        book.replaceServerLimits(with: book.server)
+        #expect(book.replacementCount == 0)
+        book.replace(with: Self.edition(payload: 1000, alphaPayload: 11))
+        #expect(book.replacementCount == 1)
+        #expect(book.withLimits(for: "alpha") { $0.messages.payloadMaxBytes } == 11)
+        var server = book.server
+        server.messages.payloadMaxBytes = 1001
+        book.replaceServerLimits(with: server)
+        #expect(book.replacementCount == 2)
+        #expect(book.withLimits(for: "beta") { $0.messages.payloadMaxBytes } == 1001)
+        #expect(book.withLimits(for: "alpha") { $0.messages.payloadMaxBytes } == 11)
+    }
+
+    @Test func readersOnOtherThreadsSeeOneWholeEditionOrTheNextWhileItIsReplaced() async {
+        // Each edition's server and app payloads are n and n + 1; a reader must never see them mixed.
+        func edition(_ n: Int) -> LimitsBook.Edition {
+            var server = Limits()
+            server.messages.payloadMaxBytes = n
+            server.messages.customTypeMaxLength = n
+            var alpha = server
+            alpha.messages.payloadMaxBytes = n + 1
+            return LimitsBook.Edition(server: server, apps: ["alpha": alpha])
+        }
+        let book = LimitsBook(edition(0))
+        let torn = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    var torn = 0, last = 0
+                    for _ in 0..<20_000 {
+                        let (payload, customType) = book.withLimits(for: "beta") { ($0.messages.payloadMaxBytes, $0.messages.customTypeMaxLength) }
+                        let alpha = book.withLimits(for: "alpha") { $0.messages.payloadMaxBytes }
+                        // Editions only move forward; one is whole.
+                        if payload != customType || payload < last || alpha < payload + 1 { torn += 1 }
+                        last = payload
+                    }
+                    return torn
+                }
+            }
+            group.addTask {
+                for n in 1...500 { book.replace(with: edition(n)) }
+                return 0
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(torn == 0)
+        #expect(book.replacementCount == 500)
+        #expect(book.withLimits(for: "alpha") { $0.messages.payloadMaxBytes } == 501)
+    }
 }

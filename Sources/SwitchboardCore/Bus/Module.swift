@@ -39,6 +39,12 @@ public struct ModuleContext: Sendable {
     /// the caller's app, and kept for the rest of the request.
     public func limits(for app: AppID) -> Limits { limitsBook.limits(for: app) }
 
+    /// Runs `body` on the limits of `app` in force now, where they lie: a request on a hot path
+    /// reads them so, without copying them.
+    public func withLimits<Value>(for app: AppID, _ body: (borrowing Limits) -> Value) -> Value {
+        limitsBook.withLimits(for: app, body)
+    }
+
     /// The same context with the log labelled `name`, as one module sees it.
     public func labeled(_ name: String) -> ModuleContext {
         ModuleContext(bus: bus, clock: clock, limitsBook: limitsBook, outbox: outbox, log: log.labeled(name))

@@ -29,7 +29,12 @@ public enum Validation {
     /// scalars, so the byte size is bounded too), no control characters.
     @inlinable
     public static func checkChannelName(_ name: String, limits: Limits, operation: String) throws(RtmError) {
-        try checkName(name, "channel name", maxLength: limits.names.channelNameMaxLength, code: .invalidChannelName, operation: operation)
+        try checkChannelName(name, maxLength: limits.names.channelNameMaxLength, operation: operation)
+    }
+
+    /// A channel name is non-empty, at most `maxLength` characters, no control characters.
+    public static func checkChannelName(_ name: String, maxLength: Int, operation: String) throws(RtmError) {
+        try checkName(name, "channel name", maxLength: maxLength, code: .invalidChannelName, operation: operation)
     }
 
     /// A name (`noun` in the reason) is non-empty, at most `maxLength` Unicode scalars, with no

@@ -8,9 +8,9 @@ import SwitchboardCore
 /// calls; a call is refused when the oldest of them is less than a second old.
 ///
 /// Every connection has one, so it holds only what its calls used: the figures are its caller's
-/// app's, read from the limits book at each call (so a reload reaches each connection at its next
-/// call, and a window kept under another figure starts afresh), and a budget's window is made at
-/// its first call (never for an unlimited budget).
+/// app's, read from the limits book again whenever it has put another edition in force (so a
+/// reload reaches each connection at its next call, and a window kept under another figure starts
+/// afresh), and a budget's window is made at its first call (never for an unlimited budget).
 struct CallRateLimiter: Sendable {
     /// Which budget a call draws on (the operation says: `ClientOperation.rateBudget`).
     typealias Budget = RateBudget
@@ -19,6 +19,10 @@ struct CallRateLimiter: Sendable {
     private let limits: LimitsBook
     /// The windows of the limited budgets called so far.
     private var windows: [(budget: Budget, window: SlidingWindow)] = []
+    /// The calls per second of each budget, as last read: for `app`, from the book when it had
+    /// made `replacements` replacements. Read again when either differs: a call reads one atomic
+    /// number instead of the book (its lock, the app's limits).
+    private var figures: (replacements: UInt64, app: AppID, perSecond: [Int?])?
 
     init(limitsBook: LimitsBook) {
         limits = limitsBook
@@ -33,16 +37,27 @@ struct CallRateLimiter: Sendable {
     /// at `now`; throws `operationRateExceedLimitation` when one of them has already been spent
     /// within the last second, and then takes from none.
     mutating func take(_ budget: Budget, app: AppID, now: Duration, operation: String) throws(RtmError) {
-        guard budget.drawn.count > 1 else {
-            let limit = limits.reading(for: app) { budget.callsPerSecond(under: $0) }
-            return try take(one: budget, limit: limit, now: now, operation: operation)
+        let perSecond = callsPerSecond(app: app)
+        guard let other = budget.alsoDrawn else {
+            return try take(one: budget, limit: perSecond[budget.rawValue], now: now, operation: operation)
         }
-        let appLimits = limits.limits(for: app)
         var copy = self
-        for drawn in budget.drawn {
-            try copy.take(one: drawn, limit: drawn.callsPerSecond(under: appLimits), now: now, operation: operation)
-        }
+        try copy.take(one: budget, limit: perSecond[budget.rawValue], now: now, operation: operation)
+        try copy.take(one: other, limit: perSecond[other.rawValue], now: now, operation: operation)
         self = copy
+    }
+
+    /// The calls per second of each budget (nil: unlimited), by its raw value, for a client of
+    /// `app`: read from the book only when it has put another edition in force since the last
+    /// read, or for another app.
+    private mutating func callsPerSecond(app: AppID) -> [Int?] {
+        let replacements = limits.replacementCount
+        if let figures, figures.replacements == replacements, figures.app == app { return figures.perSecond }
+        let perSecond = limits.withLimits(for: app) { limits in
+            Budget.allCases.map { $0.callsPerSecond(under: limits) }
+        }
+        figures = (replacements, app, perSecond)
+        return perSecond
     }
 
     private mutating func take(one budget: Budget, limit: Int?, now: Duration, operation: String) throws(RtmError) {

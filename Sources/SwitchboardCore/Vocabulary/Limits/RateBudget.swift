@@ -14,7 +14,11 @@ public enum RateBudget: Int, Sendable, Hashable, CaseIterable {
     case lockAcquire
 
     /// The budgets a call of this one takes from: itself, and `other` for a lock acquire.
-    public var drawn: [RateBudget] { self == .lockAcquire ? [.lockAcquire, .other] : [self] }
+    public var drawn: [RateBudget] { alsoDrawn.map { [self, $0] } ?? [self] }
+
+    /// The budget a call of this one takes from besides itself: `other` for a lock acquire, none
+    /// for the rest (read on every publish: no array made).
+    public var alsoDrawn: RateBudget? { self == .lockAcquire ? .other : nil }
 
     /// Calls per second `limits` allows; nil when unlimited.
     public func callsPerSecond(under limits: Limits) -> Int? {
