@@ -139,9 +139,11 @@ extension ClientFrame {
     }
 
     /// Decodes one client frame from memory the caller holds: read in place, with no reference
-    /// counting (the server's path for every frame).
+    /// counting (the server's path for every frame); a publish laid out as clients write it in
+    /// one pass (`HotPublish`).
     public static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(WireError) -> ClientFrame {
-        try decoding(bytes)
+        if let publish = HotPublish.decode(bytes) { return publish }
+        return try decoding(bytes)
     }
 
     private static func decoding<Bytes: RandomAccessCollection>(

@@ -1,0 +1,77 @@
+import SwitchboardCore
+
+/// A publish as every Switchboard client writes it, read in one pass by position and prefix.
+///
+/// Nearly every frame a busy server reads is a publish, and clients write its keys in one order:
+/// `"t": "publish"`, `"id"`, `"channelType"`, `"channel"`, `"message"`, then `"customType"` when
+/// there is one (`ClientFrame.encode`). A frame laid out so is read straight through: each key is
+/// compared with its expected bytes where it must lie, each value read once, with the same value
+/// readers (and so the same checks) as the general path. Anything else (another order, a trace,
+/// an unknown key, a value the readers refuse) returns nil, and the general path reads the frame,
+/// with its errors: this one never decides an error.
+enum HotPublish {
+    /// The keys' bytes, each with its MessagePack string header, one after another (read in
+    /// place: a copy would count references to the array).
+    private static let keys = Keys()
+
+    private struct Keys {
+        let bytes: [UInt8]
+        /// Where each part ends in `bytes`: `"t": "publish", "id"`, `"channelType"`, `"channel"`,
+        /// `"message"`, `"customType"`.
+        let ends: (Int, Int, Int, Int, Int)
+
+        init() {
+            var writer = MessagePackWriter()
+            var ends: [Int] = []
+            writer.writeKey(.t)
+            writer.writeString(ChannelOperation.wireNames.name(of: .publish))
+            writer.writeKey(.id)
+            ends.append(writer.bytes.count)
+            for key: FrameKey in [.channelType, .channel, .message, .customType] {
+                writer.writeKey(key)
+                ends.append(writer.bytes.count)
+            }
+            bytes = writer.bytes
+            self.ends = (ends[0], ends[1], ends[2], ends[3], ends[4])
+        }
+    }
+
+    /// The publish in `bytes` if it is laid out as clients write it and every value reads;
+    /// nil to leave the frame to the general path.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> ClientFrame? {
+        // 5 entries, or 6 with a custom type: a fixmap header.
+        guard let header = bytes.first, header == 0x85 || header == 0x86 else { return nil }
+        let ends = keys.ends
+        return keys.bytes.withUnsafeBufferPointer { keys -> ClientFrame? in
+            var reader = MessagePackReader(bytes)
+            reader.position += 1
+            func key(_ range: Range<Int>) -> Bool {
+                let expected = UnsafeBufferPointer(rebasing: keys[range])
+                guard reader.remaining >= expected.count else { return false }
+                for offset in 0..<expected.count where bytes[reader.position + offset] != expected[offset] { return false }
+                reader.position += expected.count
+                return true
+            }
+            do throws(WireError) {
+                guard key(0..<ends.0) else { return nil }
+                let id = try reader.readInteger(UInt32.self)
+                guard key(ends.0..<ends.1) else { return nil }
+                let channelType = try reader.readChannelType(allowed: ChannelTypes.publishable)
+                guard key(ends.1..<ends.2) else { return nil }
+                let channel = try reader.readString()
+                guard key(ends.2..<ends.3) else { return nil }
+                let message = try reader.readPayload()
+                var customType = ""
+                if header == 0x86 {
+                    guard key(ends.3..<ends.4) else { return nil }
+                    customType = try reader.readString()
+                }
+                guard reader.isAtEnd else { return nil }
+                return ClientFrame(
+                    id: id, .channel(.publish(channelType: channelType, channel: channel, message: message, customType: customType)))
+            } catch {
+                return nil
+            }
+        }
+    }
+}
