@@ -84,6 +84,11 @@ public actor ClusterLink: OpeningModule {
     private nonisolated let deadNodeSteps = Mutex<[any DeadNodeStep]>([])
     /// The reaping pass under way, if any: beats go on meanwhile.
     private var reaping: Task<Void, Never>?
+    /// Whether a reaping pass is under way (a beat starts one when none is).
+    public var reapingUnderWay: Bool { reaping != nil }
+    /// The beats carried out since the start, whatever their outcome: a clock driven by hand
+    /// (tests) waits for the beat of each step it moves.
+    public private(set) var beatsCompleted = 0
     /// This node's beats in a row that wrote its record. A node reaps only after more than a
     /// record's life of them: after an outage of Redis itself (every record expired meanwhile),
     /// every node that came back with Redis has written its record again by then.
@@ -432,6 +437,7 @@ public actor ClusterLink: OpeningModule {
     /// record with this node's status (`CurrentNodeStatus`, when something on the bus answers it)
     /// in one script.
     private func beat(_ clock: any SwitchboardClock) async {
+        defer { beatsCompleted += 1 }
         if let (count, error) = inbound.takeNotRelayed() {
             inbound.log(.warning, "\(count) messages accepted here did not reach the other nodes since the last beat: \(error)")
         }

@@ -146,3 +146,25 @@ extension RedisServer {
         try outcome.get()
     }
 }
+
+/// Moves the clocks of `nodes` on by `seconds`, one second at a time, and after each second waits
+/// (a bounded while) until each node has made that second's beat and finished the reaping pass
+/// the beat may have started. A blind pause is not enough on a busy machine: a beat still under
+/// way when the clock moves on makes the next tick's, and a reaping pass still under way at a
+/// test's last step makes that step's beat start none, so a dead node would never be reaped.
+func advance(_ nodes: [ClusterNode], by seconds: Int) async throws {
+    for _ in 0..<seconds {
+        var beaten: [Int] = []
+        for node in nodes { beaten.append(await node.link.beatsCompleted) }
+        for node in nodes { node.harness.clock.advance(by: .seconds(1)) }
+        for (node, before) in zip(nodes, beaten) {
+            let link = node.link
+            // A stopped node makes no beat: the wait ends at its bound.
+            _ = await eventuallyAsync(within: .seconds(3)) {
+                let (beats, reaping) = (await link.beatsCompleted, await link.reapingUnderWay)
+                return beats > before && !reaping
+            }
+        }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}

@@ -47,14 +47,6 @@ import SwitchboardTestKit
         return (nodes, alice, bob)
     }
 
-    /// Moves the clocks of `nodes` on by `seconds`, one second at a time.
-    func advance(_ nodes: [ClusterNode], by seconds: Int) async throws {
-        for _ in 0..<seconds {
-            for node in nodes { node.harness.clock.advance(by: .seconds(1)) }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
     func liveRecords(_ client: RedisClient) async throws -> Set<String> {
         Set(try await client.send(["ZRANGE", "sb:nodes", "0", "-1"]).elements?.compactMap(\.string) ?? [])
     }

@@ -116,14 +116,6 @@ import SwitchboardTestKit
         }
     }
 
-    /// Advances every node's clock by `seconds`, one second at a time (each beat has its turn).
-    func advance(_ nodes: [ClusterNode], by seconds: Int) async throws {
-        for _ in 0..<seconds {
-            for node in nodes { node.harness.clock.advance(by: .seconds(1)) }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
     @Test func aDeadNodesSessionWaitsForATakeOverUntilItsPresenceTimeoutAndKeepsWhatItHeld() async throws {
         try await RedisServer.with { redis in
             let (nodes, bob, aliceOnA) = try await bobListensAliceJoins(on: redis)
