@@ -65,7 +65,7 @@ import SwitchboardTestKit
 
     @Test func readersOnOtherThreadsSeeOneWholeEditionOrTheNextWhileItIsReplaced() async {
         // Each edition's server and app payloads are n and n + 1; a reader must never see them mixed.
-        func edition(_ n: Int) -> LimitsBook.Edition {
+        @Sendable func edition(_ n: Int) -> LimitsBook.Edition {
             var server = Limits()
             server.messages.payloadMaxBytes = n
             server.messages.customTypeMaxLength = n
@@ -74,23 +74,30 @@ import SwitchboardTestKit
             return LimitsBook.Edition(server: server, apps: ["alpha": alpha])
         }
         let book = LimitsBook(edition(0))
+        // Threads of their own (`BlockingWork`): loops that never suspend would hold the executor's.
         let torn = await withTaskGroup(of: Int.self) { group in
             for _ in 0..<3 {
                 group.addTask {
-                    var torn = 0, last = 0
-                    for _ in 0..<20_000 {
-                        let (payload, customType) = book.withLimits(for: "beta") { ($0.messages.payloadMaxBytes, $0.messages.customTypeMaxLength) }
-                        let alpha = book.withLimits(for: "alpha") { $0.messages.payloadMaxBytes }
-                        // Editions only move forward; one is whole.
-                        if payload != customType || payload < last || alpha < payload + 1 { torn += 1 }
-                        last = payload
-                    }
-                    return torn
+                    (try? await BlockingWork.run {
+                        var torn = 0, last = 0
+                        for _ in 0..<20_000 {
+                            let (payload, customType) = book.withLimits(for: "beta") {
+                                ($0.messages.payloadMaxBytes, $0.messages.customTypeMaxLength)
+                            }
+                            let alpha = book.withLimits(for: "alpha") { $0.messages.payloadMaxBytes }
+                            // Editions only move forward; one is whole.
+                            if payload != customType || payload < last || alpha < payload + 1 { torn += 1 }
+                            last = payload
+                        }
+                        return torn
+                    }) ?? 1
                 }
             }
             group.addTask {
-                for n in 1...500 { book.replace(with: edition(n)) }
-                return 0
+                (try? await BlockingWork.run {
+                    for n in 1...500 { book.replace(with: edition(n)) }
+                    return 0
+                }) ?? 1
             }
             return await group.reduce(0, +)
         }
