@@ -22,7 +22,29 @@ struct CallRateLimiter: Sendable {
     /// The calls per second of each budget, as last read: for `app`, from the book when it had
     /// made `replacements` replacements. Read again when either differs: a call reads one atomic
     /// number instead of the book (its lock, the app's limits).
-    private var figures: (replacements: UInt64, app: AppID, perSecond: [Int?])?
+    private var figures: (replacements: UInt64, app: AppID, perSecond: CallsPerSecond)?
+
+    /// The calls per second of each budget for one app (nil: unlimited), held inline: a call
+    /// reads its figure without counting a reference.
+    private struct CallsPerSecond {
+        let publish: Int?, other: Int?, storage: Int?, lockAcquire: Int?
+
+        init(_ limits: borrowing Limits) {
+            publish = Budget.publish.callsPerSecond(under: limits)
+            other = Budget.other.callsPerSecond(under: limits)
+            storage = Budget.storage.callsPerSecond(under: limits)
+            lockAcquire = Budget.lockAcquire.callsPerSecond(under: limits)
+        }
+
+        subscript(budget: Budget) -> Int? {
+            switch budget {
+            case .publish: publish
+            case .other: other
+            case .storage: storage
+            case .lockAcquire: lockAcquire
+            }
+        }
+    }
 
     init(limitsBook: LimitsBook) {
         limits = limitsBook
@@ -39,23 +61,20 @@ struct CallRateLimiter: Sendable {
     mutating func take(_ budget: Budget, app: AppID, now: Duration, operation: String) throws(RtmError) {
         let perSecond = callsPerSecond(app: app)
         guard let other = budget.alsoDrawn else {
-            return try take(one: budget, limit: perSecond[budget.rawValue], now: now, operation: operation)
+            return try take(one: budget, limit: perSecond[budget], now: now, operation: operation)
         }
         var copy = self
-        try copy.take(one: budget, limit: perSecond[budget.rawValue], now: now, operation: operation)
-        try copy.take(one: other, limit: perSecond[other.rawValue], now: now, operation: operation)
+        try copy.take(one: budget, limit: perSecond[budget], now: now, operation: operation)
+        try copy.take(one: other, limit: perSecond[other], now: now, operation: operation)
         self = copy
     }
 
-    /// The calls per second of each budget (nil: unlimited), by its raw value, for a client of
-    /// `app`: read from the book only when it has put another edition in force since the last
-    /// read, or for another app.
-    private mutating func callsPerSecond(app: AppID) -> [Int?] {
+    /// The calls per second of each budget for a client of `app`: read from the book only when
+    /// it has put another edition in force since the last read, or for another app.
+    private mutating func callsPerSecond(app: AppID) -> CallsPerSecond {
         let replacements = limits.replacementCount
         if let figures, figures.replacements == replacements, figures.app == app { return figures.perSecond }
-        let perSecond = limits.withLimits(for: app) { limits in
-            Budget.allCases.map { $0.callsPerSecond(under: limits) }
-        }
+        let perSecond = limits.withLimits(for: app) { CallsPerSecond($0) }
         figures = (replacements, app, perSecond)
         return perSecond
     }
