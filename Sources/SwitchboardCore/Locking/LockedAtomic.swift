@@ -12,7 +12,7 @@ struct LockedAtomic<Value: Sendable>: ~Copyable, Sendable {
     /// How a store may be ordered (`Atomic`'s names; all are met by the lock).
     enum StoreOrdering: Sendable { case relaxed, releasing }
     /// How a read-modify-write may be ordered (`Atomic`'s names; all are met by the lock).
-    enum UpdateOrdering: Sendable { case relaxed }
+    enum UpdateOrdering: Sendable { case relaxed, releasing }
 
     private let cell: PthreadMutex<Value>
 
