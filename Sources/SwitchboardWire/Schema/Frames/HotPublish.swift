@@ -10,12 +10,16 @@ import SwitchboardCore
 /// an unknown key, a value the readers refuse) returns nil, and the general path reads the frame,
 /// with its errors: this one never decides an error.
 enum HotPublish {
-    /// The keys' bytes, each with its MessagePack string header, one after another (read in
-    /// place: a copy would count references to the array).
+    /// The keys' bytes, each with its MessagePack string header, one after another, in memory of
+    /// their own made once for the process's life: read through a plain pointer, with no closure
+    /// and no array to count references to.
     private static let keys = Keys()
 
     private struct Keys {
-        let bytes: [UInt8]
+        /// The address of the bytes (kept as a number, which is Sendable): written in `init`,
+        /// only read after, never freed.
+        private let address: UInt
+        var bytes: UnsafeRawPointer { UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped }
         /// Where each part ends in `bytes`: `"t": "publish", "id"`, `"channelType"`, `"channel"`,
         /// `"message"`, `"customType"`.
         let ends: (Int, Int, Int, Int, Int)
@@ -31,7 +35,9 @@ enum HotPublish {
                 writer.writeKey(key)
                 ends.append(writer.bytes.count)
             }
-            bytes = writer.bytes
+            let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: writer.bytes.count, alignment: 8)
+            memory.copyBytes(from: writer.bytes)
+            address = UInt(bitPattern: memory.baseAddress)
             self.ends = (ends[0], ends[1], ends[2], ends[3], ends[4])
         }
     }
@@ -53,42 +59,45 @@ enum HotPublish {
         return true
     }
 
+    /// Steps `reader` over the key `keys.bytes[range]` if it is next in `bytes`.
+    @inline(__always)
+    private static func key(
+        _ range: Range<Int>, in bytes: UnsafeRawPointer, _ reader: inout MessagePackReader<UnsafeBufferPointer<UInt8>>
+    ) -> Bool {
+        guard reader.remaining >= range.count, same(bytes + reader.position, keys.bytes + range.lowerBound, count: range.count)
+        else { return false }
+        reader.position += range.count
+        return true
+    }
+
     /// The publish in `bytes` if it is laid out as clients write it and every value reads;
     /// nil to leave the frame to the general path.
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> ClientFrame? {
         // 5 entries, or 6 with a custom type: a fixmap header.
         guard let base = bytes.baseAddress, let header = bytes.first, header == 0x85 || header == 0x86 else { return nil }
+        let start = UnsafeRawPointer(base)
         let ends = keys.ends
-        return keys.bytes.withUnsafeBufferPointer { keys -> ClientFrame? in
-            var reader = MessagePackReader(bytes)
-            reader.position += 1
-            // Steps over the key `keys[range]` if it is next.
-            @inline(__always) func key(_ range: Range<Int>) -> Bool {
-                guard reader.remaining >= range.count, same(base + reader.position, keys.baseAddress! + range.lowerBound, count: range.count)
-                else { return false }
-                reader.position += range.count
-                return true
+        var reader = MessagePackReader(bytes)
+        reader.position += 1
+        do throws(WireError) {
+            guard key(0..<ends.0, in: start, &reader) else { return nil }
+            let id = try reader.readInteger(UInt32.self)
+            guard key(ends.0..<ends.1, in: start, &reader) else { return nil }
+            let channelType = try reader.readChannelType(allowed: ChannelTypes.publishable)
+            guard key(ends.1..<ends.2, in: start, &reader) else { return nil }
+            let channel = try reader.readString()
+            guard key(ends.2..<ends.3, in: start, &reader) else { return nil }
+            let message = try reader.readPayload()
+            var customType = ""
+            if header == 0x86 {
+                guard key(ends.3..<ends.4, in: start, &reader) else { return nil }
+                customType = try reader.readString()
             }
-            do throws(WireError) {
-                guard key(0..<ends.0) else { return nil }
-                let id = try reader.readInteger(UInt32.self)
-                guard key(ends.0..<ends.1) else { return nil }
-                let channelType = try reader.readChannelType(allowed: ChannelTypes.publishable)
-                guard key(ends.1..<ends.2) else { return nil }
-                let channel = try reader.readString()
-                guard key(ends.2..<ends.3) else { return nil }
-                let message = try reader.readPayload()
-                var customType = ""
-                if header == 0x86 {
-                    guard key(ends.3..<ends.4) else { return nil }
-                    customType = try reader.readString()
-                }
-                guard reader.isAtEnd else { return nil }
-                return ClientFrame(
-                    id: id, .channel(.publish(channelType: channelType, channel: channel, message: message, customType: customType)))
-            } catch {
-                return nil
-            }
+            guard reader.isAtEnd else { return nil }
+            return ClientFrame(
+                id: id, .channel(.publish(channelType: channelType, channel: channel, message: message, customType: customType)))
+        } catch {
+            return nil
         }
     }
 }
