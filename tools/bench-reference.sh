@@ -3,7 +3,8 @@
 # - point-to-point: switchboard-bench --scenario point-to-point against Redis pub/sub
 #   (tools/reference/redis_p2p.c: 50 pairs, 100-byte messages, 64 unanswered per sender), as fast
 #   as each goes, then paced at P2P_RATE messages a second (100,000 by default) for the deliveries'
-#   latency (p50, p99, p999) and the CPU per message at that rate;
+#   latency (p50, p99, p999) and the CPU per message at that rate, Switchboard driven both by
+#   switchboard-bench and by a C client like redis_p2p (tools/reference/switchboard_p2p.c);
 # - fan-out: switchboard-bench --scenario fanout against Redis pub/sub and against nats-server
 #   (tools/reference/redis_fanout.c and nats_fanout.c: one publisher, 100 subscribers of one
 #   channel, 100-byte messages, 64 unanswered publishes).
@@ -14,7 +15,7 @@
 #   ROUNDS_KIND=fanout tools/bench-reference.sh 5   # the same as `tools/bench-reference.sh 5 fanout`
 #   PIN=0 tools/bench-reference.sh             # server and load generator not pinned to a core each
 #
-# A round takes about 15 s of point-to-point and 22 s of fan-out. Needs gcc and redis-server
+# A round takes about 35 s of point-to-point (12 s with P2P_RATE=0) and 22 s of fan-out. Needs gcc and redis-server
 # (Debian: apt-get install -y redis-server), and for the fan-out rounds nats-server
 # (apt-get install -y nats-server). The servers listen on free loopback ports (BENCH_PORT,
 # BENCH_REDIS_PORT, BENCH_NATS_PORT choose them) and are stopped by their PIDs. Prints how fast
@@ -62,7 +63,7 @@ trap 'stop_server; stop_reference; rm -rf "$WORK"' EXIT
 # Pinned: servers on core 0, load generators on core 1.
 SERVER_CORE="" SERVER_PIN=() LOAD_PIN=()
 if [[ "$PIN" == 1 ]]; then SERVER_CORE=0 SERVER_PIN=(taskset -c 0) LOAD_PIN=(taskset -c 1); fi
-for generator in redis_p2p redis_fanout nats_fanout hostcheck; do
+for generator in redis_p2p switchboard_p2p redis_fanout nats_fanout hostcheck; do
     gcc -O2 -Wall -Wextra -o "$WORK/$generator" "tools/reference/$generator.c"
 done
 # How fast the machine is now (tools/reference/hostcheck.c), on the server's core when pinned.
@@ -112,6 +113,12 @@ for round in $(seq "$ROUNDS"); do
             "${LOAD_PIN[@]}" "$BENCH" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --label switchboard \
                 --scenario point-to-point --publishers 50 --payload 100 --window 64 --rate "$P2P_RATE" --duration 5 --threads 1 \
                 | tee -a "$RESULTS"
+            stop_server
+            # The same paced traffic from a C client (tools/reference/switchboard_p2p.c), built as
+            # redis_p2p is: its latencies are the server's without switchboard-bench's own part.
+            start_server "$SERVER" $SERVER_CORE
+            "${LOAD_PIN[@]}" "$WORK/switchboard_p2p" --port "$PORT" --server-pid "$SERVER_PID" --label "c:switchboard" \
+                --pairs 50 --payload 100 --window 64 --rate "$P2P_RATE" --duration 5 | tee -a "$RESULTS"
             stop_server
 
             start_redis
@@ -165,12 +172,15 @@ if sys.argv[4] == "1":
               f"{statistics.median(p2p('redis', 'deliveries_per_s', True)):,.0f}; behind schedule: switchboard "
               f"{sum(l.get('behind_schedule', 0) for l in lines if l.get('rate_target', 0) > 0 and l['label'].startswith('switchboard'))}, redis "
               f"{sum(l.get('behind_schedule', 0) for l in lines if l.get('rate_target', 0) > 0 and l['label'].startswith('redis'))})")
-        for key in ("latency_p50_ms", "latency_p99_ms", "latency_p999_ms", "server_cpu_ns_per_delivery"):
-            ours, redis = p2p("switchboard", key, True), p2p("redis", key, True)
-            ratios = [a / b for a, b in zip(ours, redis)]
-            unit = "ns" if key.endswith("delivery") else "ms"
-            print(f"  {key}: switchboard {statistics.median(ours):,.3f} {unit}, redis {statistics.median(redis):,.3f} {unit}, "
-                  f"ratio {statistics.median(ratios):.2f} (rounds: {rounds(ratios)})")
+        for client, prefix in (("switchboard-bench", "switchboard"), ("the C client", "c:switchboard")):
+            if not p2p(prefix, "latency_p50_ms", True): continue
+            print(f" switchboard driven by {client}:")
+            for key in ("latency_p50_ms", "latency_p99_ms", "latency_p999_ms", "server_cpu_ns_per_delivery"):
+                ours, redis = p2p(prefix, key, True), p2p("redis", key, True)
+                ratios = [a / b for a, b in zip(ours, redis)]
+                unit = "ns" if key.endswith("delivery") else "ms"
+                print(f"  {key}: switchboard {statistics.median(ours):,.3f} {unit}, redis {statistics.median(redis):,.3f} {unit}, "
+                      f"ratio {statistics.median(ratios):.2f} (rounds: {rounds(ratios)})")
 if sys.argv[5] == "1":
     # A round is a switchboard line and the reference lines after it.
     fanout_rounds = []
