@@ -421,6 +421,8 @@ public actor ClusterLink: OpeningModule {
                 if reaping == nil, steadyBeats > configuration.beatsToLive {
                     reaping = Task { await reapDeadNodes(now: clock.wallNow) }
                 }
+                // Counted once the pass it may start is under way (`reapingUnderWay`).
+                beatsCompleted += 1
             }
         } else {
             await Cancellation.wait()
@@ -437,7 +439,6 @@ public actor ClusterLink: OpeningModule {
     /// record with this node's status (`CurrentNodeStatus`, when something on the bus answers it)
     /// in one script.
     private func beat(_ clock: any SwitchboardClock) async {
-        defer { beatsCompleted += 1 }
         if let (count, error) = inbound.takeNotRelayed() {
             inbound.log(.warning, "\(count) messages accepted here did not reach the other nodes since the last beat: \(error)")
         }

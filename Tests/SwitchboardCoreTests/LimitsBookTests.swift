@@ -61,6 +61,14 @@ import SwitchboardTestKit
         #expect(book.replacementCount == 2)
         #expect(book.withLimits(for: "beta") { $0.messages.payloadMaxBytes } == 1001)
         #expect(book.withLimits(for: "alpha") { $0.messages.payloadMaxBytes } == 11)
+        // Back and forth between two editions (the second one kept already): each swap is in force.
+        let first = Self.edition(payload: 1000, alphaPayload: 10), second = Self.edition(payload: 3000, alphaPayload: 30)
+        for round in 0..<4 {
+            book.replace(with: round.isMultiple(of: 2) ? first : second)
+            #expect(book.withLimits(for: "alpha") { $0.messages.payloadMaxBytes } == (round.isMultiple(of: 2) ? 10 : 30))
+            #expect(book.edition == (round.isMultiple(of: 2) ? first : second))
+        }
+        #expect(book.replacementCount == 6)
     }
 
     @Test func readersOnOtherThreadsSeeOneWholeEditionOrTheNextWhileItIsReplaced() async {

@@ -95,6 +95,7 @@ static size_t next_frame(const struct bytes *in, size_t at, size_t *payload, siz
         for (int index = 2; index < 10; index++) size = size << 8 | bytes[index];
         header = 10;
     }
+    if (size > (size_t)1 << 30) fail("a frame over a gigabyte");
     if (in->used - at < header + size) return 0;
     *payload = at + header;
     *length = size;
@@ -207,13 +208,13 @@ static int handle_readable(struct connection *c, int window) {
     int answers = 0;
     while ((next = next_frame(&c->in, position, &payload, &size))) {
         const char *frame = c->in.data + payload;
-        if (size > 9 && memcmp(frame + 1, "\xa1t\xa7message", 9) == 0) {
+        if (size > 10 && memcmp(frame + 1, "\xa1t\xa7message", 10) == 0) {
             delivered++;
             if (paced && recording) {
                 const char *key = memmem(frame, size, "\xa7message\xc4", 9);
                 if (key && (size_t)(key + 10 + 16 - frame) <= size) record_latency(key + 10);
             }
-        } else if (size > 4 && memcmp(frame + 1, "\xa1t\xa2ok", 5) == 0) {
+        } else if (size > 5 && memcmp(frame + 1, "\xa1t\xa2ok", 5) == 0) {
             answers++;
         } else if (memmem(frame, size, "\xa1t\xa5" "error", 8)) {
             answers++, refused++;

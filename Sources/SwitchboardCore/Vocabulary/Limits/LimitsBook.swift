@@ -33,9 +33,11 @@ public final class LimitsBook: Sendable {
         init(_ edition: Edition) { self.edition = edition }
     }
 
-    /// Every edition put in force, oldest first, kept for the book's life: a replacement that
-    /// changes something adds one, about a kilobyte with the apps' own, and an operator makes them
-    /// by hand (a reload). Only writers take the lock.
+    /// Every distinct edition put in force, oldest first, kept for the book's life: a replacement
+    /// by an edition never seen adds one (a kilobyte, and half a kilobyte for each app with limits
+    /// of its own), one equal to an earlier edition puts that one back in force, so the list holds
+    /// each edition an operator wrote once however often reloads go back and forth. Only writers
+    /// take the lock.
     private let editions: PortableMutex<[Shared]>
     /// The address of the newest of `editions`, which readers go through without the lock and
     /// without retaining it: every address it ever holds is of an edition `editions` keeps as long
@@ -72,9 +74,9 @@ public final class LimitsBook: Sendable {
         withLimits(for: app, read)
     }
 
-    /// Runs `body` on the limits of `app` where they lie, in the edition in force: no lock, no
-    /// reference counted, nothing copied, and no app id hashed while no app has limits of its own
-    /// (every publish reads its figures so).
+    /// Runs `body` on the limits of `app`, in the edition in force: no lock, no reference counted,
+    /// and while no app has limits of its own nothing copied and no app id hashed (every publish
+    /// reads its figures so); an app's own limits are copied out of the dictionary once.
     public func withLimits<Value>(for app: AppID, _ body: (borrowing Limits) -> Value) -> Value {
         withNewest { edition in
             if !edition.apps.isEmpty, let own = edition.apps[app] { return body(own) }
@@ -92,27 +94,32 @@ public final class LimitsBook: Sendable {
     /// Puts `edition` in force for every request that starts from now on (an edition equal to
     /// the one in force changes nothing, and is not kept).
     public func replace(with edition: Edition) {
-        editions.withLock { editions in
-            guard editions[editions.count - 1].edition != edition else { return }
-            install(Shared(edition), in: &editions)
-        }
+        editions.withLock { editions in install(edition, in: &editions) }
     }
 
     /// Puts `limits` in force as the server's, keeping the apps' own and the apps served.
     public func replaceServerLimits(with limits: Limits) {
         editions.withLock { editions in
-            // The newest is the last: writers change both under the lock.
-            var edition = editions[editions.count - 1].edition
-            guard edition.server != limits else { return }
+            // Under the lock: the edition in force cannot change meanwhile.
+            var edition = withNewest { copy $0 }
             edition.server = limits
-            install(Shared(edition), in: &editions)
+            install(edition, in: &editions)
         }
     }
 
-    /// Keeps `next` and makes it the newest; under the lock.
-    private func install(_ next: Shared, in editions: inout [Shared]) {
-        editions.append(next)
-        newest.store(UInt(bitPattern: Unmanaged.passUnretained(next).toOpaque()), ordering: .releasing)
+    /// Puts `edition` in force unless it is already: the kept edition equal to it if there is
+    /// one, else a new one kept from now on. Under the lock.
+    private func install(_ edition: Edition, in editions: inout [Shared]) {
+        func address(_ shared: Shared) -> UInt { UInt(bitPattern: Unmanaged.passUnretained(shared).toOpaque()) }
+        let next: Shared
+        if let kept = editions.first(where: { $0.edition == edition }) {
+            guard address(kept) != newest.load(ordering: .relaxed) else { return }
+            next = kept
+        } else {
+            next = Shared(edition)
+            editions.append(next)
+        }
+        newest.store(address(next), ordering: .releasing)
         // After the swap: a reader that sees the new number reads the new edition.
         _ = replacements.wrappingAdd(1, ordering: .releasing)
     }
