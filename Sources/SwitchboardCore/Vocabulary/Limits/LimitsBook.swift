@@ -39,10 +39,10 @@ public final class LimitsBook: Sendable {
     /// each edition an operator wrote once however often reloads go back and forth. Only writers
     /// take the lock.
     private let editions: PortableMutex<[Shared]>
-    /// The address of the newest of `editions`, which readers go through without the lock and
-    /// without retaining it: every address it ever holds is of an edition `editions` keeps as long
-    /// as the book lives, and a reader holds the book. Stored (releasing) after the edition is in
-    /// `editions`, loaded acquiring, so a reader sees the edition whole.
+    /// The address of the edition in force, one of `editions`, which readers go through without
+    /// the lock and without retaining it: every address it ever holds is of an edition `editions`
+    /// keeps as long as the book lives, and a reader holds the book. Stored (releasing) once the
+    /// edition is in `editions`, loaded acquiring, so a reader sees the edition whole.
     private let newest: PortableAtomic<UInt>
     /// How many times an edition was put in force since the book was made: bumped after each
     /// replacement, so a reader that finds the number it saw last may keep what it read then.
@@ -84,15 +84,15 @@ public final class LimitsBook: Sendable {
         }
     }
 
-    /// The number of editions put in force after the first, read without the lock: unchanged
-    /// since a reader last saw it, what that reader read then is still in force.
+    /// How many times another edition was put in force since the book was made, read without the
+    /// lock: unchanged since a reader last saw it, what that reader read then is still in force.
     public var replacementCount: UInt64 { replacements.load(ordering: .acquiring) }
 
     /// Whether `app` is served.
     public func serves(_ app: AppID) -> Bool { withNewest { $0.serves(app) } }
 
     /// Puts `edition` in force for every request that starts from now on (an edition equal to
-    /// the one in force changes nothing, and is not kept).
+    /// the one in force changes nothing).
     public func replace(with edition: Edition) {
         editions.withLock { editions in install(edition, in: &editions) }
     }
@@ -124,7 +124,7 @@ public final class LimitsBook: Sendable {
         _ = replacements.wrappingAdd(1, ordering: .releasing)
     }
 
-    /// Runs `body` on the newest edition where it lies.
+    /// Runs `body` on the edition in force, where it lies.
     private func withNewest<Value>(_ body: (borrowing Edition) -> Value) -> Value {
         // Never zero: `init` stores the first edition's address.
         let address = UnsafeRawPointer(bitPattern: newest.load(ordering: .acquiring))!
