@@ -24,25 +24,28 @@ struct CallRateLimiter: Sendable {
     /// number instead of the book (its lock, the app's limits).
     private var figures: (replacements: UInt64, app: AppID, perSecond: CallsPerSecond)?
 
-    /// The calls per second of each budget for one app (nil: unlimited), held inline: a call
-    /// reads its figure without counting a reference.
+    /// The calls per second of each budget for one app, held inline in 16 bytes (every
+    /// connection has a limiter): a call reads its figure without counting a reference.
     private struct CallsPerSecond {
-        let publish: Int?, other: Int?, storage: Int?, lockAcquire: Int?
+        /// By budget, in `RateBudget` order; -1 for unlimited.
+        private let figures: (Int32, Int32, Int32, Int32)
 
         init(_ limits: borrowing Limits) {
-            publish = Budget.publish.callsPerSecond(under: limits)
-            other = Budget.other.callsPerSecond(under: limits)
-            storage = Budget.storage.callsPerSecond(under: limits)
-            lockAcquire = Budget.lockAcquire.callsPerSecond(under: limits)
+            func figure(_ budget: Budget) -> Int32 {
+                budget.callsPerSecond(under: limits).map { Int32(clamping: max(0, $0)) } ?? -1
+            }
+            figures = (figure(.publish), figure(.other), figure(.storage), figure(.lockAcquire))
         }
 
+        /// Calls per second of `budget`; nil when unlimited.
         subscript(budget: Budget) -> Int? {
-            switch budget {
-            case .publish: publish
-            case .other: other
-            case .storage: storage
-            case .lockAcquire: lockAcquire
+            let figure = switch budget {
+            case .publish: figures.0
+            case .other: figures.1
+            case .storage: figures.2
+            case .lockAcquire: figures.3
             }
+            return figure < 0 ? nil : Int(figure)
         }
     }
 
