@@ -24,9 +24,8 @@
  *   redis_p2p --port 6379 --server-pid PID [--pairs 50] [--payload 100] [--window 64]
  *             [--rate 0] [--duration 5] [--warmup 1] [--label NAME]
  */
+#include "p2p.h"
 #include "resp.h"
-
-#include <sys/timerfd.h>
 
 struct connection {
     int fd;
@@ -42,54 +41,24 @@ struct connection {
 
 static uint64_t answered, delivered, refused;
 
-/* Paced runs: the payload's size (its first 16 bytes are the send time), whether the measured
- * window is open, the deliveries' latencies in it (ns), and the sends due while the window was full. */
+/* Paced runs: the payload's size (its first 16 bytes are the send time) and whether the measured
+ * window is open. */
 static size_t payload_size;
 static int paced, recording;
-static uint64_t *latencies;
-static size_t latency_count, latency_capacity;
-static uint64_t behind_schedule;
-
-static inline uint64_t monotonic_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
+static struct connection *connections;
+static int window_size;
 
 /* Queues one PUBLISH stamped with the time now and writes it. */
 static int send_stamped(struct connection *c) {
-    char stamp[17];
-    snprintf(stamp, sizeof stamp, "%016llx", (unsigned long long)monotonic_ns());
-    memcpy(c->command.data + c->command.used - 2 - payload_size, stamp, 16);
+    write_stamp(c->command.data + c->command.used - 2 - payload_size);
     append(&c->out, c->command.data, c->command.used);
     c->in_flight++;
     return flush_out(c->fd, &c->out);
 }
 
-/* Records the latency of the delivery whose payload ends 2 bytes before `end`. */
-static void record_latency(const char *end) {
-    char stamp[17];
-    memcpy(stamp, end - 2 - payload_size, 16);
-    stamp[16] = 0;
-    uint64_t sent = strtoull(stamp, NULL, 16), now = monotonic_ns();
-    if (latency_count == latency_capacity) {
-        latency_capacity = latency_capacity ? 2 * latency_capacity : 1 << 20;
-        latencies = realloc(latencies, latency_capacity * sizeof *latencies);
-        if (!latencies) fail("realloc");
-    }
-    latencies[latency_count++] = now > sent ? now - sent : 0;
-}
-
-static int by_value(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The latency at quantile `q` of the recorded ones (sorted), in milliseconds. */
-static double latency_ms(double q) {
-    if (!latency_count) return 0;
-    return (double)latencies[(size_t)(q * (double)(latency_count - 1))] / 1e6;
-}
+/* User `sender`'s publishing connection, for the pacer. */
+static int sender_full(int sender) { return connections[2 * sender + 1].in_flight >= window_size; }
+static int sender_send(int sender) { return send_stamped(&connections[2 * sender + 1]); }
 
 /* Queues PUBLISH commands until the window is full, then writes. */
 static int fill_window(struct connection *c, int window) {
@@ -115,7 +84,7 @@ static int handle_readable(struct connection *c, int window) {
             else refused++;
         } else if (kind == '*' && first && memcmp(first, "message", 7) == 0) {
             delivered++;
-            if (paced && recording) record_latency(c->in.data + next);
+            if (paced && recording) record_latency(c->in.data + next - 2 - payload_size);
         }
         position = next;
     }
@@ -147,7 +116,8 @@ int main(int argc, char **argv) {
     payload_size = (size_t)payload;
 
     int users = 2 * pairs;
-    struct connection *connections = calloc((size_t)users * 2, sizeof *connections);
+    window_size = window;
+    connections = calloc((size_t)users * 2, sizeof *connections);
     char *message = malloc((size_t)payload);
     for (int index = 0; index < payload; index++) message[index] = (char)('a' + index % 26);
     for (int user = 0; user < users; user++) {
@@ -171,20 +141,14 @@ int main(int argc, char **argv) {
     for (int index = 0; index < users * 2; index++) watch(poller, connections[index].fd, &connections[index]);
     /* Paced, a timer wakes the loop every 200 µs to send what is due; otherwise every window is filled now. */
     static struct connection tick;
-    int timer = -1;
+    struct pacer pacer;
     if (paced) {
-        timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
-        struct itimerspec every = {.it_interval = {0, 200000}, .it_value = {0, 200000}};
-        if (timer < 0 || timerfd_settime(timer, 0, &every, NULL) < 0) fail("timerfd");
-        watch(poller, timer, &tick);
+        pacer_start(&pacer, rate, users, poller, &tick);
     } else {
         for (int user = 0; user < users; user++) {
             if (fill_window(&connections[2 * user + 1], window) < 0) fail("first PUBLISH");
         }
     }
-    double started = now_seconds();
-    uint64_t issued = 0;
-    int next_sender = 0;
 
     /* Runs the traffic until the window closes, on edge-triggered events: read everything, write what waits. */
     struct epoll_event events[256];
@@ -197,23 +161,13 @@ int main(int argc, char **argv) {
             if (errno == EINTR) continue;
             fail("epoll_wait");
         }
-        if (paced) {
-            uint64_t due = (uint64_t)((now_seconds() - started) * (double)rate);
-            for (; issued < due; issued++) {
-                struct connection *sender = &connections[2 * next_sender + 1];
-                next_sender = (next_sender + 1) % users;
-                if (sender->in_flight >= window) {
-                    if (recording) behind_schedule++;
-                } else if (send_stamped(sender) < 0) {
-                    fprintf(stderr, "redis_p2p: a connection closed during the run\n");
-                    return 2;
-                }
-            }
+        if (paced && pacer_send_due(&pacer, recording, sender_full, sender_send) < 0) {
+            fprintf(stderr, "redis_p2p: a connection closed during the run\n");
+            return 2;
         }
         for (int index = 0; index < ready; index++) {
             if (events[index].data.ptr == &tick) {
-                uint64_t expirations;
-                if (read(timer, &expirations, sizeof expirations) < 0 && errno != EAGAIN) fail("read timerfd");
+                pacer_tick(&pacer);
                 continue;
             }
             struct connection *c = events[index].data.ptr;
@@ -224,19 +178,6 @@ int main(int argc, char **argv) {
             }
         }
     }
-    printf("{\"label\":\"%s\",\"server\":\"redis\",\"scenario\":\"point-to-point\",\"pairs\":%d,"
-           "\"payload\":%d,\"window\":%d,\"duration_s\":%.2f,\"publishes_per_s\":%.0f,\"deliveries_per_s\":%.0f,"
-           "\"refused\":%llu,\"server_cpu_s\":%.2f,\"server_cpu_cores\":%.3f,\"bench_cpu_cores\":%.3f,"
-           "\"server_cpu_ns_per_delivery\":%.0f,\"server_cpu_ns_per_delivery_fastest_second\":%.0f",
-           label, pairs, payload, window, m.elapsed, (double)m.answered / m.elapsed, (double)m.delivered / m.elapsed,
-           (unsigned long long)refused, m.server_cpu, m.server_cpu / m.elapsed, m.own_cpu / m.elapsed,
-           m.delivered ? m.server_cpu * 1e9 / (double)m.delivered : 0.0, m.fastest_second);
-    if (paced) {
-        qsort(latencies, latency_count, sizeof *latencies, by_value);
-        printf(",\"rate_target\":%ld,\"behind_schedule\":%llu,\"latency_samples\":%zu,\"latency_p50_ms\":%.3f,"
-               "\"latency_p99_ms\":%.3f,\"latency_p999_ms\":%.3f",
-               rate, (unsigned long long)behind_schedule, latency_count, latency_ms(0.5), latency_ms(0.99), latency_ms(0.999));
-    }
-    printf("}\n");
+    print_result(label, "redis", pairs, payload, window, &m, refused, paced ? &pacer : NULL);
     return refused ? 1 : 0;
 }

@@ -20,9 +20,7 @@
  *   switchboard_p2p --port 9000 --server-pid PID [--pairs 50] [--payload 100] [--window 64]
  *                   [--rate 0] [--duration 5] [--warmup 1] [--label NAME]
  */
-#include "loadgen.h"
-
-#include <sys/timerfd.h>
+#include "p2p.h"
 
 struct connection {
     int fd;
@@ -37,15 +35,8 @@ struct connection {
 static uint64_t answered, delivered, refused;
 static size_t payload_size;
 static int paced, recording;
-static uint64_t *latencies;
-static size_t latency_count, latency_capacity;
-static uint64_t behind_schedule;
-
-static inline uint64_t monotonic_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
+static struct connection *connections;
+static int window_size;
 
 /* MessagePack: a string of at most 31 bytes (fixstr). */
 static void put_string(struct bytes *b, const char *text) {
@@ -168,38 +159,15 @@ static void make_publish(struct connection *c, const char *partner) {
 
 /* Queues one publish, stamped with the time now when paced, and writes. */
 static int send_publish(struct connection *c) {
-    if (paced) {
-        char stamp[17];
-        snprintf(stamp, sizeof stamp, "%016llx", (unsigned long long)monotonic_ns());
-        memcpy(c->publish.data + c->payload_at, stamp, 16);
-    }
+    if (paced) write_stamp(c->publish.data + c->payload_at);
     append_frame(&c->out, c->publish.data, c->publish.used);
     c->in_flight++;
     return flush_out(c->fd, &c->out);
 }
 
-static void record_latency(const char *stamped) {
-    char stamp[17];
-    memcpy(stamp, stamped, 16);
-    stamp[16] = 0;
-    uint64_t sent = strtoull(stamp, NULL, 16), now = monotonic_ns();
-    if (latency_count == latency_capacity) {
-        latency_capacity = latency_capacity ? 2 * latency_capacity : 1 << 20;
-        latencies = realloc(latencies, latency_capacity * sizeof *latencies);
-        if (!latencies) fail("realloc");
-    }
-    latencies[latency_count++] = now > sent ? now - sent : 0;
-}
-
-static int by_value(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double latency_ms(double q) {
-    if (!latency_count) return 0;
-    return (double)latencies[(size_t)(q * (double)(latency_count - 1))] / 1e6;
-}
+/* User `sender`'s connection, for the pacer. */
+static int sender_full(int sender) { return connections[sender].in_flight >= window_size; }
+static int sender_send(int sender) { return send_publish(&connections[sender]); }
 
 /* Reads and handles what arrived; returns 0, or -1 when the connection closed or failed. */
 static int handle_readable(struct connection *c, int window) {
@@ -255,7 +223,8 @@ int main(int argc, char **argv) {
     payload_size = (size_t)payload;
 
     int users = 2 * pairs;
-    struct connection *connections = calloc((size_t)users, sizeof *connections);
+    window_size = window;
+    connections = calloc((size_t)users, sizeof *connections);
     for (int user = 0; user < users; user++) {
         char name[32], partner[32];
         snprintf(name, sizeof name, "user-%d", user);
@@ -268,21 +237,15 @@ int main(int argc, char **argv) {
     if (poller < 0) fail("epoll_create1");
     for (int user = 0; user < users; user++) watch(poller, connections[user].fd, &connections[user]);
     static struct connection tick;
-    int timer = -1;
+    struct pacer pacer;
     if (paced) {
-        timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
-        struct itimerspec every = {.it_interval = {0, 200000}, .it_value = {0, 200000}};
-        if (timer < 0 || timerfd_settime(timer, 0, &every, NULL) < 0) fail("timerfd");
-        watch(poller, timer, &tick);
+        pacer_start(&pacer, rate, users, poller, &tick);
     } else {
         for (int user = 0; user < users; user++) {
             struct connection *c = &connections[user];
             while (c->in_flight < window) send_publish(c);
         }
     }
-    double started = now_seconds();
-    uint64_t issued = 0;
-    int next_sender = 0;
 
     struct epoll_event events[256];
     struct measure m;
@@ -294,23 +257,13 @@ int main(int argc, char **argv) {
             if (errno == EINTR) continue;
             fail("epoll_wait");
         }
-        if (paced) {
-            uint64_t due = (uint64_t)((now_seconds() - started) * (double)rate);
-            for (; issued < due; issued++) {
-                struct connection *sender = &connections[next_sender];
-                next_sender = (next_sender + 1) % users;
-                if (sender->in_flight >= window) {
-                    if (recording) behind_schedule++;
-                } else if (send_publish(sender) < 0) {
-                    fprintf(stderr, "switchboard_p2p: a connection closed during the run\n");
-                    return 2;
-                }
-            }
+        if (paced && pacer_send_due(&pacer, recording, sender_full, sender_send) < 0) {
+            fprintf(stderr, "switchboard_p2p: a connection closed during the run\n");
+            return 2;
         }
         for (int index = 0; index < ready; index++) {
             if (events[index].data.ptr == &tick) {
-                uint64_t expirations;
-                if (read(timer, &expirations, sizeof expirations) < 0 && errno != EAGAIN) fail("read timerfd");
+                pacer_tick(&pacer);
                 continue;
             }
             struct connection *c = events[index].data.ptr;
@@ -321,19 +274,6 @@ int main(int argc, char **argv) {
             }
         }
     }
-    printf("{\"label\":\"%s\",\"server\":\"switchboard\",\"scenario\":\"point-to-point\",\"pairs\":%d,"
-           "\"payload\":%d,\"window\":%d,\"duration_s\":%.2f,\"publishes_per_s\":%.0f,\"deliveries_per_s\":%.0f,"
-           "\"refused\":%llu,\"server_cpu_s\":%.2f,\"server_cpu_cores\":%.3f,\"bench_cpu_cores\":%.3f,"
-           "\"server_cpu_ns_per_delivery\":%.0f,\"server_cpu_ns_per_delivery_fastest_second\":%.0f",
-           label, pairs, payload, window, m.elapsed, (double)m.answered / m.elapsed, (double)m.delivered / m.elapsed,
-           (unsigned long long)refused, m.server_cpu, m.server_cpu / m.elapsed, m.own_cpu / m.elapsed,
-           m.delivered ? m.server_cpu * 1e9 / (double)m.delivered : 0.0, m.fastest_second);
-    if (paced) {
-        qsort(latencies, latency_count, sizeof *latencies, by_value);
-        printf(",\"rate_target\":%ld,\"behind_schedule\":%llu,\"latency_samples\":%zu,\"latency_p50_ms\":%.3f,"
-               "\"latency_p99_ms\":%.3f,\"latency_p999_ms\":%.3f",
-               rate, (unsigned long long)behind_schedule, latency_count, latency_ms(0.5), latency_ms(0.99), latency_ms(0.999));
-    }
-    printf("}\n");
+    print_result(label, "switchboard", pairs, payload, window, &m, refused, paced ? &pacer : NULL);
     return refused ? 1 : 0;
 }
