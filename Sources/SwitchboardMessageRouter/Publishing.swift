@@ -26,7 +26,7 @@ struct Publishing: Sendable {
                 reason: "payload is \(request.payload.byteCount) bytes; at most \(limits.payloadMaxBytes)")
         }
         try Validation.checkCustomType(request.customType, maxLength: limits.customTypeMaxLength, operation: Publish.operation)
-        let receivers: Receivers
+        let receivers: Listeners
         let deliveredName: String
         /// A message channel's publish, which changes of its subscriptions wait for.
         var inFlight: (ticket: UInt64, channel: ChannelKey)?
@@ -38,7 +38,7 @@ struct Publishing: Sendable {
             guard let admitted = routes.admitMessage(on: channel, now: context.clock.now, perSecond: limits.perChannelPerSecond)
             else { return Done() }
             inFlight = (admitted.ticket, channel)
-            receivers = .list(admitted.receivers)
+            receivers = admitted.receivers
             deliveredName = request.channelName
         case .user:
             try Validation.checkUserId(request.channelName, maxBytes: limits.userIdMaxBytes, operation: Publish.operation)
@@ -48,7 +48,7 @@ struct Publishing: Sendable {
                 throw receiverOffline(request)
             }
             // Several sessions of one user get the message oldest first.
-            receivers = sessions.onlyElement.map(Receivers.one) ?? .list(sessions.sorted())
+            receivers = sessions.onlyElement.map(Listeners.one) ?? .list(sessions.sorted())
             deliveredName = caller.userId
         case .stream, .none:
             throw RtmError(
@@ -106,7 +106,11 @@ struct Publishing: Sendable {
         switch request.target {
         case .channel(let channel):
             let (receivers, ticket) = routes.admitRelayed(on: channel)
-            if !receivers.isEmpty { context.outbox.deliver(.message(request.delivery), to: receivers) }
+            switch receivers {
+            case .one(let session): context.outbox.deliver(.message(request.delivery), to: session)
+            case .list(let sessions) where !sessions.isEmpty: context.outbox.deliver(.message(request.delivery), to: sessions)
+            case .list: break
+            }
             routes.delivered(ticket, on: channel)
         case .user(let user):
             let sessions = routes.sessions(of: user)
@@ -138,19 +142,6 @@ struct Publishing: Sendable {
             channelNameMaxLength = limits.names.channelNameMaxLength
             userIdMaxBytes = limits.names.userIdMaxBytes
             perChannelPerSecond = limits.messages.perChannelPerSecond
-        }
-    }
-
-    /// Who a publish goes to: a user's one session (no list to build), or a list.
-    private enum Receivers {
-        case one(SessionID)
-        case list([SessionID])
-
-        var count: Int {
-            switch self {
-            case .one: 1
-            case .list(let sessions): sessions.count
-            }
         }
     }
 }

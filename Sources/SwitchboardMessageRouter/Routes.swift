@@ -1,14 +1,14 @@
 import Synchronization
 import SwitchboardCore
 
-/// What a publish reads, from any thread, without waiting on the router's actor: the
-/// subscriptions (a `ChannelRoster`, changed only by the actor with what its store answered,
-/// before it answers), the channels' rate windows, and which sessions each user has (a
+/// What a publish reads, from any thread, without waiting on the router's actor: who hears each
+/// channel's messages (`MessageListeners`, changed only by the actor with what its store
+/// answered, before it answers), the channels' rate windows, and which sessions each user has (a
 /// `UserSessions`, kept from `SessionOpened` and `SessionClosed` as they are published, so it is
 /// current once a login or logout is answered).
 final class Routes: Sendable {
     private struct State {
-        var subscriptions = ChannelRoster()
+        var listeners = MessageListeners()
         var users = UserSessions()
         var rates: ChannelRates
         var inFlight = PublishesInFlight<CheckedContinuation<Void, Never>>()
@@ -24,37 +24,31 @@ final class Routes: Sendable {
 
     /// Applies a change the store made (the actor's part: one change at a time, in store order).
     func apply(_ change: MembershipChange) {
-        state.withLock { state in
-            if let features = change.after {
-                _ = state.subscriptions.join(change.member, change.channel, features: features)
-            } else {
-                _ = state.subscriptions.leave(change.member, change.channel)
-            }
-        }
+        state.withLock { $0.listeners.apply(change) }
     }
 
     /// Takes one message of `channel` at `now` and returns its receivers, with the ticket to hand
     /// back to `delivered` once its push is with the outbox; nil when the channel is over its rate
     /// and the message is to be discarded (`perSecond`: the channel's app's per-channel rate,
     /// nil for none).
-    func admitMessage(on channel: ChannelKey, now: Duration, perSecond: Int?) -> (receivers: [SessionID], ticket: UInt64)? {
+    func admitMessage(on channel: ChannelKey, now: Duration, perSecond: Int?) -> (receivers: Listeners, ticket: UInt64)? {
         state.withLock { state in
             guard state.rates.admitMessage(on: channel, now: now, perSecond: perSecond) else { return nil }
-            return (state.subscriptions.listeners(of: channel, hearing: .message), state.inFlight.start(channel))
+            return (state.listeners.listeners(of: channel), state.inFlight.start(channel))
         }
     }
 
     /// The receivers of a message of `channel` another node accepted (its rate was counted
     /// there), with the ticket to hand back to `delivered`.
-    func admitRelayed(on channel: ChannelKey) -> (receivers: [SessionID], ticket: UInt64) {
+    func admitRelayed(on channel: ChannelKey) -> (receivers: Listeners, ticket: UInt64) {
         state.withLock { state in
-            (state.subscriptions.listeners(of: channel, hearing: .message), state.inFlight.start(channel))
+            (state.listeners.listeners(of: channel), state.inFlight.start(channel))
         }
     }
 
     /// The sessions that hear messages of `channel` now.
     func listeners(of channel: ChannelKey) -> [SessionID] {
-        state.withLock { $0.subscriptions.listeners(of: channel, hearing: .message) }
+        state.withLock { $0.listeners.listeners(of: channel) }.sessions
     }
 
     /// The publish with `ticket` handed its push to the outbox: changes waiting for it go on.
