@@ -46,7 +46,8 @@ public actor Storage: OpeningModule {
     }
 
     public func start(_ context: ModuleContext) async {
-        let members = ChannelMembership()
+        // Only the members that hear metadata: the others are nothing to this module.
+        let members = ChannelMembership(keeping: .metadata)
         state = .started(context, members)
         context.bus.subscription().keepingMembership(members) { [self] update in await membershipChanged(update) }
             .on(SessionTakenOver.self) { [self] event in await takenOver(event) }

@@ -7,14 +7,23 @@
 /// that has already ended is ignored (`ended`), so a subscribe racing its session's end leaves
 /// nothing behind; a leave that finds the member gone already (the routers' leaves that follow a
 /// `SessionClosed`) changes nothing and is not reported.
+///
+/// A module that acts only on the members hearing some features keeps only those (`keeping`):
+/// every membership costs memory in each module that keeps it. The other members are not in the
+/// roster and their changes are not reported, except the one by which a kept member stops
+/// hearing them, reported with its new features (`lost` is true for it) as it leaves the roster.
 public final class ChannelMembership: Sendable {
     private let roster = PortableMutex(ChannelRoster())
+    /// The features a member must hear to be kept; empty: every member is.
+    public let keeping: ChannelFeatures
     /// The sessions known to have ended.
     public let ended: EndedSessions
 
-    /// An empty membership remembering `endedCapacity` endings.
-    public init(endedCapacity: Int = 65_536) {
+    /// An empty membership remembering `endedCapacity` endings, of the members that hear
+    /// `keeping` (by default, of every member).
+    public init(endedCapacity: Int = 65_536, keeping: ChannelFeatures = []) {
         ended = EndedSessions(capacity: endedCapacity)
+        self.keeping = keeping
     }
 
     /// Reads the roster (listener lists are cached as they are asked for, hence `inout`).
@@ -30,9 +39,17 @@ public final class ChannelMembership: Sendable {
     /// The roster's version now: what an operation beginning now would see.
     public var version: UInt64 { read { $0.version } }
 
-    /// Applies a join; nil when it changed nothing or its session has ended.
+    /// Applies a join; nil when it changed nothing, its session has ended or it is not kept.
     func apply(_ event: ChannelJoined) -> MembershipChange? {
         guard !ended.contains(event.caller.session) else { return nil }
+        guard event.features.isSuperset(of: keeping) else {
+            // A kept member that stops hearing the kept features leaves the roster, and the
+            // change says what its features became.
+            guard var change = roster.withLock({ $0.leave(event.caller, event.channel) }) else { return nil }
+            change.after = event.features
+            change.reason = nil
+            return change
+        }
         return roster.withLock { $0.join(event.caller, event.channel, features: event.features) }
     }
 
