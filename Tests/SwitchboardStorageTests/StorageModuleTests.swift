@@ -65,6 +65,24 @@ import SwitchboardTestKit
         #expect(read == Metadata(majorRevision: 0, items: []))
     }
 
+    @Test func aMemberThatStopsHearingMetadataHearsNoMoreAndGetsTheSetWhenItAsksAgain() async throws {
+        let (harness, _) = try await world()
+        await join(bob, room, on: harness)
+        _ = try await harness.bus.request(set([("a", "1")], by: alice))
+        #expect(harness.outbox.storageEvents(to: bob.session).map(\.eventType) == [.snapshot, .update])
+        // Subscribed again without metadata: still a member, no longer a listener.
+        await join(bob, room, [.message], on: harness)
+        _ = try await harness.bus.request(set([("b", "2")], by: alice))
+        #expect(harness.outbox.storageEvents(to: bob.session).count == 2)
+        // With metadata again: the set as it is now, then the writes after it.
+        await join(bob, room, [.message, .metadata], on: harness)
+        _ = try await harness.bus.request(set([("c", "3")], by: alice))
+        let events = harness.outbox.storageEvents(to: bob.session)
+        #expect(events.map(\.eventType) == [.snapshot, .update, .snapshot, .update])
+        #expect(events[2].data.values == ["a": "1", "b": "2"])
+        #expect(events[3].data.values == ["a": "1", "b": "2", "c": "3"])
+    }
+
     @Test func userMetadataSubscribersGetASnapshotAndUpdatesUntilTheyUnsubscribe() async throws {
         var limits = Limits()
         limits.storage.userSubscriptionsPerClient = 2
