@@ -1,7 +1,7 @@
 import Testing
 @testable import SwitchboardCore
 
-@Suite struct ChannelMembershipTests {
+@Suite(.timeLimit(.minutes(1))) struct ChannelMembershipTests {
     let ana = Caller(app: "app", userId: "ana", session: SessionID(1))
     let bo = Caller(app: "app", userId: "bo", session: SessionID(2))
     let room = ChannelKey(app: "app", .message, "room")
