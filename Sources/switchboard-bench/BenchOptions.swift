@@ -45,6 +45,9 @@ struct BenchOptions {
     var presenceInterval = 30.0
     /// Idle: how far each connection goes: `connect` (WebSocket open), `login`, or `subscribe`.
     var idleStage = "subscribe"
+    /// Idle: seconds the connections stay open after the measurement, before they log out (a heap
+    /// profile of the server is taken meanwhile: `tools/heap-profile.sh`).
+    var idleHold = 0.0
     /// Churn: logins (each followed by a logout) per second.
     var churnRate = 100
     /// The server processes' ids (every node of a cluster), for their CPU time and memory.
@@ -77,6 +80,8 @@ struct BenchOptions {
           --connections N           idle: logged-in connections; presence: users joining (10000)
           --presence-interval S     presence: the server's interval-mode period (30)
           --idle-stage STAGE        idle: connect | login | subscribe, how far each goes (subscribe)
+          --idle-hold S             idle: keep the connections open S seconds after the measurement,
+                                    saying so on stderr first (0)
           --churn-rate N            churn: logins and logouts per second (100)
           --server-pid PID          read the server's CPU time and RSS from /proc; repeat for every node
           --source-address ADDR     connect from this local address (e.g. 127.0.0.2)
@@ -124,6 +129,7 @@ struct BenchOptions {
                 guard ["connect", "login", "subscribe"].contains(idleStage) else {
                     throw UsageError("--idle-stage takes connect, login or subscribe")
                 }
+            case "--idle-hold": idleHold = try number(name)
             case "--churn-rate": churnRate = try number(name)
             case "--server-pid": serverPids.append(try number(name))
             case "--source-address": sourceAddress = try value(name)

@@ -226,6 +226,10 @@ struct BenchRun {
             line.add("server_cpu_s", cpuAfter - cpuBefore)
         }
         line.add("lost", 0)
+        if options.idleHold > 0 {
+            FileHandle.standardError.write(Data("holding \(connected) connections for \(options.idleHold) s\n".utf8))
+            try await Task.sleep(for: .seconds(options.idleHold))
+        }
         if stage == "connect" {
             for client in clients { client.close() }
         } else {
