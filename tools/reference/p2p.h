@@ -1,6 +1,7 @@
 /*
  * What the point-to-point load generators share (redis_p2p.c, switchboard_p2p.c): the send
- * stamp and the deliveries' latencies, the pacer that sends what is due, and the JSON line.
+ * stamp and the deliveries' latencies, the pacer that sends what is due, the run's loop and the
+ * JSON line.
  */
 #ifndef SWITCHBOARD_REFERENCE_P2P_H
 #define SWITCHBOARD_REFERENCE_P2P_H
@@ -112,6 +113,39 @@ static inline void print_result(const char *label, const char *server, int pairs
                latency_ms(0.999));
     }
     printf("}\n");
+}
+
+/*
+ * Runs the measured traffic on `poller` until `m`'s window closes: lets `pacer` send what is due
+ * (paced runs; NULL: none), reads the timer watched as `tick`, and hands each connection's events
+ * to `serve(connection, events)`, which returns -1 when the connection failed. `recording` follows
+ * whether the window is open. Returns 0, or 2 (said on stderr as `name`) when a connection closed.
+ */
+static inline int p2p_run(const char *name, int poller, struct measure *m, const uint64_t *answered,
+                          const uint64_t *delivered, int *recording, struct pacer *pacer, const void *tick,
+                          int (*full)(int), int (*send)(int), int (*serve)(void *connection, uint32_t events)) {
+    struct epoll_event events[256];
+    while (!measure_tick(m, *answered, *delivered)) {
+        *recording = m->measuring;
+        int ready = epoll_wait(poller, events, 256, 100);
+        if (ready < 0) {
+            if (errno == EINTR) continue;
+            fail("epoll_wait");
+        }
+        int failed = pacer && pacer_send_due(pacer, *recording, full, send) < 0;
+        for (int index = 0; index < ready && !failed; index++) {
+            if (events[index].data.ptr == tick) {
+                pacer_tick(pacer);
+            } else {
+                failed = serve(events[index].data.ptr, events[index].events) < 0;
+            }
+        }
+        if (failed) {
+            fprintf(stderr, "%s: a connection closed during the run\n", name);
+            return 2;
+        }
+    }
+    return 0;
 }
 
 #endif

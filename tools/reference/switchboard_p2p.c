@@ -204,6 +204,13 @@ static int handle_readable(struct connection *c, int window) {
     return 0;
 }
 
+/* A connection's events: writes what waits, reads what came; -1 when it failed. */
+static int serve(void *connection, uint32_t events) {
+    struct connection *c = connection;
+    if ((events & EPOLLOUT) && c->out.used > 0 && flush_out(c->fd, &c->out) < 0) return -1;
+    return (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) ? handle_readable(c, window_size) : 0;
+}
+
 int main(int argc, char **argv) {
     int port = (int)option(argc, argv, "--port", 9000);
     int server_pid = (int)option(argc, argv, "--server-pid", 0);
@@ -247,33 +254,11 @@ int main(int argc, char **argv) {
         }
     }
 
-    struct epoll_event events[256];
     struct measure m;
     measure_begin(&m, server_pid, warmup, duration);
-    while (!measure_tick(&m, answered, delivered)) {
-        recording = m.measuring;
-        int ready = epoll_wait(poller, events, 256, 100);
-        if (ready < 0) {
-            if (errno == EINTR) continue;
-            fail("epoll_wait");
-        }
-        if (paced && pacer_send_due(&pacer, recording, sender_full, sender_send) < 0) {
-            fprintf(stderr, "switchboard_p2p: a connection closed during the run\n");
-            return 2;
-        }
-        for (int index = 0; index < ready; index++) {
-            if (events[index].data.ptr == &tick) {
-                pacer_tick(&pacer);
-                continue;
-            }
-            struct connection *c = events[index].data.ptr;
-            if (((events[index].events & EPOLLOUT) && c->out.used > 0 && flush_out(c->fd, &c->out) < 0)
-                || ((events[index].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && handle_readable(c, window) < 0)) {
-                fprintf(stderr, "switchboard_p2p: a connection closed during the run\n");
-                return 2;
-            }
-        }
-    }
+    int outcome = p2p_run("switchboard_p2p", poller, &m, &answered, &delivered, &recording, paced ? &pacer : NULL, &tick,
+                          sender_full, sender_send, serve);
+    if (outcome) return outcome;
     print_result(label, "switchboard", pairs, payload, window, &m, refused, paced ? &pacer : NULL);
     return refused ? 1 : 0;
 }
