@@ -35,6 +35,8 @@ enum HotPublish {
                 writer.writeKey(key)
                 ends.append(writer.bytes.count)
             }
+            // `same` compares 8 to 16 bytes: every part is that long.
+            precondition(zip([0] + ends, ends).allSatisfy { (8...16).contains($1 - $0) }, "a key part outside 8...16 bytes")
             let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: writer.bytes.count, alignment: 8)
             memory.copyBytes(from: writer.bytes)
             address = UInt(bitPattern: memory.baseAddress)
@@ -42,21 +44,13 @@ enum HotPublish {
         }
     }
 
-    /// Whether the `count` bytes at `left` and at `right` are the same: from 8 to 16 bytes (every
-    /// key here) two overlapping 8-byte loads a side.
+    /// Whether the `count` bytes at `left` and at `right` are the same, `count` from 8 to 16 (every
+    /// key part, as `Keys` checks): two overlapping 8-byte loads a side.
     @inline(__always)
     private static func same(_ left: UnsafeRawPointer, _ right: UnsafeRawPointer, count: Int) -> Bool {
-        guard count >= 8, count <= 16 else { return memoryEqual(left, right, count: count) }
-        return left.loadUnaligned(as: UInt64.self) == right.loadUnaligned(as: UInt64.self)
+        left.loadUnaligned(as: UInt64.self) == right.loadUnaligned(as: UInt64.self)
             && left.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
                 == right.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-    }
-
-    private static func memoryEqual(_ left: UnsafeRawPointer, _ right: UnsafeRawPointer, count: Int) -> Bool {
-        for offset in 0..<count where left.load(fromByteOffset: offset, as: UInt8.self) != right.load(fromByteOffset: offset, as: UInt8.self) {
-            return false
-        }
-        return true
     }
 
     /// Steps `reader` over the key `keys.bytes[range]` if it is next in `bytes`.
