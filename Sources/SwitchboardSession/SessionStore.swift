@@ -50,7 +50,8 @@ public struct SessionRecord: Sendable, Hashable {
     /// App, user and session id.
     public let caller: Caller
     /// The resume secret.
-    public let secret: String
+    public var secret: String { storedSecret.text }
+    private let storedSecret: StoredSecret
     /// Seconds between heartbeats.
     public let heartbeatInterval: Int
     /// Seconds a session without a connection waits for a resume.
@@ -70,7 +71,7 @@ public struct SessionRecord: Sendable, Hashable {
         suspendedAt: WallClockTime?, tokenExpiresAt: UInt64?, expiryWarned: Bool = false
     ) {
         self.caller = caller
-        self.secret = secret
+        self.storedSecret = StoredSecret(secret)
         self.heartbeatInterval = heartbeatInterval
         self.presenceTimeout = presenceTimeout
         self.lastSeen = lastSeen
@@ -117,4 +118,61 @@ public enum SessionExpiry: Sendable, Equatable {
     case tokenWillExpire(SessionRecord, secondsLeft: Int)
     /// The login privilege expired: the session is gone.
     case tokenExpired(SessionRecord)
+}
+
+/// A resume secret as a record keeps it: 32 lowercase hex digits (what `Session.randomSecret`
+/// makes) as the 16 bytes they spell, any other text as it is. Every session has a record, and a
+/// 32-character string costs 96 bytes of heap beside it; the bytes cost nothing beside the record.
+/// The text comes back exactly as given, so two secrets are equal when their texts are.
+struct StoredSecret: Sendable, Hashable {
+    private enum Form: Sendable, Hashable {
+        case hex(UInt64, UInt64)
+        case text(String)
+    }
+    private let form: Form
+
+    init(_ text: String) {
+        let utf8 = text.utf8
+        if utf8.count == 32, let high = Self.value(utf8.prefix(16)), let low = Self.value(utf8.suffix(16)) {
+            form = .hex(high, low)
+        } else {
+            form = .text(text)
+        }
+    }
+
+    /// The secret's text.
+    var text: String {
+        switch form {
+        case .text(let text): return text
+        case .hex(let high, let low):
+            return String(unsafeUninitializedCapacity: 32) { buffer in
+                Self.write(high, into: buffer, at: 0)
+                Self.write(low, into: buffer, at: 16)
+                return 32
+            }
+        }
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// Sixteen lowercase hex digits as a number; nil for any other character.
+    private static func value(_ digits: Substring.UTF8View) -> UInt64? {
+        var value: UInt64 = 0
+        for byte in digits {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt64(digit)
+        }
+        return value
+    }
+
+    private static func write(_ value: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        for index in 0..<16 {
+            buffer[start + index] = digits[Int(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0xF]
+        }
+    }
 }
