@@ -73,9 +73,7 @@ final class ServerHandshaker: ByteStreamDelegate {
             stream: stream, connection: connection, handler: server.handler,
             maxMessageBytes: configuration.maxMessageBytes,
             closingTimeout: configuration.closingTimeout,
-            maxFramesPerSecond: configuration.maxFramesPerSecond,
-            onPolicyClose: { [remoteAddress] reason in server.refused(remoteAddress, reason) },
-            onClosed: { [handshakeID] in server.forget($0, handshakeID: handshakeID) })
+            maxFramesPerSecond: configuration.maxFramesPerSecond, acceptedBy: (server, handshakeID))
         engine.start(initialBytes: rest)
     }
 

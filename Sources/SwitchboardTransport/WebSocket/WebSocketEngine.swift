@@ -48,14 +48,15 @@ final class WebSocketEngine: ByteStreamDelegate {
     private let closingTimeout: Duration
     private var frameLimiter: FrameRateLimiter?
     private var framesCounted = 0
-    private let onPolicyClose: (String) -> Void
-    private let onClosed: (WebSocketConnection) -> Void
+    /// The server that accepted the connection and the handshake it began as (nil on the client
+    /// side): told of policy closes and of the close. Kept as references, not closures, so a
+    /// connection costs no captured contexts on the heap.
+    private let acceptedBy: (server: WebSocketServer, handshakeID: UInt64)?
 
     init(
         stream: any ByteStream, connection: WebSocketConnection, handler: any WebSocketHandler,
         maxMessageBytes: Int, closingTimeout: Duration, maxFramesPerSecond: Int? = nil,
-        onPolicyClose: @escaping (String) -> Void = { _ in },
-        onClosed: @escaping (WebSocketConnection) -> Void = { _ in }
+        acceptedBy: (server: WebSocketServer, handshakeID: UInt64)? = nil
     ) {
         self.stream = stream
         self.connection = connection
@@ -63,8 +64,7 @@ final class WebSocketEngine: ByteStreamDelegate {
         self.parser = WebSocketParser(role: connection.role, maxMessageBytes: maxMessageBytes)
         self.closingTimeout = closingTimeout
         self.frameLimiter = maxFramesPerSecond.map { FrameRateLimiter(framesPerSecond: $0) }
-        self.onPolicyClose = onPolicyClose
-        self.onClosed = onClosed
+        self.acceptedBy = acceptedBy
     }
 
     /// Takes over the stream, reports the connection open, then handles `initialBytes` (bytes
@@ -116,7 +116,7 @@ final class WebSocketEngine: ByteStreamDelegate {
         let count = parser.framesParsed - framesCounted
         framesCounted = parser.framesParsed
         guard case .open = state, frameLimiter?.admit(count, at: now) == false else { return true }
-        onPolicyClose("too many frames")
+        acceptedBy?.server.refused(connection.remoteAddress, "too many frames")
         closeAfterAnswers(code: .policyViolation, reason: "too many frames")
         return false
     }
@@ -210,7 +210,7 @@ final class WebSocketEngine: ByteStreamDelegate {
         closingTimer = nil
         connection.markClosed()
         connection.didDrop(byteCount: stream.dropUnstarted())
-        onPolicyClose(reason)
+        acceptedBy?.server.refused(connection.remoteAddress, reason)
         closeLocally(code: .policyViolation, reason: reason)
     }
 
@@ -253,6 +253,6 @@ final class WebSocketEngine: ByteStreamDelegate {
         if let closingTimer { stream.loop.cancelTimer(closingTimer) }
         closingTimer = nil
         connection.engine.value = nil
-        onClosed(connection)
+        if let acceptedBy { acceptedBy.server.forget(connection, handshakeID: acceptedBy.handshakeID) }
     }
 }
