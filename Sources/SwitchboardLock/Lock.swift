@@ -45,7 +45,9 @@ public actor Lock: OpeningModule {
     }
 
     public func start(_ context: ModuleContext) async {
-        let members = ChannelMembership()
+        // Lock events go to the members that hear them; every member may call, and every leave
+        // gives back what the member held: the others are known, without their details.
+        let members = ChannelMembership(keeping: .lock, knowingEveryMember: true)
         state = .running(context, members: members)
         context.bus.subscription()
             .keepingMembership(members) { [self] update in await membershipChanged(update) }
