@@ -133,7 +133,7 @@ let package = Package(
             name: "SwitchboardCommandLine",
             dependencies: [
                 "SwitchboardServer", "SwitchboardCore", "SwitchboardCrypto", "SwitchboardTransport", "SwitchboardCluster",
-                "SwitchboardRedis", "SwitchboardClient", "SwitchboardWebhooks",
+                "SwitchboardRedis", "SwitchboardClient", "SwitchboardWebhooks", "CLinux",
             ]),
         .executableTarget(name: "switchboard", dependencies: ["SwitchboardCommandLine"]),
 

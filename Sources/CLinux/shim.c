@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sched.h>
 #include <spawn.h>
+#include <malloc.h>
 #include "CLinux.h"
 
 extern char **environ;
@@ -52,4 +53,9 @@ int switchboard_cpus_allowed(void) {
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
     return CPU_COUNT(&set);
+}
+
+int switchboard_limit_malloc_arenas(int arenas) {
+    if (arenas <= 0) return 1;
+    return mallopt(M_ARENA_MAX, arenas);
 }

@@ -5,6 +5,9 @@ import SwitchboardCommandLine
 @main
 enum Switchboard {
     static func main() async {
-        exit(await SwitchboardCommand.main(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+        let environment = ProcessInfo.processInfo.environment
+        // First, on the main thread, before the first suspension hands work to other threads.
+        MallocArenas.limit(environment: environment)
+        exit(await SwitchboardCommand.main(Array(CommandLine.arguments.dropFirst()), environment: environment))
     }
 }

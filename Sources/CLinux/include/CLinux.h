@@ -26,4 +26,8 @@ int switchboard_spawn_captured(pid_t *pid, const char *path, char *const argv[],
 /// cpuset), as sched_getaffinity(2) reports them (CPU_COUNT is a _GNU_SOURCE macro). Returns -1
 /// when the mask cannot be read.
 int switchboard_cpus_allowed(void);
+
+/// Lets the process's threads share at most `arenas` glibc malloc arenas (mallopt M_ARENA_MAX;
+/// 0 leaves glibc's own limit). Returns 1 when glibc took it, 0 otherwise.
+int switchboard_limit_malloc_arenas(int arenas);
 #endif
