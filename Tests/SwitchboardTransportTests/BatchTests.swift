@@ -123,7 +123,7 @@ import Testing
                 return result.withLock { $0! }
             }
             /// The connection's stream; on the loop only.
-            @Sendable func stream() -> TCPStream { connection.engine.value!.stream as! TCPStream }
+            @Sendable func stream() -> TCPStream { connection.engine!.stream as! TCPStream }
             // More than the kernel's buffers take from a peer that does not read (large frames,
             // never batched, until some wait in the stream, and 2.4 MB more), so what follows
             // waits in the stream.

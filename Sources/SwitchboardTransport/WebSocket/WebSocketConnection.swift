@@ -70,7 +70,24 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     /// `Outbound.isOpen`, readable without the lock (the engine asks for every message it
     /// receives, while other loops queue pushes under the lock); cleared with it, under the lock.
     private let openFlag = Atomic<Bool>(true)
-    let engine: LoopConfined<WebSocketEngine?>
+    // Concurrency proof: `engineSlot` is only reached through `engine`, whose accessors check
+    // `eventLoop.inEventLoop` with a precondition, so every access happens on the connection's one
+    // loop thread and is serialized. It is kept here rather than in a `LoopConfined` box, which
+    // would be one more allocation per connection; as there, a plain read or write that never
+    // overlaps another access, so not checked for exclusivity at run time.
+    @exclusivity(unchecked) nonisolated(unsafe) private var engineSlot: WebSocketEngine?
+
+    /// The engine driving this connection once it is open; only on its loop's thread.
+    var engine: WebSocketEngine? {
+        get {
+            precondition(eventLoop.inEventLoop, "a connection's engine used off its loop")
+            return engineSlot
+        }
+        set {
+            precondition(eventLoop.inEventLoop, "a connection's engine used off its loop")
+            engineSlot = newValue
+        }
+    }
 
     init(
         remoteAddress: String, subprotocol: String?, requestPath: String,
@@ -85,15 +102,14 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         self.role = role
         self.eventLoop = eventLoop
         self.maxOutboundBytes = maxOutboundBytes
-        self.engine = LoopConfined(nil, loop: eventLoop)
     }
 
     /// What the handler keeps for this connection (its per-connection state), so its calls find
     /// it without a shared table: set it in `webSocketOpened`. Only on `eventLoop`'s thread; kept
     /// by the connection's engine, so it is let go of once the connection has closed.
     public var handlerContext: AnyObject? {
-        get { engine.value?.handlerContext }
-        set { engine.value?.handlerContext = newValue }
+        get { engine?.handlerContext }
+        set { engine?.handlerContext = newValue }
     }
 
     /// True until a close starts from either side.
@@ -206,7 +222,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     }
 
     func flushOnLoop() {
-        guard let engine = engine.value else {
+        guard let engine else {
             outbound.withLock { state in
                 state.flushScheduled = false
                 state.dropQueue()

@@ -70,7 +70,7 @@ final class WebSocketEngine: ByteStreamDelegate {
     /// Takes over the stream, reports the connection open, then handles `initialBytes` (bytes
     /// that arrived with the handshake).
     func start(initialBytes: [UInt8]) {
-        connection.engine.value = self
+        connection.engine = self
         stream.delegate = self
         handler.webSocketOpened(connection)
         if !initialBytes.isEmpty, case .open = state {
@@ -252,7 +252,7 @@ final class WebSocketEngine: ByteStreamDelegate {
         state = .closed
         if let closingTimer { stream.loop.cancelTimer(closingTimer) }
         closingTimer = nil
-        connection.engine.value = nil
+        connection.engine = nil
         if let acceptedBy { acceptedBy.server.forget(connection, handshakeID: acceptedBy.handshakeID) }
     }
 }
