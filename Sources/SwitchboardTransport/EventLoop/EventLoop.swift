@@ -79,6 +79,12 @@ public final class EventLoop: Sendable {
         return id != 0 && pthread_equal(pthread_self(), pthread_t(id)) != 0
     }
 
+    /// Stops the process when not called on this loop's thread: the check before every access
+    /// to a value only this loop's thread may touch.
+    func checkConfined() {
+        precondition(inEventLoop, "loop-confined value used off its loop")
+    }
+
     /// The loop whose thread is calling, if any.
     private static var current: EventLoop? {
         pthread_getspecific(currentKey).map { Unmanaged<EventLoop>.fromOpaque($0).takeUnretainedValue() }

@@ -16,13 +16,7 @@ final class LoopConfined<Value>: @unchecked Sendable {
 
     /// The confined value; only on `loop`'s thread.
     var value: Value {
-        get {
-            precondition(loop.inEventLoop, "loop-confined value used off its loop")
-            return storage
-        }
-        set {
-            precondition(loop.inEventLoop, "loop-confined value used off its loop")
-            storage = newValue
-        }
+        get { loop.checkConfined(); return storage }
+        set { loop.checkConfined(); storage = newValue }
     }
 }

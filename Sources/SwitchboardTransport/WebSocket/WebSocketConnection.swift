@@ -71,7 +71,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     /// receives, while other loops queue pushes under the lock); cleared with it, under the lock.
     private let openFlag = Atomic<Bool>(true)
     // Concurrency proof: `engineSlot` is only reached through `engine`, whose accessors check
-    // `eventLoop.inEventLoop` with a precondition, so every access happens on the connection's one
+    // `eventLoop.inEventLoop` (`checkConfined`), so every access happens on the connection's one
     // loop thread and is serialized. It is kept here rather than in a `LoopConfined` box, which
     // would be one more allocation per connection; as there, a plain read or write that never
     // overlaps another access, so not checked for exclusivity at run time.
@@ -79,14 +79,8 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
 
     /// The engine driving this connection once it is open; only on its loop's thread.
     var engine: WebSocketEngine? {
-        get {
-            precondition(eventLoop.inEventLoop, "a connection's engine used off its loop")
-            return engineSlot
-        }
-        set {
-            precondition(eventLoop.inEventLoop, "a connection's engine used off its loop")
-            engineSlot = newValue
-        }
+        get { eventLoop.checkConfined(); return engineSlot }
+        set { eventLoop.checkConfined(); engineSlot = newValue }
     }
 
     init(
