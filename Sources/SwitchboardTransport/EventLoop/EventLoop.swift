@@ -13,9 +13,6 @@ public final class EventLoop: Sendable {
         var wakePending = false
         var stopRequested = false
         var closed = false
-        /// The wakeup descriptor is closed: a wake deferred to the end of another loop's pass
-        /// must not write to the number, which may belong to another socket by then.
-        var wakeClosed = false
     }
 
     /// State touched only by the loop thread.
@@ -45,6 +42,11 @@ public final class EventLoop: Sendable {
     let epollFD: Int32
     private let wakeFD: Int32
     private let inbox = Mutex(Inbox())
+    /// Whether the wakeup descriptor is closed: a wake deferred to the end of another loop's pass
+    /// must not write to the number, which may belong to another socket by then. Its own lock,
+    /// held across the write, and not the inbox's: the woken loop takes its inbox at once, and
+    /// finding it held by the waker's system call made it wait in the kernel on every wake.
+    private let wakeClosed = Mutex(false)
     private let thread = Atomic<UInt>(0)
     private let wakeups = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
@@ -167,9 +169,9 @@ public final class EventLoop: Sendable {
 
     private func wake() {
         wakeups.add(1, ordering: .relaxed)
-        // Written under the inbox lock, which `tearDown` holds to close the descriptor.
-        inbox.withLock { inbox in
-            guard !inbox.wakeClosed else { return }
+        // Written under `wakeClosed`'s lock, which `tearDown` holds to close the descriptor.
+        wakeClosed.withLock { closed in
+            guard !closed else { return }
             var one: UInt64 = 1
             _ = Glibc.write(wakeFD, &one, 8)
         }
@@ -299,8 +301,8 @@ public final class EventLoop: Sendable {
         }
         local.registrations.removeAll()
         local.timers.removeAll()
-        inbox.withLock { inbox in
-            inbox.wakeClosed = true
+        wakeClosed.withLock { closed in
+            closed = true
             Glibc.close(wakeFD)
         }
         Glibc.close(epollFD)
