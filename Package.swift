@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "SwitchboardTransport", dependencies: ["CLinux", "SwitchboardCryptography"]),
         // The Redis client of cluster mode: the RESP2/RESP3 codec, commands and pub/sub over the
         // transport's event loops.
-        .target(name: "SwitchboardRedis", dependencies: ["SwitchboardTransport", "SwitchboardCryptography"]),
+        .target(name: "SwitchboardRedis", dependencies: ["SwitchboardTransport", "SwitchboardCryptography", "SwitchboardReference"]),
         // Cluster mode: the link that carries bus traffic between nodes over Redis.
         .target(
             name: "SwitchboardCluster",

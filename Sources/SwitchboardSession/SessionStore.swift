@@ -145,34 +145,19 @@ struct StoredSecret: Sendable, Hashable {
         switch form {
         case .text(let text): return text
         case .hex(let high, let low):
-            return String(unsafeUninitializedCapacity: 32) { buffer in
-                Self.write(high, into: buffer, at: 0)
-                Self.write(low, into: buffer, at: 16)
-                return 32
-            }
+            // Each half's eight bytes, most significant first.
+            return Hex.lowercase([high, low].flatMap { half in (0..<8).map { UInt8(truncatingIfNeeded: half >> (56 - 8 * UInt64($0))) } })
         }
     }
 
-    private static let digits = Array("0123456789abcdef".utf8)
-
-    /// Sixteen lowercase hex digits as a number; nil for any other character.
+    /// Sixteen lowercase hex digits as a number; nil for any other character (an upper-case digit
+    /// too: its text would not come back as it was given).
     private static func value(_ digits: Substring.UTF8View) -> UInt64? {
         var value: UInt64 = 0
         for byte in digits {
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            default: return nil
-            }
+            guard let digit = Hex.value(of: byte), Hex.digits[Int(digit)] == byte else { return nil }
             value = value << 4 | UInt64(digit)
         }
         return value
-    }
-
-    private static func write(_ value: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
-        for index in 0..<16 {
-            buffer[start + index] = digits[Int(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0xF]
-        }
     }
 }

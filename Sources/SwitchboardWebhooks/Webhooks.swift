@@ -62,7 +62,7 @@ public actor Webhooks: OpeningModule {
         self.queue = queue
         self.poster = poster
         lines = DeliveryLines(retryWindow: configuration.retryWindow, backoff: configuration.backoff)
-        idPrefix = WebhookSignature.hex(CryptoPrimitives.randomBytes(count: 8))
+        idPrefix = Hex.lowercase(CryptoPrimitives.randomBytes(count: 8))
     }
 
     public func start(_ context: ModuleContext) async {

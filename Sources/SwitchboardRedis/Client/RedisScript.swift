@@ -1,4 +1,5 @@
 import SwitchboardCryptography
+import SwitchboardReference
 
 /// A Lua script and its SHA-1, run with `EVALSHA` (falling back to `EVAL`, which loads it, when
 /// the server does not know it yet: after a restart or `SCRIPT FLUSH`).
@@ -11,12 +12,6 @@ public struct RedisScript: Sendable, Hashable {
     /// The script of `source`.
     public init(_ source: String) {
         self.source = source
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        for byte in CryptoPrimitives.sha1(Array(source.utf8)) {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0f)])
-        }
-        self.sha1 = String(decoding: hex, as: UTF8.self)
+        self.sha1 = Hex.lowercase(CryptoPrimitives.sha1(Array(source.utf8)))
     }
 }
