@@ -1,36 +1,73 @@
 import Synchronization
 
-/// One open WebSocket. Its metadata is immutable; sending and closing are safe from any thread:
-/// frames are queued under a lock and the connection's event loop writes them in batches.
+/// One open WebSocket. Its metadata is immutable; sending and closing are safe from any thread.
+///
+/// Frames wait in one of two queues until the connection's event loop hands them to the socket in
+/// one batch: those sent on the loop's own thread (answers, and a fan-out running on that loop)
+/// in a queue only that thread touches, without a lock; those sent from other threads in a queue
+/// under a lock, which the loop moves behind its own before it queues anything more, so frames
+/// leave in the order they were sent.
 public final class WebSocketConnection: Sendable, LoopFlushable {
-    private struct Outbound {
-        var queue: [OutboundFrame] = []
-        /// The batch small frames are still written into: `queue.last`, which keeps it alive.
+    /// Frames waiting for the loop, small ones written into shared batches.
+    private struct OutboundQueue {
+        var frames: [OutboundFrame] = []
+        /// The batch small frames are still written into: `frames.last`, which keeps it alive.
         var openBatch: OutboundFrame.BatchWriter?
-        var bufferedBytes = 0
-        var isOpen = true
-        var flushScheduled = false
-        var closeRequest: (code: WebSocketCloseCode, reason: String)?
-        var overflowed = false
-        /// Frames accepted by `send` so far.
-        var framesSent: UInt64 = 0
-
-        /// Drops the frames not yet handed to the stream, and their bytes from the count.
-        mutating func dropQueue() {
-            bufferedBytes -= queue.reduce(0) { $0 + $1.count }
-            queue.removeAll()
-            openBatch = nil
-        }
 
         /// The batch to write `count` more bytes into: the open one if it has room, else a new
         /// one queued after the rest.
         mutating func batch(room count: Int) -> OutboundFrame.BatchWriter {
             if let openBatch, openBatch.room >= count { return openBatch }
             let batch = OutboundFrame.batch(capacity: WebSocketConnection.batchCapacity)
-            queue.append(batch)
+            frames.append(batch)
             openBatch = batch.batchWriter
             return batch.batchWriter
         }
+
+        /// Queues `frame` as it is, after the rest.
+        mutating func append(_ frame: OutboundFrame) {
+            frames.append(frame)
+            openBatch = nil
+        }
+
+        /// Moves `other`'s frames behind these.
+        mutating func take(_ other: inout OutboundQueue) {
+            if frames.isEmpty { swap(&frames, &other.frames) } else { frames.append(contentsOf: other.frames) }
+            other.frames.removeAll(keepingCapacity: true)
+            openBatch = nil
+            other.openBatch = nil
+        }
+
+        /// Drops every frame; returns their bytes.
+        mutating func drop() -> Int {
+            let bytes = frames.reduce(0) { $0 + $1.count }
+            frames.removeAll()
+            openBatch = nil
+            return bytes
+        }
+    }
+
+    /// What only the loop's thread touches.
+    private struct LoopOutbound {
+        var queue = OutboundQueue()
+        /// Bytes in `queue` or in the stream, not yet handed to the kernel.
+        var bufferedBytes = 0
+        /// Frames accepted on the loop's thread.
+        var framesSent: UInt64 = 0
+        var flushScheduled = false
+    }
+
+    /// What other threads hand to the loop, under `shared`'s lock.
+    private struct SharedOutbound {
+        var queue = OutboundQueue()
+        /// Bytes in `queue`.
+        var queuedBytes = 0
+        /// Frames accepted from other threads.
+        var framesSent: UInt64 = 0
+        /// A flush of this side is scheduled on the loop (only while `sharedPending`).
+        var flushScheduled = false
+        var closeRequest: (code: WebSocketCloseCode, reason: String)?
+        var overflowed = false
     }
 
     /// Frames of at most this many bytes are written into a batch (`OutboundFrame.batch`) with
@@ -66,10 +103,21 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     /// consumer.
     public let maxOutboundBytes: Int
 
-    private let outbound = Mutex(Outbound())
-    /// `Outbound.isOpen`, readable without the lock (the engine asks for every message it
-    /// receives, while other loops queue pushes under the lock); cleared with it, under the lock.
+    private let shared = Mutex(SharedOutbound())
+    /// Whether `shared` holds frames, a close or an overflow for the loop; set and cleared under
+    /// its lock, read without it by the loop before it queues or flushes.
+    private let sharedPending = Atomic<Bool>(false)
+    /// `LoopOutbound.bufferedBytes`, for other threads (stored by the loop, never added to).
+    private let loopBufferedBytes = Atomic<Int>(0)
+    /// Whether sends are still accepted, readable without a lock; cleared under `shared`'s lock.
     private let openFlag = Atomic<Bool>(true)
+    // Concurrency proof: `loopSlot` is touched only on the connection's loop thread: by
+    // `queue(count:_:)` once `eventLoop.inEventLoop` said so, by `queuedBufferCount` likewise, by
+    // the loop's own calls (`flushOnLoop`, `markClosed`, `framesSent`, the `did…` counts), which
+    // check `checkConfined` first, and by `takeShared`, `overflow()` and `dropQueues`, which only
+    // those call. So every access is serialized on one thread; each is a plain read or write that
+    // never overlaps another, so not checked for exclusivity at run time.
+    @exclusivity(unchecked) nonisolated(unsafe) private var loopSlot = LoopOutbound()
     // Concurrency proof: `engineSlot` is only reached through `engine`, whose accessors check
     // `eventLoop.inEventLoop` (`checkConfined`), so every access happens on the connection's one
     // loop thread and is serialized. It is kept here rather than in a `LoopConfined` box, which
@@ -110,7 +158,9 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     public var isOpen: Bool { openFlag.load(ordering: .acquiring) }
 
     /// Bytes queued or in the socket's send queue of this process, not yet handed to the kernel.
-    public var bufferedBytes: Int { outbound.withLock { $0.bufferedBytes } }
+    public var bufferedBytes: Int {
+        loopBufferedBytes.load(ordering: .relaxed) + shared.withLock { $0.queuedBytes }
+    }
 
     /// Queues a pre-encoded frame; false when the connection is no longer open or the frame
     /// pushed the queue past `maxOutboundBytes` (the connection is then closed with 1008).
@@ -131,38 +181,100 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
 
     private func queue(_ frame: OutboundFrame, copying: Bool) -> Bool {
         let count = frame.count
-        return queue(count: count) { state in
+        return queue(count: count) { queue in
             if copying && count <= Self.batchedFrameLimit {
-                state.batch(room: count).append(copyOf: frame)
+                queue.batch(room: count).append(copyOf: frame)
             } else {
-                state.queue.append(frame)
-                state.openBatch = nil
+                queue.append(frame)
             }
         }
     }
 
-    /// Queues a frame of `count` bytes that `add` puts in the queue, unless it would take the
-    /// queue past `maxOutboundBytes` (the connection is then closed with 1008); false when the
-    /// frame was not queued.
-    private func queue(count: Int, _ add: (inout Outbound) -> Void) -> Bool {
-        let (accepted, schedule) = outbound.withLock { state -> (Bool, Bool) in
-            guard state.isOpen else { return (false, false) }
-            if state.bufferedBytes + count > maxOutboundBytes {
-                state.isOpen = false
-                openFlag.store(false, ordering: .releasing)
-                state.overflowed = true
-                state.dropQueue()
+    /// Queues a frame of `count` bytes that `add` puts in a queue, unless it would take the
+    /// connection past `maxOutboundBytes` (it is then closed with 1008); false when the frame was
+    /// not queued. On the loop's thread without a lock, elsewhere under `shared`'s.
+    private func queue(count: Int, _ add: (inout OutboundQueue) -> Void) -> Bool {
+        guard eventLoop.inEventLoop else { return queueShared(count: count, add) }
+        guard openFlag.load(ordering: .acquiring) else { return false }
+        // Frames other threads queued before this one go first.
+        if sharedPending.load(ordering: .acquiring) { takeShared(flushing: false) }
+        guard loopSlot.bufferedBytes + count <= maxOutboundBytes else {
+            overflow()
+            return false
+        }
+        add(&loopSlot.queue)
+        loopSlot.bufferedBytes += count
+        loopBufferedBytes.store(loopSlot.bufferedBytes, ordering: .relaxed)
+        loopSlot.framesSent += 1
+        if !loopSlot.flushScheduled {
+            loopSlot.flushScheduled = true
+            eventLoop.scheduleFlush(self)
+        }
+        return true
+    }
+
+    /// `queue(count:_:)` from a thread other than the loop's.
+    private func queueShared(count: Int, _ add: (inout OutboundQueue) -> Void) -> Bool {
+        let (accepted, schedule) = shared.withLock { state -> (Bool, Bool) in
+            guard openFlag.load(ordering: .relaxed) else { return (false, false) }
+            if state.queuedBytes + loopBufferedBytes.load(ordering: .relaxed) + count > maxOutboundBytes {
+                overflow(&state)
             } else {
-                add(&state)
-                state.bufferedBytes += count
+                add(&state.queue)
+                state.queuedBytes += count
                 state.framesSent += 1
             }
-            guard !state.flushScheduled else { return (!state.overflowed, false) }
-            state.flushScheduled = true
-            return (!state.overflowed, true)
+            return (!state.overflowed, markPending(&state))
         }
         if schedule { eventLoop.scheduleFlush(self) }
         return accepted
+    }
+
+    /// Marks `state` as waiting for the loop; true when a flush must be scheduled for it. Under
+    /// `shared`'s lock.
+    private func markPending(_ state: inout SharedOutbound) -> Bool {
+        sharedPending.store(true, ordering: .releasing)
+        guard !state.flushScheduled else { return false }
+        state.flushScheduled = true
+        return true
+    }
+
+    /// Stops sends past the bound: the queues are dropped and the loop closes the slow consumer.
+    /// Under `shared`'s lock.
+    private func overflow(_ state: inout SharedOutbound) {
+        openFlag.store(false, ordering: .releasing)
+        state.overflowed = true
+        state.queuedBytes -= state.queue.drop()
+    }
+
+    /// `overflow(_:)` on the loop's thread, which drops its own queue too.
+    private func overflow() {
+        loopSlot.bufferedBytes -= loopSlot.queue.drop()
+        loopBufferedBytes.store(loopSlot.bufferedBytes, ordering: .relaxed)
+        let schedule = shared.withLock { state -> Bool in
+            overflow(&state)
+            return markPending(&state)
+        }
+        if schedule { eventLoop.scheduleFlush(self) }
+    }
+
+    /// Moves the frames other threads queued behind the loop's own and returns the close or
+    /// overflow they left; a flush (`flushing`) takes those too, otherwise they stay for it.
+    /// Loop only.
+    @discardableResult
+    private func takeShared(flushing: Bool) -> (closeRequest: (code: WebSocketCloseCode, reason: String)?, overflowed: Bool) {
+        shared.withLock { state in
+            loopSlot.queue.take(&state.queue)
+            loopSlot.bufferedBytes += state.queuedBytes
+            loopBufferedBytes.store(loopSlot.bufferedBytes, ordering: .relaxed)
+            state.queuedBytes = 0
+            let taken = (state.closeRequest, state.overflowed)
+            if flushing { state.closeRequest = nil }
+            let waiting = !flushing && (taken.0 != nil || taken.1)
+            sharedPending.store(waiting, ordering: .releasing)
+            if !waiting { state.flushScheduled = false }
+            return taken
+        }
     }
 
     /// Sends `bytes` as one binary message.
@@ -192,8 +304,8 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         guard count <= Self.batchedFrameLimit else {
             return queue(.encoding(opcode: opcode, payload: payload, maskKey: maskKey), copying: false)
         }
-        return queue(count: count) { state in
-            state.batch(room: count).appendFrame(opcode: opcode, payload: payload, maskKey: maskKey)
+        return queue(count: count) { queue in
+            queue.batch(room: count).appendFrame(opcode: opcode, payload: payload, maskKey: maskKey)
         }
     }
 
@@ -203,75 +315,82 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
 
     /// Starts the closing handshake after the frames already queued; later sends fail.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
-        let schedule = outbound.withLock { state -> Bool in
-            guard state.isOpen else { return false }
-            state.isOpen = false
+        let schedule = shared.withLock { state -> Bool in
+            guard openFlag.load(ordering: .relaxed) else { return false }
             openFlag.store(false, ordering: .releasing)
             state.closeRequest = (code, reason)
-            guard !state.flushScheduled else { return false }
-            state.flushScheduled = true
-            return true
+            return markPending(&state)
         }
         if schedule { eventLoop.scheduleFlush(self) }
     }
 
     func flushOnLoop() {
-        guard let engine else {
-            outbound.withLock { state in
-                state.flushScheduled = false
-                state.dropQueue()
-            }
+        eventLoop.checkConfined()
+        loopSlot.flushScheduled = false
+        let (closeRequest, overflowed) = sharedPending.load(ordering: .acquiring) ? takeShared(flushing: true) : (nil, false)
+        guard let engine = engineSlot else {
+            dropQueues()
             return
-        }
-        let stream = engine.stream
-        let (closeRequest, overflowed) = outbound.withLock { state in
-            state.flushScheduled = false
-            state.openBatch = nil
-            if !state.overflowed { stream.enqueue(contentsOf: &state.queue) }
-            defer { state.closeRequest = nil }
-            return (state.closeRequest, state.overflowed)
         }
         if overflowed {
             engine.closeSlowConsumer()
             return
         }
+        let stream = engine.stream
+        stream.enqueue(contentsOf: &loopSlot.queue.frames)
+        loopSlot.queue.openBatch = nil
         stream.flush()
         if let closeRequest { engine.closeLocally(code: closeRequest.code, reason: closeRequest.reason) }
     }
 
-    /// Stops accepting sends and drops what is not yet handed to the stream. Loop only.
-    func markClosed() {
-        outbound.withLock { state in
-            state.isOpen = false
-            openFlag.store(false, ordering: .releasing)
-            state.dropQueue()
-        }
+    /// Drops the frames not yet handed to the stream, and their bytes from the count. Loop only.
+    private func dropQueues() {
+        loopSlot.bufferedBytes -= loopSlot.queue.drop()
+        loopBufferedBytes.store(loopSlot.bufferedBytes, ordering: .relaxed)
+        shared.withLock { state in state.queuedBytes -= state.queue.drop() }
     }
 
-    /// Buffers queued and not yet taken by the stream (a batch of small frames counts once).
-    var queuedBufferCount: Int { outbound.withLock { $0.queue.count } }
+    /// Stops accepting sends and drops what is not yet handed to the stream. Loop only.
+    func markClosed() {
+        eventLoop.checkConfined()
+        shared.withLock { _ in openFlag.store(false, ordering: .releasing) }
+        dropQueues()
+    }
+
+    /// Buffers queued and not yet taken by the stream (a batch of small frames counts once); off
+    /// the loop's thread, those queued from other threads only.
+    var queuedBufferCount: Int {
+        shared.withLock { $0.queue.frames.count } + (eventLoop.inEventLoop ? loopSlot.queue.frames.count : 0)
+    }
 
     /// Frames accepted by `send` so far; the engine watches it to see when the handler has
-    /// stopped answering.
-    var framesSent: UInt64 { outbound.withLock { $0.framesSent } }
+    /// stopped answering. Loop only.
+    var framesSent: UInt64 {
+        eventLoop.checkConfined()
+        return loopSlot.framesSent + shared.withLock { $0.framesSent }
+    }
 
     /// Counts queued bytes the stream dropped without writing them. Loop only.
     func didDrop(byteCount: Int) {
-        outbound.withLock { $0.bufferedBytes -= byteCount }
+        changeLoopBytes(by: -byteCount)
     }
 
     /// Counts bytes the engine queued directly (control frames); returns the new total. Loop only.
     @discardableResult
     func didQueue(byteCount: Int) -> Int {
-        outbound.withLock { state in
-            state.bufferedBytes += byteCount
-            return state.bufferedBytes
-        }
+        changeLoopBytes(by: byteCount)
+        return bufferedBytes
     }
 
     /// Counts bytes the stream handed to the kernel. Loop only.
     func didWrite(byteCount: Int) {
-        outbound.withLock { $0.bufferedBytes -= byteCount }
+        changeLoopBytes(by: -byteCount)
+    }
+
+    private func changeLoopBytes(by delta: Int) {
+        eventLoop.checkConfined()
+        loopSlot.bufferedBytes += delta
+        loopBufferedBytes.store(loopSlot.bufferedBytes, ordering: .relaxed)
     }
 }
 
