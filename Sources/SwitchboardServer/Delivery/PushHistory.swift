@@ -14,7 +14,9 @@ import SwitchboardCore
 /// table, found by comparing with the slot of the previous push first. A small message push written
 /// at once to this session alone is kept as a copy of its bytes (`recordCopy`) in a byte ring, not as
 /// a frame: it needs no frame of its own, and forgetting it frees nothing (freeing a frame kept a
-/// while waits for memory). Other pushes (shared, held, or for a detached session) are kept as frames.
+/// while waits for memory). A push whose one frame goes to many sessions at once is kept as its index
+/// in the registry's `SharedFrames` (`record(shared:…)`), counted there without an atomic reference
+/// count per receiver. Other pushes (held, or for a detached session) are kept as frames.
 struct PushHistory<Frame> {
     /// Limits on what is kept.
     struct Bounds: Equatable {
@@ -28,10 +30,12 @@ struct PushHistory<Frame> {
         let slot: UInt16
     }
 
-    /// How a push is kept: the frame it was sent as, or a copy of its bytes in `copies`.
+    /// How a push is kept: the frame it was sent as, a copy of its bytes in `copies`, or a frame
+    /// in `sharedFrames`.
     private enum Kept {
         case frame(Frame)
         case copy(position: UInt64, count: Int32)
+        case shared(index: Int32)
     }
 
     /// How many pushes the session was given so far.
@@ -60,12 +64,16 @@ struct PushHistory<Frame> {
     private var forgottenNumber: [UInt64] = []
     /// Slots of forgotten pushes in order of first loss.
     private var forgottenOrder: [UInt16] = []
+    /// Where pushes recorded with `record(shared:…)` are kept.
+    private let sharedFrames: SharedFrames<Frame>?
 
     /// An empty history; its first push is numbered `numberedFrom + 1` (a session taken over from
-    /// another node goes on from its client's count).
-    init(bounds: Bounds, numberedFrom: UInt64 = 0) {
+    /// another node goes on from its client's count). `sharedFrames` holds the frames recorded by
+    /// index (`record(shared:…)`).
+    init(bounds: Bounds, numberedFrom: UInt64 = 0, sharedFrames: SharedFrames<Frame>? = nil) {
         self.bounds = bounds
         sent = numberedFrom
+        self.sharedFrames = sharedFrames
     }
 
     /// Numbers the next push and keeps it, forgetting the oldest past the bounds.
@@ -73,6 +81,28 @@ struct PushHistory<Frame> {
         let entry = Entry(kept: .frame(frame), size: Int32(clamping: size), slot: slot(for: channel))
         makeRoomForOne()
         keep(entry, size: size)
+    }
+
+    /// Numbers the next push and keeps it as the frame at `index` in `sharedFrames` (which must
+    /// be set), held there until forgotten.
+    mutating func record(shared index: Int32, size: Int, channel: ChannelAddress?) {
+        let entry = Entry(kept: .shared(index: index), size: Int32(clamping: size), slot: slot(for: channel))
+        makeRoomForOne()
+        sharedFrames!.hold(index)
+        keep(entry, size: size)
+    }
+
+    /// Lets go of every frame this history holds in `sharedFrames`, as it ends (its session's
+    /// outlet is freed); what it keeps is not to be read afterwards.
+    mutating func letGoOfSharedFrames() {
+        guard let sharedFrames else { return }
+        for offset in 0..<keptCount {
+            if case .shared(let index)? = ring[slotIndex(afterHead: offset)]?.kept { sharedFrames.letGo(index) }
+        }
+        ring = []
+        head = 0
+        keptCount = 0
+        keptBytes = 0
     }
 
     /// Numbers the next push and keeps a copy of its bytes (`payload`, what a frame of it
@@ -126,6 +156,7 @@ struct PushHistory<Frame> {
                 switch ring[slotIndex(afterHead: offset)]?.kept {
                 case .frame(let frame)?: frames.append(frame)
                 case .copy(let position, let count)?: frames.append(copies.withBytes(at: position, count: Int(count), frameOfCopy))
+                case .shared(let index)?: frames.append(sharedFrames![index])
                 case nil: break
                 }
             }
@@ -203,9 +234,14 @@ struct PushHistory<Frame> {
         let number = sent - UInt64(keptCount) + 1
         keptBytes -= Int(oldest.size)
         // Copies are kept in push order, so the oldest push's copy is the ring's first bytes.
-        if case .copy(let position, let count) = oldest.kept {
+        switch oldest.kept {
+        case .copy(let position, let count):
             precondition(position == copies.start, "copies forgotten out of order")
             copies.removeFirst(Int(count))
+        case .shared(let index):
+            sharedFrames!.letGo(index)
+        case .frame:
+            break
         }
         head = slotIndex(afterHead: 1)
         keptCount -= 1

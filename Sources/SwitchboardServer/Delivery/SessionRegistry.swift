@@ -39,12 +39,23 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
             self.history = history
         }
 
+        // Freed under the registry's lock (`State.outlets` is its only owner), which
+        // `SharedFrames` needs.
+        deinit { history.letGoOfSharedFrames() }
+
         /// Numbers and sends one push now; `alone` when no other session receives it (a small
         /// one is then copied into the socket's batch, `LinkConnection.sendCopy`).
         /// (The frame is given, not lent: the history keeps it without counting another reference.)
         func write(_ frame: consuming OutboundFrame, size: Int, channel: ChannelAddress?, alone: Bool = false) {
-            socketReference?._withUnsafeGuaranteedRef { alone ? $0.sendCopy(of: frame) : $0.send(frame) }
+            socketReference?._withUnsafeGuaranteedRef { _ = alone ? $0.sendCopy(of: frame) : $0.send(frame) }
             history.record(frame, size: size, channel: channel)
+        }
+
+        /// Numbers and sends one push of a fan-out, whose frame the registry's `SharedFrames` keeps
+        /// at `index`: the history holds it there, by index.
+        func writeShared(_ frame: borrowing OutboundFrame, at index: Int32, size: Int, channel: ChannelAddress?) {
+            socketReference?._withUnsafeGuaranteedRef { _ = $0.send(frame) }
+            history.record(shared: index, size: size, channel: channel)
         }
 
         /// Numbers and sends one push that no other session receives, given as its encoded bytes
@@ -106,6 +117,8 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         var pumping = false
         /// What detached sessions keep, against the server-wide budget.
         var budget: DetachedBudget
+        /// The frames of fan-outs that sessions' histories keep by index.
+        let sharedFrames = SharedFrames<OutboundFrame>()
 
         /// `link`, if still registered, carries no session from now on.
         func unbind(_ link: ClientLink<Connection>) {
@@ -154,6 +167,19 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
             outlet.backlog.append(item, lane: lane ?? PriorityBacklog<OutboundFrame>.normalLane)
             backlogged.insert(outlet.session)
             if outlet.backlog.wireBytes + socket.bufferedBytes > socket.maxOutboundBytes { outlet.drain(below: nil) }
+        }
+
+        /// `hand` for one receiver of a fan-out whose frame `sharedFrames` keeps at `index`: written
+        /// now, the session's history holds the frame there; otherwise as `hand`.
+        mutating func hand(
+            shared frame: borrowing OutboundFrame, at index: Int32, size: Int, channel: ChannelAddress?, lane: Int?,
+            to outlet: Outlet, backlogBytes: Int
+        ) {
+            if outlet.writesNow(lane: lane, backlogBytes: backlogBytes) {
+                outlet.writeShared(frame, at: index, size: size, channel: channel)
+                return
+            }
+            hand(copy frame, size: size, channel: channel, lane: lane, to: outlet, backlogBytes: backlogBytes)
         }
 
         /// Whether pushes are held and the pump is not running yet (it is marked running).
@@ -319,6 +345,9 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         }
     }
 
+    /// Fan-out frames the sessions' histories keep by index (`SharedFrames`).
+    var sharedFrameCount: Int { state.withLock { $0.sharedFrames.count } }
+
     /// Every open connection with the session it carries.
     var openLinks: [(link: ClientLink<Connection>, caller: Caller?)] {
         state.withLock { $0.links.values.filter { !$0.closed }.map { ($0.link, $0.caller) } }
@@ -333,7 +362,8 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     func open(_ session: SessionID, numberedFrom received: UInt64) {
         state.withLock { state in
             guard state.outlets[session] == nil else { return }
-            state.outlets[session] = Outlet(session: session, history: PushHistory(bounds: detachedBounds, numberedFrom: received))
+            let history = PushHistory(bounds: detachedBounds, numberedFrom: received, sharedFrames: state.sharedFrames)
+            state.outlets[session] = Outlet(session: session, history: history)
             state.budget.detached(session, holding: 0)
         }
     }
@@ -418,12 +448,21 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
             let outlets = state.resolved.targets(of: sessions) { [outlets = state.outlets] list in
                 list.compactMap { outlets[$0].map(Unmanaged.passUnretained) }
             }
-            let alone = outlets.count == 1
+            if outlets.count == 1 {
+                outlets[0]._withUnsafeGuaranteedRef {
+                    state.hand(frame, size: size, channel: channel, lane: lane, to: $0, backlogBytes: backlogBytes, alone: true)
+                }
+                return state.pumpNeeded()
+            }
+            // One frame for every receiver's history, counted in `sharedFrames`; held here until
+            // every receiver had it.
+            let index = state.sharedFrames.add(frame)
             for reference in outlets {
                 reference._withUnsafeGuaranteedRef {
-                    state.hand(frame, size: size, channel: channel, lane: lane, to: $0, backlogBytes: backlogBytes, alone: alone)
+                    state.hand(shared: frame, at: index, size: size, channel: channel, lane: lane, to: $0, backlogBytes: backlogBytes)
                 }
             }
+            state.sharedFrames.letGo(index)
             return state.pumpNeeded()
         }
         if startPump { pump() }

@@ -1,0 +1,191 @@
+import Testing
+import SwitchboardCore
+import SwitchboardTestKit
+import SwitchboardTransport
+import SwitchboardWire
+@testable import SwitchboardServer
+
+/// A fan-out's one frame, kept by every receiver's history through one count in `SharedFrames`.
+@Suite(.timeLimit(.minutes(5))) struct SharedFramesTests {
+    final class Frame: Sendable {
+        let number: Int
+        init(_ number: Int) { self.number = number }
+    }
+
+    @Test func aFrameLivesUntilItsLastHolderLetsGoAndItsSlotIsUsedAgain() {
+        let table = SharedFrames<Frame>()
+        weak var watched: Frame?
+        var index: Int32 = 0
+        do {
+            let frame = Frame(1)
+            watched = frame
+            index = table.add(frame)
+        }
+        // Two histories hold it; the first forgets it before the fan-out is done.
+        table.hold(index)
+        table.letGo(index)
+        table.hold(index)
+        table.letGo(index)
+        #expect(table.count == 1)
+        #expect(table[index].number == 1)
+        #expect(watched != nil)
+        table.letGo(index)
+        #expect(watched == nil)
+        #expect(table.count == 0)
+        // Nobody held the next one: it goes with the fan-out's own hold, and the freed slot is
+        // taken again.
+        let unheld = table.add(Frame(2))
+        #expect(unheld == index)
+        table.letGo(unheld)
+        #expect(table.count == 0)
+    }
+
+    @Test func growingKeepsEveryFrameAndAnEmptiedLargeTableStartsSmallAgain() {
+        let table = SharedFrames<Frame>()
+        let indices = (0..<3_000).map { number in
+            table.add(Frame(number))
+        }
+        #expect(table.count == 3_000)
+        #expect(indices.enumerated().allSatisfy { table[$0.element].number == $0.offset })
+        for index in indices { table.letGo(index) }
+        #expect(table.count == 0)
+        #expect(table.add(Frame(7)) == 0)
+    }
+
+    /// Three histories share one table; each is checked step by step against its own model (the
+    /// one `PushHistoryModelTests` uses), and the table keeps exactly the shared frames some
+    /// history still keeps.
+    @Test(arguments: [1, 2, 3, 4])
+    func historiesSharingATableMatchTheirModels(seed: UInt64) async {
+        typealias Model = PushHistoryModelTests.Model
+        var random = SeededGenerator(seed: seed)
+        func next(_ bound: Int) -> Int { random.next(below: bound) }
+        let table = SharedFrames<[UInt8]>()
+        let channels: [ChannelAddress?] = [nil, ChannelAddress(.message, "a"), ChannelAddress(.user, "b")]
+        func randomBounds() -> PushHistory<[UInt8]>.Bounds {
+            .init(frames: [0, 1, 3, 16, 128][next(5)], bytes: [0, 100, 5_000, 1 << 20][next(4)])
+        }
+        var histories: [PushHistory<[UInt8]>] = []
+        var models: [Model] = []
+        for _ in 0..<3 {
+            let bounds = randomBounds()
+            histories.append(PushHistory(bounds: bounds, sharedFrames: table))
+            models.append(Model(bounds: bounds))
+        }
+        var failures = 0
+        var fanOuts: UInt32 = 0
+        for step in 0..<10_000 {
+            await SharedExecutor.yield(atStep: step, every: 1_000)
+            let op = next(100)
+            let who = next(3)
+            if op < 45 {
+                // A fan-out to a random set of the three, its bytes marked as a fan-out's and unique.
+                fanOuts += 1
+                let bytes = [0xFA] + withUnsafeBytes(of: fanOuts) { Array($0) } + random.bytes(count: next(40))
+                let size = next(300)
+                let channel = channels[next(channels.count)]
+                let index = table.add([0xFF] + bytes)
+                for receiver in 0..<3 where next(3) > 0 {
+                    histories[receiver].record(shared: index, size: size, channel: channel)
+                    models[receiver].record(bytes, size: size, channel: channel, copy: false)
+                }
+                table.letGo(index)
+            } else if op < 65 {
+                let bytes = [0x00] + random.bytes(count: next(40))
+                let size = next(300)
+                histories[who].record([0xFF] + bytes, size: size, channel: nil)
+                models[who].record(bytes, size: size, channel: nil, copy: false)
+            } else if op < 72 {
+                let bounds = randomBounds()
+                histories[who].rebound(bounds)
+                models[who].bounds = bounds
+                models[who].trim()
+            } else if op < 80 {
+                _ = histories[who].forgetOldestPush()
+                if !models[who].kept.isEmpty { models[who].forgetOldest() }
+            } else if op < 82 {
+                // The session ends; another takes its place.
+                histories[who].letGoOfSharedFrames()
+                let bounds = randomBounds()
+                histories[who] = PushHistory(bounds: bounds, sharedFrames: table)
+                models[who] = Model(bounds: bounds)
+            } else {
+                let received = UInt64(next(Int(models[who].sent) + 2))
+                let got = histories[who].unreceived(after: received) { [0xCC] + Array($0) }
+                let want = models[who].unreceived(after: received)
+                if got.frames != want.frames || got.loss != want.loss {
+                    failures += 1
+                    Issue.record("step \(step): history \(who) replays \(got.frames.count), the model \(want.frames.count)")
+                }
+            }
+            // A fan-out's frame is kept once while any history keeps it, and no longer.
+            let kept = Set(models.flatMap { model in model.kept.filter { $0.bytes.first == 0xFA }.map(\.bytes) }).count
+            if table.count != kept {
+                failures += 1
+                Issue.record("step \(step): the table keeps \(table.count) frames, the histories \(kept)")
+            }
+            if failures > 5 { return }
+        }
+        for index in histories.indices { histories[index].letGoOfSharedFrames() }
+        #expect(table.count == 0)
+    }
+}
+
+/// The registry keeps a fan-out's frame once for all its receivers' histories: a resume gets it
+/// again like any other push, and it is freed once no history keeps it.
+@Suite(.timeLimit(.minutes(1))) struct SharedFanOutRegistryTests {
+    private func push(_ number: Int) -> Push {
+        .message(MessageDelivery(
+            channelType: .message, channelName: "room", payload: .string("m\(number)"), publisher: "p", customType: "",
+            timestamp: 0))
+    }
+
+    private func texts(_ frames: [ServerFrame]) -> [String] {
+        frames.compactMap { frame in
+            guard case .push(.message(let delivery)) = frame, case .string(let text) = delivery.payload else { return nil }
+            return text
+        }
+    }
+
+    @Test func aFanOutIsReplayedOnResumeAndFreedWithTheLastHistoryKeepingIt() throws {
+        var limits = Limits()
+        limits.sessions.resumeReplayMaxMessages = 8
+        let registry = SessionRegistry<RecordingConnection>(limits: limits)
+        let limiter = CallRateLimiter(limits: limits)
+        let sessions = (1...3).map { SessionID(UInt64($0)) }
+        var nextConnection: UInt64 = 0
+        func attach(_ session: SessionID, received: UInt64) throws -> (RecordingConnection, ClientLink<RecordingConnection>) {
+            nextConnection += 1
+            let connection = RecordingConnection(id: nextConnection)
+            let link = ClientLink(socket: connection, limiter: limiter)
+            registry.opened(link)
+            let grant = LoginGranted(
+                caller: Caller(app: "a", userId: "u\(session.rawValue)", session: session),
+                ticket: ResumeTicket(session: session, secret: "s"), resumed: received > 0, heartbeatInterval: 5,
+                presenceTimeout: 30)
+            _ = try registry.bind(grant, to: link, received: received) { _ in .closing(reason: .unknown, detail: "answer") }
+            return (connection, link)
+        }
+        var links: [(RecordingConnection, ClientLink<RecordingConnection>)] = []
+        for session in sessions {
+            registry.open(session)
+            links.append(try attach(session, received: 0))
+        }
+        for number in 0..<5 { registry.deliver(push(number), to: sessions) }
+        registry.deliver(push(5), to: Array(sessions.prefix(2)))
+        #expect(registry.sharedFrameCount == 6)
+        #expect(texts(links[0].0.frames) == (0..<6).map { "m\($0)" })
+        #expect(texts(links[2].0.frames) == (0..<5).map { "m\($0)" })
+
+        // The first session's connection dies after its client read two pushes; it resumes.
+        registry.closed(links[0].1)
+        let (resumed, _) = try attach(sessions[0], received: 2)
+        #expect(texts(resumed.frames) == (2..<6).map { "m\($0)" })
+
+        // Past the live bound each history forgets its oldest: the table keeps the last eight.
+        for number in 6..<100 { registry.deliver(push(number), to: sessions) }
+        #expect(registry.sharedFrameCount == 8)
+        for session in sessions { registry.release(session) }
+        #expect(registry.sharedFrameCount == 0)
+    }
+}
