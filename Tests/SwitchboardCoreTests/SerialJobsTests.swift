@@ -24,6 +24,25 @@ import SwitchboardCore
         #expect(log.withLock { $0 } == Array(0..<250))
     }
 
+    /// Idle only once every job queued has finished: not while one waits or runs.
+    @Test func theQueueIsIdleOnlyWhenEveryJobHasFinished() async {
+        let jobs = SerialJobs()
+        #expect(jobs.isIdle)
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let started = Mutex(false)
+        jobs.enqueue {
+            started.withLock { $0 = true }
+            for await _ in gate {}
+        }
+        jobs.enqueue {}
+        #expect(!jobs.isIdle)
+        for _ in 0..<500 where !started.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(1)) }
+        #expect(!jobs.isIdle)
+        open.finish()
+        for _ in 0..<500 where !jobs.isIdle { try? await Task.sleep(for: .milliseconds(1)) }
+        #expect(jobs.isIdle)
+    }
+
     @Test func aFinishedQueueRunsWhatItHadAndRefusesMore() async {
         let jobs = SerialJobs()
         let ran = Mutex(0)

@@ -138,6 +138,12 @@ public final class EventBus: Sendable {
         publishOrder.withLock { _ in mailbox.post(event, completion: completion) }
     }
 
+    /// Whether `mailbox` has handled every event published so far, a publish still handing one
+    /// out included (it holds the publish order until it has posted to every subscriber).
+    func hasHandledEverythingPublished(_ mailbox: EventMailbox) -> Bool {
+        publishOrder.withLock { _ in mailbox.isIdle }
+    }
+
     /// Publishes `event` and returns once every subscriber has handled it.
     ///
     /// Never call this from inside an event handler: the handler's own mailbox is busy, so

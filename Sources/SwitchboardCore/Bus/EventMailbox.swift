@@ -25,6 +25,9 @@ final class EventMailbox: Sendable {
         if !queued { completion?() }
     }
 
+    /// Whether every event posted so far has been handled.
+    var isIdle: Bool { jobs.isIdle }
+
     /// Delivers what is queued, then takes no more events.
     func close() {
         jobs.finish()

@@ -3,6 +3,9 @@ extension BusSubscription {
     /// including one whose publish is still handing it to subscribers (another subscriber may
     /// have handled it already and asked this one something because of it).
     public func settle() async {
+        // Nothing queued or being handled: settled already, with no marker to wait for (a lock
+        // request behind its holder's release would otherwise wake the mailbox's task for it).
+        if let bus, bus.hasHandledEverythingPublished(mailbox) { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             guard let bus else { return mailbox.post(Settled()) { continuation.resume() } }
             bus.post(Settled(), inPublishOrderTo: mailbox) { continuation.resume() }

@@ -31,6 +31,9 @@ public final class SerialJobs: Sendable {
         return true
     }
 
+    /// Whether no job is queued or running: every job queued so far has finished.
+    public var isIdle: Bool { state.withLock { $0.jobs.isEmpty && !$0.running } }
+
     /// Runs what is queued, then takes no more jobs.
     public func finish() { state.withLock { $0.finished = true } }
 
