@@ -146,7 +146,7 @@ struct StoredSecret: Sendable, Hashable {
         case .text(let text): return text
         case .hex(let high, let low):
             // Each half's eight bytes, most significant first.
-            return Hex.lowercase([high, low].flatMap { half in (0..<8).map { UInt8(truncatingIfNeeded: half >> (56 - 8 * UInt64($0))) } })
+            return withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Hex.lowercase($0) }
         }
     }
 

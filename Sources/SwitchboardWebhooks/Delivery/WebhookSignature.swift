@@ -11,5 +11,4 @@ public enum WebhookSignature {
         let mac = CryptoPrimitives.hmacSHA256(key: secret, message: Array("\(timestamp).".utf8) + body)
         return "sha256=" + Hex.lowercase(mac)
     }
-
 }
