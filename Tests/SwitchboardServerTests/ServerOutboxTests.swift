@@ -158,6 +158,29 @@ import SwitchboardTestKit
         #expect(history.unreceived(after: history.sent - 2) { _ in Frame() }.frames.count == 2)
     }
 
+    @Test func pushesPastTheFrameBoundAreFreedABatchAtATime() {
+        let bound = 128
+        let batch = PushHistory<Frame>.forgetBatch
+        var history = PushHistory<Frame>(bounds: .init(frames: bound, bytes: 1_000_000))
+        var watched: [WeakFrame] = []
+        for _ in 0..<1_000 {
+            let frame = Frame()
+            watched.append(WeakFrame(frame))
+            history.record(frame, size: 16, channel: nil)
+            let alive = watched.filter { $0.frame != nil }.count
+            #expect(history.keptCount == min(watched.count, bound))
+            // The kept ones, and fewer than a batch forgotten and not yet let go.
+            #expect(alive >= min(watched.count, bound) && alive < bound + batch)
+            // The oldest alive is never older than the batch before the kept ones.
+            let firstAlive = watched.firstIndex { $0.frame != nil } ?? watched.count
+            #expect(firstAlive >= watched.count - bound - (batch - 1))
+        }
+        // Only the kept ones are replayed, and the others are reported lost.
+        let replay = history.unreceived(after: 0) { _ in Frame() }
+        #expect(replay.frames.count == bound)
+        #expect(replay.loss.droppedPushes == 1_000 - bound)
+    }
+
     struct WeakFrame {
         weak var frame: Frame?
         init(_ frame: Frame) { self.frame = frame }
