@@ -49,7 +49,13 @@ struct PushHistory<Frame> {
 
     /// How many pushes the session was given so far.
     private(set) var sent: UInt64 = 0
-    private(set) var bounds: Bounds
+    /// The bounds in force (kept as two 32-bit numbers: every session has a history).
+    private(set) var bounds: Bounds {
+        get { Bounds(frames: Int(boundFrames), bytes: Int(boundBytes)) }
+        set { (boundFrames, boundBytes) = (Int32(clamping: newValue.frames), Int32(clamping: newValue.bytes)) }
+    }
+    private var boundFrames: Int32
+    private var boundBytes: Int32
     static var maxLostChannels: Int { ResumeLoss.maxChannels }
     /// Channels a session's pushes may name before further ones go unreported.
     private static var maxChannelSlots: Int { 256 }
@@ -63,9 +69,18 @@ struct PushHistory<Frame> {
     /// The frames of pushes kept as frames, at their entries' indices; empty until one is.
     private var frames: [Frame?] = []
     /// Index in `ring` of the oldest stored push.
-    private var head = 0
+    private var head: Int {
+        get { Int(headIndex) }
+        set { headIndex = Int32(newValue) }
+    }
     /// How many pushes the ring stores, kept or past the frame bound.
-    private var stored = 0
+    private var stored: Int {
+        get { Int(storedCount) }
+        set { storedCount = Int32(newValue) }
+    }
+    // `head` and `stored`, as two 32-bit numbers side by side (a ring never holds 2^31 pushes).
+    private var headIndex: Int32 = 0
+    private var storedCount: Int32 = 0
     /// The sizes of the stored pushes added up.
     private var storedBytes = 0
 
@@ -73,10 +88,11 @@ struct PushHistory<Frame> {
     private var copies = ByteRing()
 
     private var channels: [ChannelAddress] = []
-    /// The channel of the latest push that named one, and its slot (`noSlot`: none yet, and
-    /// `lastChannel` is not one).
-    private var lastChannel = ChannelAddress(.none, "")
+    /// The slot of the channel of the latest push that named one (`noSlot`: none yet), and that
+    /// channel's type and name, kept apart so the type fills the slot's padding.
     private var lastSlot = UInt16.max
+    private var lastChannelType = RtmChannelType.none
+    private var lastChannelName = ""
     /// For each channel slot, the number of its latest forgotten push (0: none forgotten).
     private var forgottenNumber: [UInt64] = []
     /// Slots of forgotten pushes in order of first loss.
@@ -88,7 +104,7 @@ struct PushHistory<Frame> {
     /// another node goes on from its client's count). `sharedFrames` holds the frames recorded by
     /// index (`record(shared:…)`).
     init(bounds: Bounds, numberedFrom: UInt64 = 0, sharedFrames: SharedFrames<Frame>? = nil) {
-        self.bounds = bounds
+        (boundFrames, boundBytes) = (Int32(clamping: bounds.frames), Int32(clamping: bounds.bytes))
         sent = numberedFrom
         self.sharedFrames = sharedFrames
     }
@@ -236,17 +252,17 @@ struct PushHistory<Frame> {
 
     private mutating func slot(for channel: ChannelAddress?) -> UInt16 {
         guard let channel else { return Self.noSlot }
-        if lastSlot != Self.noSlot, lastChannel == channel { return lastSlot }
+        if lastSlot != Self.noSlot, lastChannelType == channel.type, lastChannelName == channel.name { return lastSlot }
         if let index = channels.firstIndex(of: channel) {
             lastSlot = UInt16(index)
-            lastChannel = channel
+            (lastChannelType, lastChannelName) = (channel.type, channel.name)
             return lastSlot
         }
         guard channels.count < Self.maxChannelSlots else { return Self.noSlot }
         channels.append(channel)
         forgottenNumber.append(0)
         lastSlot = UInt16(channels.count - 1)
-        lastChannel = channel
+        (lastChannelType, lastChannelName) = (channel.type, channel.name)
         return lastSlot
     }
 
