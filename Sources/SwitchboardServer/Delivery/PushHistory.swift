@@ -15,13 +15,16 @@ import SwitchboardCore
 /// the previous push (kept beside the ring) first. Past the frame bound the oldest pushes are
 /// forgotten `forgetBatch` at a time, not one per push: the oldest entry, written a bound's worth
 /// of pushes ago, is long out of the cache, and reading several in a row costs about what reading
-/// one does. What a caller sees is exact all the same: the pushes kept past the frame bound are not
-/// replayed, counted or reported as kept, and are reported lost like any forgotten push. A small message push written
-/// at once to this session alone is kept as a copy of its bytes (`recordCopy`) in a byte ring, not as
-/// a frame: it needs no frame of its own, and forgetting it frees nothing (freeing a frame kept a
-/// while waits for memory). A push whose one frame goes to many sessions at once is kept as its index
-/// in the registry's `SharedFrames` (`record(shared:…)`), counted there without an atomic reference
-/// count per receiver. Other pushes (held, or for a detached session) are kept as frames.
+/// one does. What a caller sees is exact all the same: the pushes stored past the frame bound are
+/// not replayed, counted or reported as kept, and are reported lost like any forgotten push; what
+/// they hold is freed at most a batch late.
+///
+/// A small message push written at once to this session alone is kept as a copy of its bytes
+/// (`recordCopy`) in a byte ring, not as a frame: it needs no frame of its own, and forgetting it
+/// frees nothing (freeing a frame kept a while waits for memory). A push whose one frame goes to
+/// many sessions at once is kept as its index in the registry's `SharedFrames`
+/// (`record(shared:…)`), counted there without an atomic reference count per receiver. Other
+/// pushes (held, or for a detached session) are kept as frames.
 struct PushHistory<Frame> {
     /// Limits on what is kept.
     struct Bounds: Equatable {
