@@ -41,6 +41,7 @@ public struct ModuleContext: Sendable {
 
     /// Runs `body` on the limits of `app` in force now, where they lie: a request on a hot path
     /// reads them so, without copying them.
+    @inlinable
     public func withLimits<Value>(for app: AppID, _ body: (borrowing Limits) -> Value) -> Value {
         limitsBook.withLimits(for: app, body)
     }

@@ -27,10 +27,26 @@ public final class LimitsBook: Sendable {
         public func serves(_ app: AppID) -> Bool { served?.contains(app) ?? true }
     }
 
-    /// An edition, shared by reference so a reader copies nothing.
-    private final class Shared: Sendable {
+    /// An edition, shared by reference so a reader copies nothing, with its server limits also in
+    /// memory of their own, at an address that stays valid as long as the edition does (the book
+    /// keeps every edition for its life): a reader is lent them from there (`withLimits`).
+    private final class Shared: @unchecked Sendable {
+        // Sendable proof: `edition` and what `server` points to are written once, in `init`,
+        // before the object can be shared, only read after, and `server` is freed in `deinit`,
+        // when no reader holds the object.
         let edition: Edition
-        init(_ edition: Edition) { self.edition = edition }
+        let server: UnsafeMutablePointer<Limits>
+
+        init(_ edition: Edition) {
+            self.edition = edition
+            server = .allocate(capacity: 1)
+            server.initialize(to: edition.server)
+        }
+
+        deinit {
+            server.deinitialize(count: 1)
+            server.deallocate()
+        }
     }
 
     /// Every distinct edition put in force, oldest first, kept for the book's life: a replacement
@@ -67,7 +83,7 @@ public final class LimitsBook: Sendable {
     public var server: Limits { withNewest { edition in edition.server } }
 
     /// The limits of `app`: its own, else the server's. Read once per request.
-    public func limits(for app: AppID) -> Limits { withLimits(for: app) { $0 } }
+    public func limits(for app: AppID) -> Limits { withNewest { $0.limits(for: app) } }
 
     /// What `read` finds in the limits of `app`, without copying them (a connection's call rate).
     public func reading<Value>(for app: AppID, _ read: (Limits) -> Value) -> Value {
@@ -77,10 +93,23 @@ public final class LimitsBook: Sendable {
     /// Runs `body` on the limits of `app`, in the edition in force: no lock, no reference counted,
     /// and while no app has limits of its own nothing copied and no app id hashed (every publish
     /// reads its figures so); an app's own limits are copied out of the dictionary once.
+    /// Inlined where it is called, so the compiler sees `body` and lends it the server's limits
+    /// where they lie (called through an unspecialised generic, it copied the half kilobyte first).
+    @inlinable
     public func withLimits<Value>(for app: AppID, _ body: (borrowing Limits) -> Value) -> Value {
-        withNewest { edition in
-            if !edition.apps.isEmpty, let own = edition.apps[app] { return body(own) }
-            return body(edition.server)
+        if let server = serverLimits(unlessOwnedBy: app) { return body(server.pointee) }
+        return body(limits(for: app))
+    }
+
+    /// The address of the server's limits in the edition in force, valid as long as the book
+    /// lives; nil when `app` has limits of its own.
+    @usableFromInline
+    func serverLimits(unlessOwnedBy app: AppID) -> UnsafePointer<Limits>? {
+        // Never zero: `init` stores the first edition's address.
+        let address = UnsafeRawPointer(bitPattern: newest.load(ordering: .acquiring))!
+        return Unmanaged<Shared>.fromOpaque(address)._withUnsafeGuaranteedRef { shared in
+            if !shared.edition.apps.isEmpty, shared.edition.apps[app] != nil { return nil }
+            return UnsafePointer(shared.server)
         }
     }
 
