@@ -203,8 +203,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
             return false
         }
         add(&loopSlot.queue)
-        loopSlot.bufferedBytes += count
-        loopBufferedBytes.store(loopSlot.bufferedBytes, ordering: .relaxed)
+        addLoopBytes(count)
         loopSlot.framesSent += 1
         if !loopSlot.flushScheduled {
             loopSlot.flushScheduled = true
@@ -249,8 +248,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
 
     /// `overflow(_:)` on the loop's thread, which drops its own queue too.
     private func overflow() {
-        loopSlot.bufferedBytes -= loopSlot.queue.drop()
-        loopBufferedBytes.store(loopSlot.bufferedBytes, ordering: .relaxed)
+        addLoopBytes(-loopSlot.queue.drop())
         let schedule = shared.withLock { state -> Bool in
             overflow(&state)
             return markPending(&state)
@@ -265,8 +263,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     private func takeShared(flushing: Bool) -> (closeRequest: (code: WebSocketCloseCode, reason: String)?, overflowed: Bool) {
         shared.withLock { state in
             loopSlot.queue.take(&state.queue)
-            loopSlot.bufferedBytes += state.queuedBytes
-            loopBufferedBytes.store(loopSlot.bufferedBytes, ordering: .relaxed)
+            addLoopBytes(state.queuedBytes)
             state.queuedBytes = 0
             let taken = (state.closeRequest, state.overflowed)
             if flushing { state.closeRequest = nil }
@@ -345,8 +342,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
 
     /// Drops the frames not yet handed to the stream, and their bytes from the count. Loop only.
     private func dropQueues() {
-        loopSlot.bufferedBytes -= loopSlot.queue.drop()
-        loopBufferedBytes.store(loopSlot.bufferedBytes, ordering: .relaxed)
+        addLoopBytes(-loopSlot.queue.drop())
         shared.withLock { state in state.queuedBytes -= state.queue.drop() }
     }
 
@@ -389,6 +385,13 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
 
     private func changeLoopBytes(by delta: Int) {
         eventLoop.checkConfined()
+        addLoopBytes(delta)
+    }
+
+    /// Adds `delta` to the loop's unsent bytes and publishes the total to other threads
+    /// (`loopBufferedBytes`). Loop only; its callers have checked.
+    @inline(__always)
+    private func addLoopBytes(_ delta: Int) {
         loopSlot.bufferedBytes += delta
         loopBufferedBytes.store(loopSlot.bufferedBytes, ordering: .relaxed)
     }

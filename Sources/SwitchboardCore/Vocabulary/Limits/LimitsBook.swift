@@ -85,7 +85,8 @@ public final class LimitsBook: Sendable {
     /// The limits of `app`: its own, else the server's. Read once per request.
     public func limits(for app: AppID) -> Limits { withNewest { $0.limits(for: app) } }
 
-    /// What `read` finds in the limits of `app`, without copying them (a connection's call rate).
+    /// What `read` finds in the limits of `app`, without copying them (`withLimits`).
+    @inlinable
     public func reading<Value>(for app: AppID, _ read: (Limits) -> Value) -> Value {
         withLimits(for: app, read)
     }
