@@ -3,7 +3,8 @@ import SwitchboardCore
 /// The message-router module: message-channel subscriptions, publishing, user-channel delivery,
 /// each app on its own.
 ///
-/// It answers `Subscribe`, `Unsubscribe` and `Publish`; it publishes `ChannelJoined`,
+/// It answers `Subscribe`, `Unsubscribe` and `Publish` (and the usual user-channel publish read
+/// in place, `PublishInPlace`); it publishes `ChannelJoined`,
 /// `ChannelLeft` and (when someone listens) `MessagePublished`; it drops a finished session's
 /// subscriptions on `SessionClosed`.
 ///
@@ -45,6 +46,7 @@ public actor MessageRouter: Module {
         bus.handleAtOnceOrStarting(
             Publish.self, atOnce: { request throws(RtmError) in try publishing.publish(request) },
             start: { request, reply in publishing.forwardToUser(request, reply: reply) })
+        bus.handleInPlace(PublishInPlace.self) { request in publishing.publishInPlace(request) }
         bus.handleImmediately(DeliverRelayedMessage.self) { request in publishing.deliverRelayed(request) }
         bus.observe(RelayGapped.self) { event in Self.tellGap(event, routes: routes, outbox: context.outbox) }
     }

@@ -73,6 +73,26 @@ struct Publishing: Sendable {
         return Done()
     }
 
+    /// Delivers a user-channel publish read in place to its receiver's one session on this node,
+    /// the push written from the frame's bytes; nil, having done nothing, for any other (another
+    /// channel type, a check that fails, a receiver with no session here or several, someone
+    /// listening for `MessagePublished`): the owned `Publish` takes those, with their errors.
+    func publishInPlace(_ request: PublishInPlace) -> Done? {
+        guard request.channelType == .user, publishedListeners.current == 0 else { return nil }
+        let caller = request.caller
+        let limits = context.withLimits(for: caller.app) { PublishLimits($0) }
+        guard request.payload.count <= limits.payloadMaxBytes,
+            Validation.customTypeProblem(request.customType, maxLength: limits.customTypeMaxLength) == nil,
+            Validation.userIdProblem(request.channelName, maxBytes: limits.userIdMaxBytes) == nil,
+            let session = routes.sessions(of: UserKey(caller.app, String(copyingUTF8: request.channelName))).onlyElement
+        else { return nil }
+        let message = LentMessage(
+            channelType: .user, channelName: caller.userId, payload: request.payload, payloadIsString: request.payloadIsString,
+            publisher: caller.userId, customType: request.customType, timestamp: context.clock.wallMilliseconds)
+        context.outbox.deliver(message, to: session)
+        return Done()
+    }
+
     /// Forwards a user-channel message whose receiver has no session on this node to the other
     /// nodes, without waiting: `reply` gets `channelReceiverOffline` when none of them holds one
     /// either, once the relay knows (`ForwardUserMessage`, started in the order publishes come).

@@ -59,6 +59,9 @@ final class RecordingConnection: LinkConnection {
     /// The close the server asked for, if any.
     var closed: Close? { state.withLock { $0.close } }
 
+    /// Every frame's payload sent so far, as bytes.
+    var sentBytes: [[UInt8]] { state.withLock { $0.sent } }
+
     /// Every frame sent so far, decoded (a frame that does not decode fails the test).
     var frames: [ServerFrame] {
         state.withLock { $0.sent }.compactMap { bytes in

@@ -133,6 +133,39 @@ import SwitchboardWire
         harness.stop()
     }
 
+    @Test(arguments: [true, false]) func aPublishReadInPlacePaysItsRateBudgetOnceWhoeverAnswersIt(inPlace: Bool) async throws {
+        let limits = Limits()
+        let publisher = InPlacePublisher(answersInPlace: inPlace)
+        let harness = await LinkHarness(limits: limits, modules: [FakeSessions(), publisher])
+        let (connection, link) = harness.connect()
+        #expect(await harness.logIn("alice", on: link)?.loginAccepted != nil)
+        let budget = try #require(limits.messages.publishesPerSecondPerClient)
+        func publish(_ id: UInt32) {
+            harness.send(.publish(id: id, channelType: .user, channel: "bob", message: .binary([1, 2]), customType: "k"), on: link)
+        }
+        // The first request after a login goes through the link's request loop (it tells the
+        // session of a sign of life); the rest are answered as they arrive.
+        publish(99)
+        #expect(await connection.answer(to: 99) == .answer(id: 99, .done))
+        // Each is offered in place first (its budget taken); one left there goes on to `Publish`
+        // without paying again, so `budget` publishes pass in the clock's second either way.
+        let ids = (1...UInt32(budget)).map { 100 + $0 }
+        for id in ids { publish(id) }
+        let answers = await connection.frames(count: 2 + ids.count).dropFirst(2)
+        #expect(answers.dropLast().allSatisfy { if case .answer(_, .done) = $0 { true } else { false } })
+        guard case .error(ids.last, let error)? = answers.last else {
+            Issue.record("expected the last publish refused, got \(String(describing: answers.last))")
+            return
+        }
+        #expect(error.code == .operationRateExceedLimitation)
+        let counts = publisher.counts
+        #expect(counts.offered == budget - 1)
+        #expect(counts.inPlace == (inPlace ? budget - 1 : 0))
+        #expect(counts.owned == (inPlace ? 1 : budget))
+        #expect(counts.lastCustomType == "k")
+        harness.stop()
+    }
+
     @Test func aFrameThatFailsToDecodeIsAnsweredAndTheLinkStaysUsable() async {
         let harness = await LinkHarness()
         let (connection, link) = harness.connect()
@@ -306,5 +339,39 @@ private struct PublisherThatAlwaysWaits: Module {
     func start(_ context: ModuleContext) async {
         context.bus.handleAtOnceWhenPossible(
             Publish.self, atOnce: { _ in nil }, later: { _ in Done() })
+    }
+}
+
+/// A publisher offered every publish in place: it answers them there (`answersInPlace`) or
+/// leaves them to `Publish`, which it answers at once; it counts which way each went.
+private final class InPlacePublisher: Module, Sendable {
+    let name = "in-place-publisher"
+    let answersInPlace: Bool
+    struct Counts {
+        var offered = 0
+        var inPlace = 0
+        var owned = 0
+        var lastCustomType = ""
+    }
+    private let state = Mutex(Counts())
+    var counts: Counts { state.withLock { $0 } }
+
+    init(answersInPlace: Bool) { self.answersInPlace = answersInPlace }
+
+    func start(_ context: ModuleContext) async {
+        context.bus.handleInPlace(PublishInPlace.self) { [self] request in
+            let customType = String(copyingUTF8: request.customType)
+            return state.withLock { counts in
+                counts.offered += 1
+                counts.lastCustomType = customType
+                guard answersInPlace else { return nil }
+                counts.inPlace += 1
+                return Done()
+            }
+        }
+        context.bus.handleImmediately(Publish.self) { [self] _ in
+            state.withLock { $0.owned += 1 }
+            return Done()
+        }
     }
 }

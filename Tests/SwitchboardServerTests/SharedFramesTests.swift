@@ -153,20 +153,10 @@ import SwitchboardWire
         var limits = Limits()
         limits.sessions.resumeReplayMaxMessages = 8
         let registry = SessionRegistry<RecordingConnection>(limits: limits)
-        let limiter = CallRateLimiter(limits: limits)
         let sessions = (1...3).map { SessionID(UInt64($0)) }
-        var nextConnection: UInt64 = 0
+        let attacher = Attacher(registry: registry, limits: limits)
         func attach(_ session: SessionID, received: UInt64) throws -> (RecordingConnection, ClientLink<RecordingConnection>) {
-            nextConnection += 1
-            let connection = RecordingConnection(id: nextConnection)
-            let link = ClientLink(socket: connection, limiter: limiter)
-            registry.opened(link)
-            let grant = LoginGranted(
-                caller: Caller(app: "a", userId: "u\(session.rawValue)", session: session),
-                ticket: ResumeTicket(session: session, secret: "s"), resumed: received > 0, heartbeatInterval: 5,
-                presenceTimeout: 30)
-            _ = try registry.bind(grant, to: link, received: received) { _ in .closing(reason: .unknown, detail: "answer") }
-            return (connection, link)
+            try attacher.attach(session, received: received)
         }
         var links: [(RecordingConnection, ClientLink<RecordingConnection>)] = []
         for session in sessions {
@@ -194,5 +184,79 @@ import SwitchboardWire
         #expect(texts(replayed.frames) == (92..<100).map { "m\($0)" })
         for session in sessions { registry.release(session) }
         #expect(registry.sharedFrameCount == 0)
+    }
+
+    @Test func aLentMessageReachesItsSessionAndItsResumeAsTheOwnedOneDoes() throws {
+        let limits = Limits()
+        let registry = SessionRegistry<RecordingConnection>(limits: limits)
+        let attacher = Attacher(registry: registry, limits: limits)
+        func attach(_ session: SessionID, received: UInt64) throws -> (RecordingConnection, ClientLink<RecordingConnection>) {
+            try attacher.attach(session, received: received)
+        }
+        // Small (copied into the batch), large (a frame of its own), text and bytes, custom types.
+        let messages: [(payload: [UInt8], isString: Bool, customType: String)] = [
+            (Array("hello".utf8), true, ""), ([0, 1, 255], false, "kind"), (Array(repeating: 0x61, count: 40_000), true, "big"),
+            (Array(repeating: 9, count: 70_000), false, ""), (Array("é🙂".utf8), true, String(repeating: "é", count: 20)),
+        ]
+        func deliver(_ index: Int, lent lentSession: SessionID, owned ownedSession: SessionID) {
+            let message = messages[index]
+            message.payload.withUnsafeBytes { payload in
+                Array(message.customType.utf8).withUnsafeBytes { customType in
+                    let lent = LentMessage(
+                        channelType: .user, channelName: "alice", payload: payload, payloadIsString: message.isString,
+                        publisher: "alice", customType: customType, timestamp: 1_700_000_000_000 + UInt64(index))
+                    registry.deliver(lent, to: lentSession)
+                    registry.deliver(.message(lent.owned()), to: ownedSession)
+                }
+            }
+        }
+        let lentSession = SessionID(1), ownedSession = SessionID(2)
+        registry.open(lentSession)
+        registry.open(ownedSession)
+        let (lentConnection, lentLink) = try attach(lentSession, received: 0)
+        let (ownedConnection, ownedLink) = try attach(ownedSession, received: 0)
+        for index in messages.indices { deliver(index, lent: lentSession, owned: ownedSession) }
+        #expect(lentConnection.sentBytes.count == 1 + messages.count)
+        #expect(lentConnection.sentBytes == ownedConnection.sentBytes)
+        let payloads = lentConnection.frames.compactMap(\.deliveredMessage).map(\.payload)
+        #expect(payloads == messages.map { $0.isString ? .string(String(decoding: $0.payload, as: UTF8.self)) : .binary($0.payload) })
+
+        // Detached, both are kept; each resumes having read two pushes and gets the rest alike.
+        registry.closed(lentLink)
+        registry.closed(ownedLink)
+        for index in messages.indices.reversed() { deliver(index, lent: lentSession, owned: ownedSession) }
+        let (lentResumed, _) = try attach(lentSession, received: 2)
+        let (ownedResumed, _) = try attach(ownedSession, received: 2)
+        // (The detached bounds keep fewer bytes than the two large ones take: each forgets alike.)
+        #expect(lentResumed.sentBytes.count > 1 + messages.count)
+        #expect(lentResumed.sentBytes == ownedResumed.sentBytes)
+        registry.release(lentSession)
+        registry.release(ownedSession)
+    }
+}
+
+/// Binds sessions of a registry to new in-memory connections, as a login or a resume does.
+private final class Attacher {
+    let registry: SessionRegistry<RecordingConnection>
+    let limiter: CallRateLimiter
+    private var nextConnection: UInt64 = 0
+
+    init(registry: SessionRegistry<RecordingConnection>, limits: Limits) {
+        self.registry = registry
+        limiter = CallRateLimiter(limits: limits)
+    }
+
+    /// `session` on a new connection, its client having received `received` pushes (0: a login).
+    func attach(_ session: SessionID, received: UInt64) throws -> (RecordingConnection, ClientLink<RecordingConnection>) {
+        nextConnection += 1
+        let connection = RecordingConnection(id: nextConnection)
+        let link = ClientLink(socket: connection, limiter: limiter)
+        registry.opened(link)
+        let grant = LoginGranted(
+            caller: Caller(app: "a", userId: "u\(session.rawValue)", session: session),
+            ticket: ResumeTicket(session: session, secret: "s"), resumed: received > 0, heartbeatInterval: 5,
+            presenceTimeout: 30)
+        _ = try registry.bind(grant, to: link, received: received) { _ in .closing(reason: .unknown, detail: "answer") }
+        return (connection, link)
     }
 }

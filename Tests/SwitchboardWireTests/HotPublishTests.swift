@@ -49,6 +49,29 @@ struct HotPublishTests {
         }
     }
 
+    @Test("a push written from a publish read in place is, byte for byte, the push of the owned message")
+    func pushesFromLentBytesEqualOwnedPushes() throws {
+        for frame in Self.clientPublishes {
+            guard case .channel(.publish(_, _, let message, let customType)) = frame.operation else { continue }
+            try frame.encode().withUnsafeBufferPointer { buffer in
+                let view = try #require(ClientFrame.publishView(buffer), "\(frame)")
+                for publisher in ["alice", String(repeating: "p", count: 64)] {
+                    let lent = LentMessage(
+                        channelType: view.channelType, channelName: publisher, payload: view.message,
+                        payloadIsString: view.messageIsString, publisher: publisher, customType: view.customType,
+                        timestamp: 1_700_000_000_123)
+                    let size = Wire.encodedSize(of: lent)
+                    let written = [UInt8](unsafeUninitializedCapacity: size) { memory, count in
+                        count = Wire.encodePush(lent, into: UnsafeMutableRawBufferPointer(memory))
+                    }
+                    #expect(written.count == size)
+                    #expect(written == Wire.encodePush(.message(lent.owned())))
+                    #expect(lent.owned().payload == message && lent.owned().customType == customType)
+                }
+            }
+        }
+    }
+
     @Test("a publish laid out otherwise is left to the general path, which reads it as before")
     func otherLayoutsTakeTheGeneralPath() throws {
         let publish = ClientFrame.publish(id: 9, channelType: .user, channel: "bob", message: .string("hi"), customType: "chat")

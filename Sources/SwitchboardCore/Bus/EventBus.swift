@@ -310,9 +310,14 @@ public final class EventBus: Sendable {
     }
 
     private func register<R: BusRequest>(_ box: RequestHandler<R>, for type: R.Type) {
+        register(box, for: ObjectIdentifier(type))
+    }
+
+    /// Makes `box` the handler under `type`, replacing any earlier one.
+    func register(_ box: AnyRequestHandler, for type: ObjectIdentifier) {
         changeHandlers { registry in
             guard !registry.closed else { return }
-            registry.setHandler(box, for: ObjectIdentifier(type))
+            registry.setHandler(box, for: type)
         }
     }
 
@@ -403,7 +408,8 @@ public final class BusSubscription: Sendable {
 /// A request handler of some request type, so the registry can hold them all.
 @usableFromInline
 class AnyRequestHandler: @unchecked Sendable {
-    // Sendable proof: it has no state; its one subclass holds only `let` Sendable closures.
+    // Sendable proof: it has no state; its subclasses (`RequestHandler`, `InPlaceHandler`) hold
+    // only `let` Sendable closures.
 }
 
 @usableFromInline

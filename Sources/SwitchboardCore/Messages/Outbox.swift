@@ -85,6 +85,10 @@ public protocol Outbox: Sendable {
     /// receiver, without a list to build. The push is the outbox's: it can be encoded from
     /// where it lies, with no copy for each of its strings.
     func deliver(_ push: consuming Push, to session: SessionID)
+    /// Sends `message` to `session` alone (skipped when unknown), as `deliver(.message(…), to:)`
+    /// would: a publish read in place, whose bytes the outbox may encode straight from where they
+    /// lie. The bytes are lent for this call only.
+    func deliver(_ message: LentMessage, to session: SessionID)
     /// Sends `push` like `deliver(_:to:)`; on a backlogged connection, pushes of a higher
     /// `priority` are written before those of lower ones waiting with them, and pushes of one
     /// priority keep their order.
@@ -105,6 +109,11 @@ extension Outbox {
     /// Sends `push` to the list of `session` alone.
     public func deliver(_ push: consuming Push, to session: SessionID) {
         deliver(push, to: [session])
+    }
+
+    /// Sends a copy of `message` to `session` alone.
+    public func deliver(_ message: LentMessage, to session: SessionID) {
+        deliver(.message(message.owned()), to: session)
     }
 
     /// An outbox without priority lanes delivers every push in order.

@@ -9,20 +9,37 @@ public enum Validation {
 
     /// A user id is non-empty, at most `maxBytes` bytes, printable ASCII.
     public static func checkUserId(_ userId: String, maxBytes: Int, operation: String) throws(RtmError) {
-        let bytes = userId.utf8
-        guard !bytes.isEmpty else {
-            throw RtmError(.invalidUserId, operation: operation, reason: "user id is empty")
-        }
-        guard bytes.count <= maxBytes else {
-            throw RtmError(
-                .invalidUserId, operation: operation,
-                reason: "user id is \(bytes.count) bytes; at most \(maxBytes)")
-        }
-        func printable(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F }
-        // Over the UTF-8 where it lies (nearly always), else byte by byte.
-        guard bytes.withContiguousStorageIfAvailable({ $0.allSatisfy(printable) }) ?? bytes.allSatisfy(printable) else {
+        // Over the UTF-8 where it lies (nearly always), else over a copy.
+        let problem =
+            userId.utf8.withContiguousStorageIfAvailable { userIdProblem(UnsafeRawBufferPointer($0), maxBytes: maxBytes) }
+            ?? Array(userId.utf8).withUnsafeBytes { userIdProblem($0, maxBytes: maxBytes) }
+        switch problem {
+        case nil: return
+        case .empty: throw RtmError(.invalidUserId, operation: operation, reason: "user id is empty")
+        case .tooLong(let count):
+            throw RtmError(.invalidUserId, operation: operation, reason: "user id is \(count) bytes; at most \(maxBytes)")
+        case .controlCharacter:
             throw RtmError(.invalidUserId, operation: operation, reason: "user id has a non-printable character")
         }
+    }
+
+    /// What is wrong with a user id given as its UTF-8 (see `checkUserId`), or nil when nothing
+    /// is: the one rule, for a publish read in place as for any other request.
+    public static func userIdProblem(_ utf8: UnsafeRawBufferPointer, maxBytes: Int) -> TextProblem? {
+        guard !utf8.isEmpty else { return .empty }
+        guard utf8.count <= maxBytes else { return .tooLong(utf8.count) }
+        guard utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return .controlCharacter }
+        return nil
+    }
+
+    /// What is wrong with a name, an id or a custom type.
+    public enum TextProblem: Equatable, Sendable {
+        /// It is empty.
+        case empty
+        /// It is longer than its limit: this long, in the limit's unit.
+        case tooLong(Int)
+        /// It has a control character (or, for a user id, a character that is not printable ASCII).
+        case controlCharacter
     }
 
     /// A channel name is non-empty, at most `limits.names.channelNameMaxLength` characters (Unicode
@@ -63,20 +80,33 @@ public enum Validation {
     /// A custom type is at most `maxLength` characters (Unicode scalars), else
     /// `channelCustomTypeLengthOverflow`, with no control characters, else `channelInvalidCustomType`.
     public static func checkCustomType(_ customType: String, maxLength: Int, operation: String) throws(RtmError) {
-        // Control characters are single UTF-8 bytes, found without decoding; most publishes have
-        // no custom type at all.
-        guard !customType.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+        let problem =
+            customType.utf8.withContiguousStorageIfAvailable {
+                customTypeProblem(UnsafeRawBufferPointer($0), maxLength: maxLength)
+            } ?? Array(customType.utf8).withUnsafeBytes { customTypeProblem($0, maxLength: maxLength) }
+        switch problem {
+        case nil, .empty: return
+        case .controlCharacter:
             throw RtmError(.channelInvalidCustomType, operation: operation, reason: "customType has a control character")
-        }
-        // A string has no more characters than UTF-8 bytes: within the limit in bytes, it is
-        // within it in characters, without counting them (every publish checks this).
-        if customType.utf8.count <= maxLength { return }
-        let length = customType.unicodeScalars.count
-        guard length <= maxLength else {
+        case .tooLong(let length):
             throw RtmError(
                 .channelCustomTypeLengthOverflow, operation: operation,
                 reason: "customType is \(length) characters; at most \(maxLength)")
         }
+    }
+
+    /// What is wrong with a custom type given as its valid UTF-8 (see `checkCustomType`), or nil
+    /// when nothing is (an empty one is none at all).
+    public static func customTypeProblem(_ utf8: UnsafeRawBufferPointer, maxLength: Int) -> TextProblem? {
+        // Control characters are single UTF-8 bytes, found without decoding; most publishes have
+        // no custom type at all.
+        guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return .controlCharacter }
+        // A string has no more characters than UTF-8 bytes: within the limit in bytes, it is
+        // within it in characters, without counting them (every publish checks this).
+        if utf8.count <= maxLength { return nil }
+        // Each character (scalar) starts with one byte that is not a continuation byte.
+        let length = utf8.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+        return length <= maxLength ? nil : .tooLong(length)
     }
 
     /// Compares two secrets in time that depends only on their lengths.

@@ -50,15 +50,29 @@ final class ConnectionHub<Connection: LinkConnection>: Sendable {
     /// the link's request loop (started if none runs).
     func received(_ bytes: UnsafeRawBufferPointer, on link: ClientLink<Connection>) {
         let item: InboundRequest
-        do {
-            // Decoded where the transport received it: the frame owns copies of what it keeps.
-            let frame = try ClientFrame.decode(bytes.assumingMemoryBound(to: UInt8.self))
-            switch dispatcher.answerAtOnce(frame, on: link) {
+        let frameBytes = bytes.assumingMemoryBound(to: UInt8.self)
+        if let publish = ClientFrame.publishView(frameBytes) {
+            // A publish as clients write it: answered from the received bytes when its module can.
+            switch dispatcher.answerInPlace(publish, on: link) {
             case .answered, .started: return
-            case .mustWait(let budgetTaken): item = .frame(frame, budgetTaken: budgetTaken)
+            case .mustWait(let budgetTaken):
+                let frame = publish.frame
+                switch dispatcher.answerAtOnce(frame, on: link, budgetTaken: budgetTaken) {
+                case .answered, .started: return
+                case .mustWait(let budgetTaken): item = .frame(frame, budgetTaken: budgetTaken)
+                }
             }
-        } catch {
-            item = .malformed(error)
+        } else {
+            do {
+                // Decoded where the transport received it: the frame owns copies of what it keeps.
+                let frame = try ClientFrame.decode(frameBytes)
+                switch dispatcher.answerAtOnce(frame, on: link) {
+                case .answered, .started: return
+                case .mustWait(let budgetTaken): item = .frame(frame, budgetTaken: budgetTaken)
+                }
+            } catch {
+                item = .malformed(error)
+            }
         }
         // Only a frame that must wait counts against what may wait (one answered at once never
         // waits, and the transport bounds a frame's size).

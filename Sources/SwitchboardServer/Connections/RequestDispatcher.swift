@@ -233,17 +233,17 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
     /// link's next frames are answered meanwhile (the protocol lets answers come out of order).
     /// Returns `.mustWait` when the frame must go through the request loop, saying whether its
     /// rate budget was taken already (the module had to wait for this one after all).
-    func answerAtOnce(_ frame: ClientFrame, on link: ClientLink<Connection>) -> AtOnceOutcome {
+    func answerAtOnce(_ frame: ClientFrame, on link: ClientLink<Connection>, budgetTaken: Bool = false) -> AtOnceOutcome {
         // Only message-channel operations are answered at once today.
-        guard case .channel(let operation) = frame.operation else { return .mustWait(budgetTaken: false) }
+        guard case .channel(let operation) = frame.operation else { return .mustWait(budgetTaken: budgetTaken) }
         let now = clock.coarseNow
-        guard let caller = link.callerAnsweringAtOnce(now: now) else { return .mustWait(budgetTaken: false) }
-        var budgetTaken = false
+        guard let caller = link.callerAnsweringAtOnce(now: now) else { return .mustWait(budgetTaken: budgetTaken) }
+        var budgetTaken = budgetTaken
         do throws(RtmError) {
             let outcome = try ChannelBinding.answerAtOnce(
                 operation, caller: caller, bus: bus,
                 admit: { () throws(RtmError) in
-                    try takeBudget(ChannelBinding.self, operation, caller.app, link, now: now)
+                    if !budgetTaken { try takeBudget(ChannelBinding.self, operation, caller.app, link, now: now) }
                     budgetTaken = true
                 },
                 orStart: { startReply(frame, caller: caller, on: link, startedAt: .now, atOnce: true) })
@@ -261,6 +261,36 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
         } catch {
             link.reply(.error(id: frame.id, error))
             logAnswer(frame, caller: caller, on: link, error: error)
+            metrics.answeredAtOnce(succeeded: false)
+        }
+        return .answered
+    }
+}
+
+extension RequestDispatcher {
+    /// Answers a publish read where the connection received it, as `answerAtOnce` answers a
+    /// frame, when its module answers it in place (`PublishInPlace`): nothing of it is copied on
+    /// the way to its receiver. `.mustWait` otherwise, saying whether its rate budget was taken:
+    /// it then goes on as its owned frame (`view.frame`), through `answerAtOnce` first.
+    func answerInPlace(_ view: PublishView, on link: ClientLink<Connection>) -> AtOnceOutcome {
+        let now = clock.coarseNow
+        guard let caller = link.callerAnsweringAtOnce(now: now) else { return .mustWait(budgetTaken: false) }
+        var budgetTaken = false
+        do throws(RtmError) {
+            let answer = try ChannelBinding.answerInPlace(
+                view, caller: caller, bus: bus,
+                admit: { () throws(RtmError) in
+                    try link.takeRateBudget(PublishView.rateBudget, app: caller.app, now: now, operation: PublishView.operationName)
+                    budgetTaken = true
+                })
+            guard let answer else { return .mustWait(budgetTaken: budgetTaken) }
+            link.reply(.answer(id: view.id, answer))
+            if log.writes(.debug) { logAnswer(view.frame, caller: caller, on: link, error: nil) }
+            metrics.published(view.channelType)
+            metrics.answeredAtOnce(succeeded: true)
+        } catch {
+            link.reply(.error(id: view.id, error))
+            logAnswer(view.frame, caller: caller, on: link, error: error)
             metrics.answeredAtOnce(succeeded: false)
         }
         return .answered

@@ -377,6 +377,18 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         deliverAlone(push, to: session)
     }
 
+    func deliver(_ message: LentMessage, to session: SessionID) {
+        metrics.delivered(message.channelType, receivers: 1)
+        let payloadCount = Wire.encodedSize(of: message)
+        guard payloadCount <= Connection.batchedBinaryLimit else { return deliverAlone(.message(message.owned()), to: session) }
+        // Written from the publish's bytes on the stack, then copied as `deliverAlone` copies a
+        // small message: no value of the message is copied on the way.
+        withUnsafeTemporaryAllocation(byteCount: payloadCount, alignment: 1) { scratch in
+            let payload = UnsafeRawBufferPointer(rebasing: scratch[..<Wire.encodePush(message, into: scratch)])
+            deliver(payload, size: payload.count, channel: ChannelAddress(message.channelType, message.channelName), to: session)
+        }
+    }
+
     /// Counts a message push handed to `receivers` sessions (one relaxed add, no lock).
     @inline(__always)
     private func countDelivery(of push: Push, receivers: Int) {

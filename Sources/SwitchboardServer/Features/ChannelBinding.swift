@@ -16,6 +16,19 @@ enum ChannelBinding: FeatureBinding {
         return .done
     }
 
+    /// Carries out a publish read in place when its module answers it so, calling `admit` (the
+    /// rate budget) first; nil, having called nothing, when the module leaves it to `Publish`.
+    static func answerInPlace(
+        _ publish: PublishView, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void
+    ) throws(RtmError) -> Answer? {
+        guard bus.hasHandler(PublishInPlace.self) else { return nil }
+        try admit()
+        let request = PublishInPlace(
+            caller: caller, channelType: publish.channelType, channelName: publish.channel, payload: publish.message,
+            payloadIsString: publish.messageIsString, customType: publish.customType)
+        return try bus.answerInPlace(request).map { _ in .done }
+    }
+
     static func answerAtOnce(
         _ operation: ChannelOperation, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void,
         orStart makeReply: () -> StartedReply

@@ -78,8 +78,13 @@ extension MessagePackOutput {
 
     /// Writes a string given as its UTF-8 bytes.
     private mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
+        writeString(utf8: UnsafeRawBufferPointer(utf8))
+    }
+
+    /// Writes a string given as its UTF-8 bytes (valid UTF-8, which this does not check).
+    public mutating func writeString(utf8: UnsafeRawBufferPointer) {
         writeLengthHeader(utf8.count, fix: 0xa0, fixLimit: 31, formats: (0xd9, 0xda, 0xdb))
-        append(contentsOf: UnsafeRawBufferPointer(utf8))
+        append(contentsOf: utf8)
     }
 
     /// Writes raw bytes (bin 8/16/32).

@@ -14,6 +14,15 @@ public enum UTF8Text {
         #endif
     }
 
+    /// Whether `utf8` is valid UTF-8, checked where it lies, with no string made.
+    public static func isValid(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        #if os(Linux) && !SWITCHBOARD_PORTABLE
+        (try? UTF8Span(validating: utf8.span)) != nil
+        #else
+        decodedIfValid(utf8) != nil
+        #endif
+    }
+
     /// `bytes` as a string, or nil when they are not valid UTF-8, with nothing newer than
     /// macOS 12 / iOS 15: decoding replaces each ill-formed sequence with U+FFFD, so the string's
     /// UTF-8 equals `bytes` exactly when nothing was replaced.

@@ -83,9 +83,18 @@ public enum ChannelOperation: ClientOperationFamily {
     }
 }
 
-extension MessageDelivery: PushFamily {
+extension MessageDelivery: PushFamily, MessagePushFields {
+    var payloadSize: Int {
+        switch payload {
+        case .string(let text): MessagePackSize.string(utf8Count: text.utf8.count)
+        case .binary(let bytes): MessagePackSize.binary(count: bytes.count)
+        }
+    }
+    var customTypeSize: Int { MessagePackSize.string(utf8Count: customType.utf8.count) }
+    func writePayload<Output: MessagePackOutput>(into writer: inout Output) { writer.writePayload(payload) }
+    func writeCustomType<Output: MessagePackOutput>(into writer: inout Output) { writer.writeString(customType) }
+
     var frameType: String { Self.type }
-    private static let type = "message"
 
     func encodeFrame() -> [UInt8] {
         var writer = MessagePackWriter(reservingCapacity: encodedSize)
@@ -93,59 +102,7 @@ extension MessageDelivery: PushFamily {
         return writer.bytes
     }
 
-    /// The bytes `encodeFrame(into:)` writes, exactly: a push kept for a resume holds no slack.
-    var encodedSize: Int {
-        func string(_ value: String) -> Int { MessagePackSize.string(utf8Count: value.utf8.count) }
-        let body = switch payload {
-        case .string(let text): string(text)
-        case .binary(let bytes): MessagePackSize.binary(count: bytes.count)
-        }
-        return Self.keys.bytes.count + MessagePackSize.uint(UInt64(channelType.rawValue)) + string(channelName)
-            + string(channelTopic) + body + string(publisher) + string(customType) + MessagePackSize.uint(timestamp)
-    }
-
-    /// What every message frame has, encoded once: the map header with `"t": "message"` and each
-    /// key, so a frame is its values written between these.
-    private struct Keys {
-        /// The fixed parts, one after another.
-        let bytes: [UInt8]
-        /// Where each part ends in `bytes`: before the channel type, the channel, the topic, the
-        /// message, the publisher, the custom type and the timestamp.
-        let ends: (Int, Int, Int, Int, Int, Int, Int)
-
-        init() {
-            var writer = MessagePackWriter()
-            var ends: [Int] = []
-            writer.writeMapHeader(8)
-            writer.writeKey(.t)
-            writer.writeString(MessageDelivery.type)
-            for key: FrameKey in [.channelType, .channel, .topic, .message, .publisher, .customType, .timestamp] {
-                writer.writeKey(key)
-                ends.append(writer.bytes.count)
-            }
-            bytes = writer.bytes
-            self.ends = (ends[0], ends[1], ends[2], ends[3], ends[4], ends[5], ends[6])
-        }
-    }
-
-    private static let keys = Keys()
-
-    /// Encoded in one pass: this runs once per publish, usually straight into the frame's memory.
-    func encodeFrame<Output: MessagePackOutput>(into writer: inout Output) {
-        // Through the global in place: a copy of `keys` would count references to its array.
-        let ends = Self.keys.ends
-        Self.keys.bytes.withUnsafeBytes { keys in
-            func key(_ range: Range<Int>) { writer.append(contentsOf: UnsafeRawBufferPointer(rebasing: keys[range])) }
-            key(0..<ends.0); writer.writeInt(Int64(channelType.rawValue))
-            key(ends.0..<ends.1); writer.writeString(channelName)
-            key(ends.1..<ends.2); writer.writeString(channelTopic)
-            key(ends.2..<ends.3); writer.writePayload(payload)
-            key(ends.3..<ends.4); writer.writeString(publisher)
-            key(ends.4..<ends.5); writer.writeString(customType)
-            key(ends.5..<ends.6); writer.writeUInt(timestamp)
-        }
-    }
-
+    static var type: String { "message" }
     static func decode<Bytes>(_ head: FrameHead, _ reader: inout MessagePackReader<Bytes>) throws(WireError) -> Self? {
         guard head.type == type else { return nil }
         var channelType: RtmChannelType?

@@ -146,6 +146,12 @@ extension ClientFrame {
         return try decoding(bytes)
     }
 
+    /// The publish in `bytes` read in place, if it is laid out as clients write it and every
+    /// value reads (`HotPublish`); nil for any other frame, to `decode`.
+    public static func publishView(_ bytes: UnsafeBufferPointer<UInt8>) -> PublishView? {
+        HotPublish.view(bytes)
+    }
+
     private static func decoding<Bytes: RandomAccessCollection>(
         _ bytes: Bytes
     ) throws(WireError) -> ClientFrame where Bytes.Element == UInt8, Bytes.Index == Int {

@@ -67,31 +67,89 @@ enum HotPublish {
     /// The publish in `bytes` if it is laid out as clients write it and every value reads;
     /// nil to leave the frame to the general path.
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> ClientFrame? {
+        view(bytes)?.frame
+    }
+
+    /// The publish in `bytes` read in place, if it is laid out as clients write it and every
+    /// value reads (the same checks as the general path's readers: text is valid UTF-8); nil to
+    /// leave the frame to the general path.
+    static func view(_ bytes: UnsafeBufferPointer<UInt8>) -> PublishView? {
         // 5 entries, or 6 with a custom type: a fixmap header.
         guard let base = bytes.baseAddress, let header = bytes.first, header == 0x85 || header == 0x86 else { return nil }
         let start = UnsafeRawPointer(base)
         let ends = keys.ends
         var reader = MessagePackReader(bytes)
         reader.position += 1
+        /// The bytes of `range`, a range of `bytes`.
+        func lent(_ range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start + range.lowerBound, count: range.count) }
+        /// The next value's bytes if it is a string of valid UTF-8.
+        func text(_ reader: inout MessagePackReader<UnsafeBufferPointer<UInt8>>) throws(WireError) -> UnsafeRawBufferPointer? {
+            let range = try reader.readStringRange()
+            guard UTF8Text.isValid(UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)) else { return nil }
+            return lent(range)
+        }
         do throws(WireError) {
             guard key(0..<ends.0, in: start, &reader) else { return nil }
             let id = try reader.readInteger(UInt32.self)
             guard key(ends.0..<ends.1, in: start, &reader) else { return nil }
             let channelType = try reader.readChannelType(allowed: ChannelTypes.publishable)
             guard key(ends.1..<ends.2, in: start, &reader) else { return nil }
-            let channel = try reader.readString()
+            guard let channel = try text(&reader) else { return nil }
             guard key(ends.2..<ends.3, in: start, &reader) else { return nil }
-            let message = try reader.readPayload()
-            var customType = ""
+            let message: UnsafeRawBufferPointer
+            let messageIsString: Bool
+            switch try reader.peekType() {
+            case .string:
+                guard let string = try text(&reader) else { return nil }
+                (message, messageIsString) = (string, true)
+            case .binary:
+                (message, messageIsString) = (lent(try reader.readBinaryRange()), false)
+            default:
+                return nil
+            }
+            var customType = UnsafeRawBufferPointer(start: start, count: 0)
             if header == 0x86 {
-                guard key(ends.3..<ends.4, in: start, &reader) else { return nil }
-                customType = try reader.readString()
+                guard key(ends.3..<ends.4, in: start, &reader), let text = try text(&reader) else { return nil }
+                customType = text
             }
             guard reader.isAtEnd else { return nil }
-            return ClientFrame(
-                id: id, .channel(.publish(channelType: channelType, channel: channel, message: message, customType: customType)))
+            return PublishView(
+                id: id, channelType: channelType, channel: channel, message: message, messageIsString: messageIsString,
+                customType: customType)
         } catch {
             return nil
         }
+    }
+}
+
+/// A publish read where the connection received it (`ClientFrame.publishView`): its values are
+/// ranges of the received frame, valid only while that frame is, during the call that read it.
+public struct PublishView {
+    /// The request id.
+    public let id: UInt32
+    /// The channel type: message or user.
+    public let channelType: RtmChannelType
+    /// The channel name (for a user channel, the receiver's user id), valid UTF-8.
+    public let channel: UnsafeRawBufferPointer
+    /// The message: valid UTF-8 when `messageIsString`, otherwise bytes.
+    public let message: UnsafeRawBufferPointer
+    /// Whether the message was sent as a string.
+    public let messageIsString: Bool
+    /// The custom type, valid UTF-8; empty when the frame has none.
+    public let customType: UnsafeRawBufferPointer
+
+    /// The call budget a publish draws on (`ChannelOperation.rateBudget`).
+    public static var rateBudget: RateBudget { .publish }
+    /// The operation's name, as errors report it (`ChannelOperation.name`).
+    public static var operationName: String { ChannelOperation.wireNames.name(of: .publish) }
+
+    /// The same publish as the general path decodes it, owning copies of its values.
+    public var frame: ClientFrame {
+        ClientFrame(
+            id: id,
+            .channel(
+                .publish(
+                    channelType: channelType, channel: String(copyingUTF8: channel),
+                    message: MessagePayload(copying: message, isString: messageIsString), customType: String(copyingUTF8: customType))))
     }
 }

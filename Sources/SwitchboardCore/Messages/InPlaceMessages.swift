@@ -1,0 +1,94 @@
+/// A `Publish` read where the client's frame arrived: its channel name, message and custom type
+/// are the frame's bytes, lent for the one call that answers it (`InPlaceRequest`). Nearly every
+/// frame a busy server reads is a publish; read so, it is answered without a copy of its values.
+public struct PublishInPlace: InPlaceRequest {
+    /// Who publishes.
+    public let caller: Caller
+    /// The channel type, as the client sent it.
+    public let channelType: RtmChannelType
+    /// The channel name (for a user channel, the receiver's user id): valid UTF-8.
+    public let channelName: UnsafeRawBufferPointer
+    /// The message as sent: valid UTF-8 when `payloadIsString`, otherwise bytes.
+    public let payload: UnsafeRawBufferPointer
+    /// Whether the message was sent as a string.
+    public let payloadIsString: Bool
+    /// The custom type as valid UTF-8; empty for none.
+    public let customType: UnsafeRawBufferPointer
+
+    /// Creates the request; every byte given must stay as it is until the call that answers it
+    /// returns, and text must be valid UTF-8.
+    public init(
+        caller: Caller, channelType: RtmChannelType, channelName: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer,
+        payloadIsString: Bool, customType: UnsafeRawBufferPointer
+    ) {
+        self.caller = caller
+        self.channelType = channelType
+        self.channelName = channelName
+        self.payload = payload
+        self.payloadIsString = payloadIsString
+        self.customType = customType
+    }
+
+    /// The same publish owning copies of its values.
+    public func owned() -> Publish {
+        Publish(
+            caller: caller, channelType: channelType, channelName: String(copyingUTF8: channelName),
+            payload: MessagePayload(copying: payload, isString: payloadIsString), customType: String(copyingUTF8: customType))
+    }
+}
+
+/// A message as its receivers get it, with its body and custom type in memory lent for one
+/// call: what a publish read in place (`PublishInPlace`) hands the outbox, which encodes the push
+/// straight from those bytes (`Outbox.deliver(_:to:)`).
+public struct LentMessage {
+    /// The channel type it was published on.
+    public let channelType: RtmChannelType
+    /// The channel name as receivers see it (for a user channel, the publisher's user id).
+    public let channelName: String
+    /// The body as sent: valid UTF-8 when `payloadIsString`, otherwise bytes.
+    public let payload: UnsafeRawBufferPointer
+    /// Whether the body was sent as a string.
+    public let payloadIsString: Bool
+    /// The publisher's user id.
+    public let publisher: UserID
+    /// The custom type as valid UTF-8; empty for none.
+    public let customType: UnsafeRawBufferPointer
+    /// Server time of publication, milliseconds since 1970.
+    public let timestamp: UInt64
+
+    /// Creates the message; the lent bytes must stay as they are until the call it is given to
+    /// returns.
+    public init(
+        channelType: RtmChannelType, channelName: String, payload: UnsafeRawBufferPointer, payloadIsString: Bool,
+        publisher: UserID, customType: UnsafeRawBufferPointer, timestamp: UInt64
+    ) {
+        self.channelType = channelType
+        self.channelName = channelName
+        self.payload = payload
+        self.payloadIsString = payloadIsString
+        self.publisher = publisher
+        self.customType = customType
+        self.timestamp = timestamp
+    }
+
+    /// The same message owning copies of its values.
+    public func owned() -> MessageDelivery {
+        MessageDelivery(
+            channelType: channelType, channelName: channelName, payload: MessagePayload(copying: payload, isString: payloadIsString),
+            publisher: publisher, customType: String(copyingUTF8: customType), timestamp: timestamp)
+    }
+}
+
+extension MessagePayload {
+    /// A copy of a body given as its bytes: a string when `isString` (the bytes valid UTF-8).
+    public init(copying bytes: UnsafeRawBufferPointer, isString: Bool) {
+        self = isString ? .string(String(copyingUTF8: bytes)) : .binary([UInt8](bytes))
+    }
+}
+
+extension String {
+    /// A copy of `utf8`, which is valid UTF-8 (checked where it was read).
+    public init(copyingUTF8 utf8: UnsafeRawBufferPointer) {
+        self.init(decoding: utf8, as: UTF8.self)
+    }
+}

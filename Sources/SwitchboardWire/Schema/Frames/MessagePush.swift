@@ -1,0 +1,94 @@
+import SwitchboardCore
+
+/// What a message push is written from: a `MessageDelivery`, which owns its values, or a
+/// `LentMessage`, whose body and custom type are a received frame's bytes. One encoder for both,
+/// so a push written from a publish read in place is the push any other path writes.
+protocol MessagePushFields {
+    var channelType: RtmChannelType { get }
+    var channelName: String { get }
+    var channelTopic: String { get }
+    var publisher: String { get }
+    var timestamp: UInt64 { get }
+    /// The encoded size of the body.
+    var payloadSize: Int { get }
+    /// The encoded size of the custom type.
+    var customTypeSize: Int { get }
+    /// Writes the body: a string as str, bytes as bin.
+    func writePayload<Output: MessagePackOutput>(into writer: inout Output)
+    /// Writes the custom type as a string.
+    func writeCustomType<Output: MessagePackOutput>(into writer: inout Output)
+}
+
+extension MessagePushFields {
+    /// The bytes `encodeFrame(into:)` writes, exactly: a push kept for a resume holds no slack.
+    var encodedSize: Int {
+        func string(_ value: String) -> Int { MessagePackSize.string(utf8Count: value.utf8.count) }
+        return MessagePushKeys.shared.bytes.count + MessagePackSize.uint(UInt64(channelType.rawValue)) + string(channelName)
+            + string(channelTopic) + payloadSize + string(publisher) + customTypeSize + MessagePackSize.uint(timestamp)
+    }
+
+    /// Encoded in one pass: this runs once per publish, usually straight into the frame's memory.
+    func encodeFrame<Output: MessagePackOutput>(into writer: inout Output) {
+        // Through the global in place: a copy of the keys would count references to their array.
+        let ends = MessagePushKeys.shared.ends
+        MessagePushKeys.shared.bytes.withUnsafeBytes { keys in
+            func key(_ range: Range<Int>) { writer.append(contentsOf: UnsafeRawBufferPointer(rebasing: keys[range])) }
+            key(0..<ends.0); writer.writeInt(Int64(channelType.rawValue))
+            key(ends.0..<ends.1); writer.writeString(channelName)
+            key(ends.1..<ends.2); writer.writeString(channelTopic)
+            key(ends.2..<ends.3); writePayload(into: &writer)
+            key(ends.3..<ends.4); writer.writeString(publisher)
+            key(ends.4..<ends.5); writeCustomType(into: &writer)
+            key(ends.5..<ends.6); writer.writeUInt(timestamp)
+        }
+    }
+}
+
+/// What every message frame has, encoded once: the map header with `"t": "message"` and each
+/// key, so a frame is its values written between these.
+struct MessagePushKeys: Sendable {
+    /// The fixed parts, one after another.
+    let bytes: [UInt8]
+    /// Where each part ends in `bytes`: before the channel type, the channel, the topic, the
+    /// message, the publisher, the custom type and the timestamp.
+    let ends: (Int, Int, Int, Int, Int, Int, Int)
+
+    static let shared = MessagePushKeys()
+
+    private init() {
+        var writer = MessagePackWriter()
+        var ends: [Int] = []
+        writer.writeMapHeader(8)
+        writer.writeKey(.t)
+        writer.writeString(MessageDelivery.type)
+        for key: FrameKey in [.channelType, .channel, .topic, .message, .publisher, .customType, .timestamp] {
+            writer.writeKey(key)
+            ends.append(writer.bytes.count)
+        }
+        bytes = writer.bytes
+        self.ends = (ends[0], ends[1], ends[2], ends[3], ends[4], ends[5], ends[6])
+    }
+}
+
+extension LentMessage: MessagePushFields {
+    var channelTopic: String { "" }
+    var payloadSize: Int { payloadIsString ? MessagePackSize.string(utf8Count: payload.count) : MessagePackSize.binary(count: payload.count) }
+    var customTypeSize: Int { MessagePackSize.string(utf8Count: customType.count) }
+    func writePayload<Output: MessagePackOutput>(into writer: inout Output) {
+        if payloadIsString { writer.writeString(utf8: payload) } else { writer.writeBinary(payload) }
+    }
+    func writeCustomType<Output: MessagePackOutput>(into writer: inout Output) { writer.writeString(utf8: customType) }
+}
+
+extension Wire {
+    /// The bytes `encodePush(_:into:)` writes for `message`, exactly.
+    public static func encodedSize(of message: LentMessage) -> Int { message.encodedSize }
+
+    /// Encodes the push of `message` into `buffer`, which has room for `encodedSize(of:)` bytes,
+    /// and returns how many it wrote: the bytes `encodePush(.message(message.owned()))` makes.
+    public static func encodePush(_ message: LentMessage, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var writer = MessagePackBufferWriter(buffer)
+        message.encodeFrame(into: &writer)
+        return writer.count
+    }
+}

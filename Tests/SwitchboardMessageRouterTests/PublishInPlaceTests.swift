@@ -1,0 +1,99 @@
+import Testing
+import SwitchboardCore
+import SwitchboardMessageRouter
+import SwitchboardTestKit
+
+/// A user-channel publish read in place (`PublishInPlace`) reaches its receiver exactly as the
+/// owned `Publish` does, and anything else is left to `Publish`, with nothing delivered.
+@Suite(.timeLimit(.minutes(2))) struct PublishInPlaceTests {
+    let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
+    let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
+    let carol = Caller(app: "app", userId: "carol", session: SessionID(3))
+
+    func world() async -> ModuleHarness {
+        let sessions = FakeSessions()
+        let harness = await ModuleHarness(modules: [sessions, MessageRouter()])
+        for caller in [alice, bob, carol] { sessions.add(caller.session, for: caller.user) }
+        // Carol is on two devices.
+        sessions.add(SessionID(4), for: carol.user)
+        return harness
+    }
+
+    /// `publish` read in place: its text lent from memory of its own, as a received frame's is.
+    func inPlace<T>(_ publish: Publish, _ body: (PublishInPlace) throws -> T) rethrows -> T {
+        let payload: [UInt8]
+        switch publish.payload {
+        case .string(let text): payload = Array(text.utf8)
+        case .binary(let bytes): payload = bytes
+        }
+        return try Array(publish.channelName.utf8).withUnsafeBytes { name in
+            try payload.withUnsafeBytes { payloadBytes in
+                try Array(publish.customType.utf8).withUnsafeBytes { customType in
+                    let isString = if case .string = publish.payload { true } else { false }
+                    return try body(
+                        PublishInPlace(
+                            caller: publish.caller, channelType: publish.channelType, channelName: name, payload: payloadBytes,
+                            payloadIsString: isString, customType: customType))
+                }
+            }
+        }
+    }
+
+    @Test func aUserGetsWhatTheOwnedPublishWouldDeliver() async throws {
+        let harness = await world()
+        let publishes = [
+            Publish(caller: alice, channelType: .user, channelName: "bob", payload: .string("psst")),
+            Publish(caller: alice, channelType: .user, channelName: "bob", payload: .binary([0, 1, 255]), customType: "kind"),
+            Publish(caller: alice, channelType: .user, channelName: "bob", payload: .string("é🙂"), customType: String(repeating: "é", count: 32)),
+            Publish(caller: alice, channelType: .user, channelName: "bob", payload: .binary(Array(repeating: 7, count: 32 * 1024))),
+            Publish(caller: alice, channelType: .user, channelName: "bob", payload: .string("")),
+        ]
+        for publish in publishes {
+            #expect(try inPlace(publish) { try harness.bus.answerInPlace($0) } != nil, "\(publish.customType)")
+            _ = try await harness.bus.request(publish)
+        }
+        let got = harness.outbox.messages(to: bob.session)
+        #expect(got.count == 2 * publishes.count)
+        for index in publishes.indices {
+            #expect(got[2 * index] == got[2 * index + 1])
+            #expect(got[2 * index].payload == publishes[index].payload)
+            #expect(got[2 * index].channelName == "alice" && got[2 * index].publisher == "alice")
+        }
+        #expect(harness.outbox.messages(to: alice.session).isEmpty)
+    }
+
+    @Test func anythingButOneReceiverHereWithinTheLimitsIsLeftToPublish() async throws {
+        let harness = await world()
+        let declined = [
+            Publish(caller: alice, channelType: .message, channelName: "room", payload: .string("x")),
+            Publish(caller: alice, channelType: .user, channelName: "dave", payload: .string("offline")),
+            Publish(caller: alice, channelType: .user, channelName: "carol", payload: .string("two sessions")),
+            Publish(caller: alice, channelType: .user, channelName: "bob", payload: .binary(Array(repeating: 0, count: 32 * 1024 + 1))),
+            Publish(caller: alice, channelType: .user, channelName: "bob", payload: .string("x"), customType: String(repeating: "é", count: 33)),
+            Publish(caller: alice, channelType: .user, channelName: "bob", payload: .string("x"), customType: "a\u{7}b"),
+            Publish(caller: alice, channelType: .user, channelName: "", payload: .string("x")),
+            Publish(caller: alice, channelType: .user, channelName: "b\tob", payload: .string("x")),
+            Publish(caller: alice, channelType: .user, channelName: String(repeating: "b", count: 65), payload: .string("x")),
+            Publish(caller: alice, channelType: .stream, channelName: "bob", payload: .string("x")),
+        ]
+        for publish in declined {
+            #expect(try inPlace(publish) { try harness.bus.answerInPlace($0) } == nil, "\(publish.channelName) \(publish.customType)")
+        }
+        #expect(harness.outbox.receiverLists.isEmpty)
+    }
+
+    @Test func aListenerOfMessagePublishedGetsEveryPublishThroughPublish() async throws {
+        let harness = await world()
+        harness.recorder.record(MessagePublished.self, on: harness.bus)
+        let publish = Publish(caller: alice, channelType: .user, channelName: "bob", payload: .string("seen"))
+        #expect(try inPlace(publish) { try harness.bus.answerInPlace($0) } == nil)
+        #expect(harness.outbox.receiverLists.isEmpty)
+    }
+
+    @Test func aBusWithoutTheRouterAnswersNoneInPlace() async throws {
+        let harness = await ModuleHarness(modules: [FakeSessions()])
+        let publish = Publish(caller: alice, channelType: .user, channelName: "bob", payload: .string("x"))
+        #expect(!harness.bus.hasHandler(PublishInPlace.self))
+        #expect(try inPlace(publish) { try harness.bus.answerInPlace($0) } == nil)
+    }
+}
