@@ -45,6 +45,11 @@ private struct LinkInbox {
     var started = 0
     /// Request loops waiting for fewer started requests than their limit.
     var waitingForStarted: [(below: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// The link's call budgets: under the inbox's lock, so a frame answered at once finds its
+    /// caller and pays its budget in one lock.
+    var limiter: CallRateLimiter
+
+    init(limiter: CallRateLimiter) { self.limiter = limiter }
 }
 
 /// The server's side of one client connection: its socket, the frames waiting to be answered,
@@ -58,15 +63,14 @@ private struct LinkInbox {
 final class ClientLink<Connection: LinkConnection>: Sendable {
     let id: ConnectionID
     let socket: Connection
-    private let inbox = Mutex(LinkInbox())
+    private let inbox: Mutex<LinkInbox>
     private let loggedIn = Atomic<Bool>(false)
-    private let limiter: Mutex<CallRateLimiter>
 
     /// A link for `socket` whose calls are counted by a copy of `limiter`.
     init(socket: Connection, limiter: CallRateLimiter) {
         self.socket = socket
         id = ConnectionID(socket.id)
-        self.limiter = Mutex(limiter)
+        inbox = Mutex(LinkInbox(limiter: limiter))
     }
 
     /// The session this link carries, if it is logged in.
@@ -98,14 +102,32 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
     /// So is a frame that may be started (a publish forwarded to other nodes) only while fewer
     /// than `maxStarted` of the link's are unanswered.
     func callerAnsweringAtOnce(now: Duration) -> Caller? {
+        inbox.withLock { inbox in Self.callerAnsweringAtOnce(inbox, now: now) }
+    }
+
+    /// `callerAnsweringAtOnce(now:)`, and when there is one, a call of `budget` taken from its
+    /// rate budget under the same lock: `refusal` says why when the budget is spent.
+    func callerAnsweringAtOnce(
+        now: Duration, taking budget: CallRateLimiter.Budget, operation: String
+    ) -> (caller: Caller, refusal: RtmError?)? {
         inbox.withLock { inbox in
-            guard !inbox.looping, inbox.frames.isEmpty, inbox.started < Self.maxStarted, let last = inbox.lastSignOfLife,
-                now - last < .seconds(1)
-            else {
-                return nil
+            guard let caller = Self.callerAnsweringAtOnce(inbox, now: now) else { return nil }
+            do throws(RtmError) {
+                try inbox.limiter.take(budget, app: caller.app, now: now, operation: operation)
+                return (caller, nil)
+            } catch {
+                return (caller, error)
             }
-            return inbox.caller
         }
+    }
+
+    private static func callerAnsweringAtOnce(_ inbox: borrowing LinkInbox, now: Duration) -> Caller? {
+        guard !inbox.looping, inbox.frames.isEmpty, inbox.started < maxStarted, let last = inbox.lastSignOfLife,
+            now - last < .seconds(1)
+        else {
+            return nil
+        }
+        return inbox.caller
     }
 
     // MARK: Started requests
@@ -190,7 +212,7 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
     /// Takes one call of a client of `app` from the link's rate budget; throws when the current
     /// second's is spent.
     func takeRateBudget(_ budget: CallRateLimiter.Budget, app: AppID, now: Duration, operation: String) throws(RtmError) {
-        try limiter.withLock { limiter throws(RtmError) in try limiter.take(budget, app: app, now: now, operation: operation) }
+        try inbox.withLock { inbox throws(RtmError) in try inbox.limiter.take(budget, app: app, now: now, operation: operation) }
     }
 
     // MARK: Writing

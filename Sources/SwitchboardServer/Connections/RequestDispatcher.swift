@@ -273,17 +273,15 @@ extension RequestDispatcher {
     /// the way to its receiver. `.mustWait` otherwise, saying whether its rate budget was taken:
     /// it then goes on as its owned frame (`view.frame`), through `answerAtOnce` first.
     func answerInPlace(_ view: PublishView, on link: ClientLink<Connection>) -> AtOnceOutcome {
-        let now = clock.coarseNow
-        guard let caller = link.callerAnsweringAtOnce(now: now) else { return .mustWait(budgetTaken: false) }
-        var budgetTaken = false
+        guard ChannelBinding.answersInPlace(bus: bus),
+            let (caller, refusal) = link.callerAnsweringAtOnce(
+                now: clock.coarseNow, taking: PublishView.rateBudget, operation: PublishView.operationName)
+        else { return .mustWait(budgetTaken: false) }
         do throws(RtmError) {
-            let answer = try ChannelBinding.answerInPlace(
-                view, caller: caller, bus: bus,
-                admit: { () throws(RtmError) in
-                    try link.takeRateBudget(PublishView.rateBudget, app: caller.app, now: now, operation: PublishView.operationName)
-                    budgetTaken = true
-                })
-            guard let answer else { return .mustWait(budgetTaken: budgetTaken) }
+            if let refusal { throw refusal }
+            guard let answer = try ChannelBinding.answerInPlace(view, caller: caller, bus: bus) else {
+                return .mustWait(budgetTaken: true)
+            }
             link.reply(.answer(id: view.id, answer))
             if log.writes(.debug) { logAnswer(view.frame, caller: caller, on: link, error: nil) }
             metrics.published(view.channelType)

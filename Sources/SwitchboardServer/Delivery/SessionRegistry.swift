@@ -104,9 +104,50 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         var caller: Caller? { link.caller }
     }
 
+    /// The sessions' outlets by session, each counted once, here: a lookup lends the outlet
+    /// without counting another reference (a push to one session looks its outlet up on every
+    /// message). Only ever used under the registry's lock, which `Outlet`'s `deinit` needs too.
+    /// A copy is a view for the length of one locked call: only this one owns the outlets.
+    private struct OutletTable {
+        private var entries: [SessionID: Unmanaged<Outlet>] = [:]
+
+        /// The outlet of `session`.
+        subscript(session: SessionID) -> Outlet? { entries[session]?.takeUnretainedValue() }
+
+        /// The outlet of `session`, not retained: valid while the table keeps it.
+        func reference(of session: SessionID) -> Unmanaged<Outlet>? { entries[session] }
+
+        /// Runs `body` on the outlet of `session`, lent where the table keeps it; nil when none.
+        func withOutlet<T>(_ session: SessionID, _ body: (Outlet) -> T) -> T? {
+            entries[session]?._withUnsafeGuaranteedRef(body)
+        }
+
+        var count: Int { entries.count }
+
+        /// Every outlet.
+        var all: some Sequence<Outlet> { entries.values.lazy.map { $0.takeUnretainedValue() } }
+
+        /// Keeps `outlet` under its session, which has none.
+        mutating func insert(_ outlet: Outlet) {
+            precondition(entries[outlet.session] == nil, "a session's outlet added twice")
+            entries[outlet.session] = .passRetained(outlet)
+        }
+
+        /// Forgets the outlet of `session` and hands it over (freed once the caller lets go).
+        mutating func remove(_ session: SessionID) -> Outlet? {
+            entries.removeValue(forKey: session)?.takeRetainedValue()
+        }
+
+        /// Forgets and frees every outlet.
+        mutating func removeAll() {
+            for entry in entries.values { entry.release() }
+            entries = [:]
+        }
+    }
+
     private struct State {
         var links: [ConnectionID: Entry] = [:]
-        var outlets: [SessionID: Outlet] = [:] {
+        var outlets = OutletTable() {
             didSet { resolved.clear() }
         }
         /// Receiver lists resolved to their outlets (cleared whenever `outlets` changes, so the
@@ -243,6 +284,9 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
             bytes: min(limits.sessions.resumeReplayMaxBytes, limits.sessions.resumeBufferMaxBytes))
     }
 
+    // The outlets are counted by their table alone, and freed under the lock.
+    deinit { state.withLock { $0.outlets.removeAll() } }
+
     // MARK: Links (called by the connection hub and the dispatcher)
 
     /// A connection opened.
@@ -340,7 +384,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     /// waiting ones keep.
     var sessionStates: (attached: Int, detached: Int, detachedBytes: Int) {
         state.withLock { state in
-            let attached = state.outlets.values.count { $0.link != nil }
+            let attached = state.outlets.all.count { $0.link != nil }
             return (attached, state.outlets.count - attached, state.budget.bytes)
         }
     }
@@ -363,7 +407,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         state.withLock { state in
             guard state.outlets[session] == nil else { return }
             let history = PushHistory(bounds: detachedBounds, numberedFrom: received, sharedFrames: state.sharedFrames)
-            state.outlets[session] = Outlet(session: session, history: history)
+            state.outlets.insert(Outlet(session: session, history: history))
             state.budget.detached(session, holding: 0)
         }
     }
@@ -416,10 +460,12 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     private func deliver(_ payload: UnsafeRawBufferPointer, size: Int, channel: ChannelAddress?, to session: SessionID) {
         let bytes = LentBytes(payload)
         let copied = state.withLock { state -> Bool in
-            guard let outlet = state.outlets[session] else { return true }
-            guard outlet.writesNow(lane: nil, backlogBytes: backlogBytes) else { return false }
-            outlet.writeCopy(of: bytes.payload, size: size, channel: channel)
-            return true
+            let written = state.outlets.withOutlet(session) { outlet -> Bool in
+                guard outlet.writesNow(lane: nil, backlogBytes: backlogBytes) else { return false }
+                outlet.writeCopy(of: bytes.payload, size: size, channel: channel)
+                return true
+            }
+            return written ?? true
         }
         if !copied { deliver(OutboundFrame.encoding(opcode: .binary, payload: payload), size: size, channel: channel, to: session) }
     }
@@ -458,7 +504,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         let (size, channel) = (push.approximateSize, push.channel)
         let startPump = state.withLock { state -> Bool in
             let outlets = state.resolved.targets(of: sessions) { [outlets = state.outlets] list in
-                list.compactMap { outlets[$0].map(Unmanaged.passUnretained) }
+                list.compactMap { outlets.reference(of: $0) }
             }
             if outlets.count == 1 {
                 outlets[0]._withUnsafeGuaranteedRef {
@@ -515,7 +561,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
 
     func release(_ session: SessionID) {
         state.withLock { state in
-            guard let outlet = state.outlets.removeValue(forKey: session) else { return }
+            guard let outlet = state.outlets.remove(session) else { return }
             state.budget.left(session, holding: outlet.history.keptBytes)
             if let link = outlet.link { state.unbind(link) }
         }

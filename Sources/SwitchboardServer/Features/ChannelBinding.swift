@@ -16,13 +16,12 @@ enum ChannelBinding: FeatureBinding {
         return .done
     }
 
-    /// Carries out a publish read in place when its module answers it so, calling `admit` (the
-    /// rate budget) first; nil, having called nothing, when the module leaves it to `Publish`.
-    static func answerInPlace(
-        _ publish: PublishView, caller: Caller, bus: EventBus, admit: () throws(RtmError) -> Void
-    ) throws(RtmError) -> Answer? {
-        guard bus.hasHandler(PublishInPlace.self) else { return nil }
-        try admit()
+    /// Whether a module answers publishes read in place (`answerInPlace`).
+    static func answersInPlace(bus: EventBus) -> Bool { bus.hasHandler(PublishInPlace.self) }
+
+    /// Carries out a publish read in place when its module answers it so; nil, having done
+    /// nothing, when the module leaves it to `Publish`.
+    static func answerInPlace(_ publish: PublishView, caller: Caller, bus: EventBus) throws(RtmError) -> Answer? {
         let request = PublishInPlace(
             caller: caller, channelType: publish.channelType, channelName: publish.channel, payload: publish.message,
             payloadIsString: publish.messageIsString, customType: publish.customType)
