@@ -73,23 +73,46 @@ struct Publishing: Sendable {
         return Done()
     }
 
-    /// Delivers a user-channel publish read in place to its receiver's one session on this node,
-    /// the push written from the frame's bytes; nil, having done nothing, for any other (another
-    /// channel type, a check that fails, a receiver with no session here or several, someone
-    /// listening for `MessagePublished`): the owned `Publish` takes those, with their errors.
+    /// Delivers a publish read in place to this node's receivers, the push written from the
+    /// frame's bytes: a message channel's subscribers, or a user's one session here. Nil, having
+    /// done nothing, for any other (a check that fails, a user with no session here or several,
+    /// someone listening for `MessagePublished`): the owned `Publish` takes those, with their errors.
     func publishInPlace(_ request: PublishInPlace) -> Done? {
-        guard request.channelType == .user, publishedListeners.current == 0 else { return nil }
+        guard publishedListeners.current == 0 else { return nil }
         let caller = request.caller
         let limits = context.withLimits(for: caller.app) { PublishLimits($0) }
         guard request.payload.count <= limits.payloadMaxBytes,
-            Validation.customTypeProblem(request.customType, maxLength: limits.customTypeMaxLength) == nil,
-            Validation.userIdProblem(request.channelName, maxBytes: limits.userIdMaxBytes) == nil,
-            let session = routes.sessions(of: UserKey(caller.app, String(copyingUTF8: request.channelName))).onlyElement
+            Validation.customTypeProblem(request.customType, maxLength: limits.customTypeMaxLength) == nil
         else { return nil }
-        let message = LentMessage(
-            channelType: .user, channelName: caller.userId, payload: request.payload, payloadIsString: request.payloadIsString,
-            publisher: caller.userId, customType: request.customType, timestamp: context.clock.wallMilliseconds)
-        context.outbox.deliver(message, to: session)
+        /// The message as receivers get it, on `name` (the channel, or the publisher), stamped now.
+        func message(named name: String) -> LentMessage {
+            LentMessage(
+                channelType: request.channelType, channelName: name, payload: request.payload,
+                payloadIsString: request.payloadIsString, publisher: caller.userId, customType: request.customType,
+                timestamp: context.clock.wallMilliseconds)
+        }
+        switch request.channelType {
+        case .user:
+            guard Validation.userIdProblem(request.channelName, maxBytes: limits.userIdMaxBytes) == nil,
+                let session = routes.sessions(of: UserKey(caller.app, String(copyingUTF8: request.channelName))).onlyElement
+            else { return nil }
+            context.outbox.deliver(message(named: caller.userId), to: session)
+        case .message:
+            guard Validation.nameProblem(request.channelName, maxLength: limits.channelNameMaxLength) == nil else { return nil }
+            let name = String(copyingUTF8: request.channelName)
+            let channel = caller.channel(.message, name)
+            // Over the channel's rate the message is discarded, and the publish still succeeds.
+            guard let admitted = routes.admitMessage(on: channel, now: context.clock.now, perSecond: limits.perChannelPerSecond)
+            else { return Done() }
+            switch admitted.receivers {
+            case .one(let session): context.outbox.deliver(message(named: name), to: session)
+            case .list(let sessions): context.outbox.deliver(message(named: name), to: sessions)
+            }
+            // A subscription change of the channel is answered only once this push is handed over.
+            routes.delivered(admitted.ticket, on: channel)
+        case .stream, .none:
+            return nil
+        }
         return Done()
     }
 

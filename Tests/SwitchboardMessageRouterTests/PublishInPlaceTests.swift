@@ -3,8 +3,8 @@ import SwitchboardCore
 import SwitchboardMessageRouter
 import SwitchboardTestKit
 
-/// A user-channel publish read in place (`PublishInPlace`) reaches its receiver exactly as the
-/// owned `Publish` does, and anything else is left to `Publish`, with nothing delivered.
+/// A publish read in place (`PublishInPlace`) reaches its receivers exactly as the owned
+/// `Publish` does, and anything else is left to `Publish`, with nothing delivered.
 @Suite(.timeLimit(.minutes(2))) struct PublishInPlaceTests {
     let alice = Caller(app: "app", userId: "alice", session: SessionID(1))
     let bob = Caller(app: "app", userId: "bob", session: SessionID(2))
@@ -62,10 +62,43 @@ import SwitchboardTestKit
         #expect(harness.outbox.messages(to: alice.session).isEmpty)
     }
 
+    @Test func aChannelsSubscribersGetWhatTheOwnedPublishWouldDeliver() async throws {
+        let harness = await world()
+        let channel = String(repeating: "é", count: 64)
+        for caller in [bob, carol] { _ = try await harness.bus.request(Subscribe(caller: caller, channelName: channel)) }
+        let publishes = [
+            Publish(caller: alice, channelType: .message, channelName: channel, payload: .string("hi"), customType: "kind"),
+            Publish(caller: alice, channelType: .message, channelName: channel, payload: .binary([0, 1, 255])),
+        ]
+        for publish in publishes {
+            #expect(try inPlace(publish) { try harness.bus.answerInPlace($0) } != nil)
+            _ = try await harness.bus.request(publish)
+        }
+        for receiver in [bob, carol] {
+            let got = harness.outbox.messages(to: receiver.session)
+            #expect(got.count == 2 * publishes.count)
+            for index in publishes.indices {
+                #expect(got[2 * index] == got[2 * index + 1])
+                #expect(got[2 * index].channelName == channel && got[2 * index].publisher == "alice")
+                #expect(got[2 * index].payload == publishes[index].payload)
+            }
+        }
+        // A channel nobody hears takes the publish and delivers nothing.
+        let unheard = Publish(caller: alice, channelType: .message, channelName: "empty", payload: .string("x"))
+        let before = harness.outbox.receiverLists.count
+        let answered = try inPlace(unheard) { try harness.bus.answerInPlace($0) }
+        #expect(answered != nil)
+        let lists = harness.outbox.receiverLists.dropFirst(before)
+        #expect(lists.allSatisfy { $0.isEmpty })
+    }
+
     @Test func anythingButOneReceiverHereWithinTheLimitsIsLeftToPublish() async throws {
         let harness = await world()
         let declined = [
-            Publish(caller: alice, channelType: .message, channelName: "room", payload: .string("x")),
+            Publish(caller: alice, channelType: .message, channelName: "", payload: .string("x")),
+            Publish(caller: alice, channelType: .message, channelName: "r\u{1}oom", payload: .string("x")),
+            Publish(caller: alice, channelType: .message, channelName: String(repeating: "é", count: 65), payload: .string("x")),
+            Publish(caller: alice, channelType: .message, channelName: "room", payload: .string("x"), customType: "a\u{7}b"),
             Publish(caller: alice, channelType: .user, channelName: "dave", payload: .string("offline")),
             Publish(caller: alice, channelType: .user, channelName: "carol", payload: .string("two sessions")),
             Publish(caller: alice, channelType: .user, channelName: "bob", payload: .binary(Array(repeating: 0, count: 32 * 1024 + 1))),

@@ -235,6 +235,35 @@ import SwitchboardWire
     }
 }
 
+extension SharedFanOutRegistryTests {
+    @Test func aLentMessageToSeveralSessionsIsTheOwnedOnesFanOut() throws {
+        let limits = Limits()
+        let registry = SessionRegistry<RecordingConnection>(limits: limits)
+        let attacher = Attacher(registry: registry, limits: limits)
+        let lentSessions = [SessionID(1), SessionID(2)], ownedSessions = [SessionID(3), SessionID(4)]
+        var connections: [SessionID: RecordingConnection] = [:]
+        for session in lentSessions + ownedSessions {
+            registry.open(session)
+            connections[session] = try attacher.attach(session, received: 0).0
+        }
+        for (index, text) in ["one", String(repeating: "x", count: 40_000), "three"].enumerated() {
+            Array(text.utf8).withUnsafeBytes { payload in
+                Array("kind".utf8).withUnsafeBytes { customType in
+                    let lent = LentMessage(
+                        channelType: .message, channelName: "room", payload: payload, payloadIsString: true, publisher: "alice",
+                        customType: customType, timestamp: 1_700_000_000_000 + UInt64(index))
+                    registry.deliver(lent, to: lentSessions)
+                    registry.deliver(.message(lent.owned()), to: ownedSessions)
+                }
+            }
+        }
+        let sent = (lentSessions + ownedSessions).map { connections[$0]?.sentBytes ?? [] }
+        #expect(sent[0].count == 4)
+        #expect(sent.allSatisfy { $0 == sent[0] })
+        for session in lentSessions + ownedSessions { registry.release(session) }
+    }
+}
+
 /// Binds sessions of a registry to new in-memory connections, as a login or a resume does.
 private final class Attacher {
     let registry: SessionRegistry<RecordingConnection>

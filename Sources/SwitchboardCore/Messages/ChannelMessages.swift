@@ -156,8 +156,14 @@ public struct MessageDelivery: Sendable, Hashable {
 
     /// Bytes counted against the resume buffer.
     public var approximateSize: Int {
-        payload.byteCount + channelName.utf8.count + channelTopic.utf8.count + publisher.utf8.count
-            + customType.utf8.count + 32
+        Self.approximateSize(
+            payload: payload.byteCount, channelName: channelName.utf8.count, channelTopic: channelTopic.utf8.count,
+            publisher: publisher.utf8.count, customType: customType.utf8.count)
+    }
+
+    /// Bytes a message of values this long counts against the resume buffer.
+    public static func approximateSize(payload: Int, channelName: Int, channelTopic: Int, publisher: Int, customType: Int) -> Int {
+        payload + channelName + channelTopic + publisher + customType + 32
     }
 }
 

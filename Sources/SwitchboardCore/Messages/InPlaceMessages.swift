@@ -71,6 +71,13 @@ public struct LentMessage {
         self.timestamp = timestamp
     }
 
+    /// Bytes counted against the resume buffer, as for the owned message.
+    public var approximateSize: Int {
+        MessageDelivery.approximateSize(
+            payload: payload.count, channelName: channelName.utf8.count, channelTopic: 0, publisher: publisher.utf8.count,
+            customType: customType.count)
+    }
+
     /// The same message owning copies of its values.
     public func owned() -> MessageDelivery {
         MessageDelivery(

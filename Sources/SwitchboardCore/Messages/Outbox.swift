@@ -89,6 +89,10 @@ public protocol Outbox: Sendable {
     /// would: a publish read in place, whose bytes the outbox may encode straight from where they
     /// lie. The bytes are lent for this call only.
     func deliver(_ message: LentMessage, to session: SessionID)
+    /// Sends `message` to every session in `sessions`, as `deliver(.message(…), to:)` would: a
+    /// publish read in place, encoded once from where its bytes lie. The bytes are lent for this
+    /// call only.
+    func deliver(_ message: LentMessage, to sessions: [SessionID])
     /// Sends `push` like `deliver(_:to:)`; on a backlogged connection, pushes of a higher
     /// `priority` are written before those of lower ones waiting with them, and pushes of one
     /// priority keep their order.
@@ -114,6 +118,11 @@ extension Outbox {
     /// Sends a copy of `message` to `session` alone.
     public func deliver(_ message: LentMessage, to session: SessionID) {
         deliver(.message(message.owned()), to: session)
+    }
+
+    /// Sends a copy of `message` to every session in `sessions`.
+    public func deliver(_ message: LentMessage, to sessions: [SessionID]) {
+        deliver(.message(message.owned()), to: sessions)
     }
 
     /// An outbox without priority lanes delivers every push in order.

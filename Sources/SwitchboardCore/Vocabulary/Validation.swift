@@ -59,16 +59,32 @@ public enum Validation {
     public static func checkName(
         _ name: String, _ noun: String, maxLength: Int, code: RtmErrorCode, operation: String
     ) throws(RtmError) {
-        guard !name.isEmpty else {
-            throw RtmError(code, operation: operation, reason: "\(noun) is empty")
-        }
-        let length = name.unicodeScalars.count
-        guard length <= maxLength else {
+        let problem =
+            name.utf8.withContiguousStorageIfAvailable { nameProblem(UnsafeRawBufferPointer($0), maxLength: maxLength) }
+            ?? Array(name.utf8).withUnsafeBytes { nameProblem($0, maxLength: maxLength) }
+        switch problem {
+        case nil: return
+        case .empty: throw RtmError(code, operation: operation, reason: "\(noun) is empty")
+        case .tooLong(let length):
             throw RtmError(code, operation: operation, reason: "\(noun) is \(length) characters; at most \(maxLength)")
+        case .controlCharacter: throw RtmError(code, operation: operation, reason: "\(noun) has a control character")
         }
-        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw RtmError(code, operation: operation, reason: "\(noun) has a control character")
-        }
+    }
+
+    /// What is wrong with a name given as its valid UTF-8 (see `checkName`), or nil when nothing
+    /// is.
+    public static func nameProblem(_ utf8: UnsafeRawBufferPointer, maxLength: Int) -> TextProblem? {
+        guard !utf8.isEmpty else { return .empty }
+        let length = scalarCount(utf8)
+        guard length <= maxLength else { return .tooLong(length) }
+        // A control character is one UTF-8 byte; no byte of a longer character is below 0x80.
+        guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return .controlCharacter }
+        return nil
+    }
+
+    /// The Unicode scalars in valid UTF-8: each starts with one byte that is not a continuation.
+    private static func scalarCount(_ utf8: UnsafeRawBufferPointer) -> Int {
+        utf8.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
     }
 
     /// A custom type is at most `limits.messages.customTypeMaxLength` characters (Unicode scalars).
@@ -104,8 +120,7 @@ public enum Validation {
         // A string has no more characters than UTF-8 bytes: within the limit in bytes, it is
         // within it in characters, without counting them (every publish checks this).
         if utf8.count <= maxLength { return nil }
-        // Each character (scalar) starts with one byte that is not a continuation byte.
-        let length = utf8.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+        let length = scalarCount(utf8)
         return length <= maxLength ? nil : .tooLong(length)
     }
 

@@ -433,6 +433,19 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         }
     }
 
+    func deliver(_ message: LentMessage, to sessions: [SessionID]) {
+        guard sessions.count > 1 else {
+            if let session = sessions.first { deliver(message, to: session) }
+            return
+        }
+        metrics.delivered(message.channelType, receivers: sessions.count)
+        // Encoded once, straight into the frame every receiver gets.
+        let frame = OutboundFrame.binary(payloadCount: Wire.encodedSize(of: message)) { Wire.encodePush(message, into: $0) }
+        deliver(
+            frame, size: message.approximateSize, channel: ChannelAddress(message.channelType, message.channelName), to: sessions,
+            lane: nil)
+    }
+
     /// Counts a message push handed to `receivers` sessions (one relaxed add, no lock).
     @inline(__always)
     private func countDelivery(of push: Push, receivers: Int) {
@@ -500,8 +513,12 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
             deliverAlone(push, to: sessions[0])
             return
         }
-        let frame = Self.frame(of: push)
-        let (size, channel) = (push.approximateSize, push.channel)
+        deliver(Self.frame(of: push), size: push.approximateSize, channel: push.channel, to: sessions, lane: lane)
+    }
+
+    /// Writes `frame`, one push to several sessions, to each session's connection, or holds it
+    /// (`State.hand`).
+    private func deliver(_ frame: OutboundFrame, size: Int, channel: ChannelAddress?, to sessions: [SessionID], lane: Int?) {
         let startPump = state.withLock { state -> Bool in
             let outlets = state.resolved.targets(of: sessions) { [outlets = state.outlets] list in
                 list.compactMap { outlets.reference(of: $0) }
