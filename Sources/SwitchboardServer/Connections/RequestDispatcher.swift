@@ -233,6 +233,7 @@ struct RequestDispatcher<Connection: LinkConnection>: Sendable {
     /// link's next frames are answered meanwhile (the protocol lets answers come out of order).
     /// Returns `.mustWait` when the frame must go through the request loop, saying whether its
     /// rate budget was taken already (the module had to wait for this one after all).
+    /// `budgetTaken` says the frame paid its budget already (offered in place first).
     func answerAtOnce(_ frame: ClientFrame, on link: ClientLink<Connection>, budgetTaken: Bool = false) -> AtOnceOutcome {
         // Only message-channel operations are answered at once today.
         guard case .channel(let operation) = frame.operation else { return .mustWait(budgetTaken: budgetTaken) }
