@@ -51,28 +51,26 @@ final class ConnectionHub<Connection: LinkConnection>: Sendable {
     func received(_ bytes: UnsafeRawBufferPointer, on link: ClientLink<Connection>) {
         let item: InboundRequest
         let frameBytes = bytes.assumingMemoryBound(to: UInt8.self)
-        if let publish = ClientFrame.publishView(frameBytes) {
-            // A publish as clients write it: answered from the received bytes when its module can.
-            switch dispatcher.answerInPlace(publish, on: link) {
-            case .answered, .started: return
-            case .mustWait(let budgetTaken):
-                let frame = publish.frame
-                switch dispatcher.answerAtOnce(frame, on: link, budgetTaken: budgetTaken) {
+        do {
+            let frame: ClientFrame
+            var budgetTaken = false
+            if let publish = ClientFrame.publishView(frameBytes) {
+                // A publish as clients write it: answered from the received bytes when its module can.
+                switch dispatcher.answerInPlace(publish, on: link) {
                 case .answered, .started: return
-                case .mustWait(let budgetTaken): item = .frame(frame, budgetTaken: budgetTaken)
+                case .mustWait(let taken): budgetTaken = taken
                 }
-            }
-        } else {
-            do {
+                frame = publish.frame
+            } else {
                 // Decoded where the transport received it: the frame owns copies of what it keeps.
-                let frame = try ClientFrame.decode(frameBytes)
-                switch dispatcher.answerAtOnce(frame, on: link) {
-                case .answered, .started: return
-                case .mustWait(let budgetTaken): item = .frame(frame, budgetTaken: budgetTaken)
-                }
-            } catch {
-                item = .malformed(error)
+                frame = try ClientFrame.decode(frameBytes)
             }
+            switch dispatcher.answerAtOnce(frame, on: link, budgetTaken: budgetTaken) {
+            case .answered, .started: return
+            case .mustWait(let taken): item = .frame(frame, budgetTaken: taken)
+            }
+        } catch {
+            item = .malformed(error)
         }
         // Only a frame that must wait counts against what may wait (one answered at once never
         // waits, and the transport bounds a frame's size).
