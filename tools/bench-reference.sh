@@ -4,7 +4,8 @@
 #   (tools/reference/redis_p2p.c: 50 pairs, 100-byte messages, 64 unanswered per sender), as fast
 #   as each goes, then paced at P2P_RATE messages a second (100,000 by default) for the deliveries'
 #   latency (p50, p99, p999) and the CPU per message at that rate, Switchboard driven both by
-#   switchboard-bench and by a C client like redis_p2p (tools/reference/switchboard_p2p.c);
+#   switchboard-bench and by a C client like redis_p2p (tools/reference/switchboard_p2p.c), unpaced
+#   and paced;
 # - fan-out: switchboard-bench --scenario fanout against Redis pub/sub and against nats-server
 #   (tools/reference/redis_fanout.c and nats_fanout.c: one publisher, 100 subscribers of one
 #   channel, 100-byte messages, 64 unanswered publishes).
@@ -15,7 +16,7 @@
 #   ROUNDS_KIND=fanout tools/bench-reference.sh 5   # the same as `tools/bench-reference.sh 5 fanout`
 #   PIN=0 tools/bench-reference.sh             # server and load generator not pinned to a core each
 #
-# A round takes about 35 s of point-to-point (12 s with P2P_RATE=0) and 22 s of fan-out. Needs gcc and redis-server
+# A round takes about 42 s of point-to-point (18 s with P2P_RATE=0) and 22 s of fan-out. Needs gcc and redis-server
 # (Debian: apt-get install -y redis-server), and for the fan-out rounds nats-server
 # (apt-get install -y nats-server). The servers listen on free loopback ports (BENCH_PORT,
 # BENCH_REDIS_PORT, BENCH_NATS_PORT choose them) and are stopped by their PIDs. Prints how fast
@@ -99,6 +100,12 @@ for round in $(seq "$ROUNDS"); do
         "${LOAD_PIN[@]}" "$BENCH" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --label switchboard \
             --scenario point-to-point --publishers 50 --payload 100 --rate 0 --duration 5 | tee -a "$RESULTS"
         stop_server
+        # The same unpaced traffic from the C client (tools/reference/switchboard_p2p.c), the
+        # program redis_p2p is: both servers driven by the same kind of generator.
+        start_server "$SERVER" $SERVER_CORE
+        "${LOAD_PIN[@]}" "$WORK/switchboard_p2p" --port "$PORT" --server-pid "$SERVER_PID" --label "c:switchboard" \
+            --pairs 50 --payload 100 --window 64 --duration 5 | tee -a "$RESULTS"
+        stop_server
 
         start_redis
         "${LOAD_PIN[@]}" "$WORK/redis_p2p" --port "$REDIS_PORT" --server-pid "$REFERENCE_PID" --label "$REDIS_LABEL" \
@@ -158,13 +165,16 @@ if sys.argv[4] == "1":
         return [l[key] for l in lines if l["scenario"] == "point-to-point" and l["label"].startswith(prefix) and l.get(key)
                 and (l.get("rate_target", 0) > 0) == paced]
     print(f"commit {sys.argv[2]}, {pinned}, {len(p2p('switchboard', 'publishes_per_s'))} rounds; medians of the rounds")
-    for key, what in (("server_cpu_ns_per_delivery", "the run"), ("server_cpu_ns_per_delivery_fastest_second", "its fastest second")):
-        ours, redis = p2p("switchboard", key), p2p("redis", key)
-        ratios = [a / b for a, b in zip(ours, redis)]
-        print(f"server CPU per message over {what}: switchboard {statistics.median(ours):,.0f} ns, redis {statistics.median(redis):,.0f} ns, "
-              f"ratio {statistics.median(ratios):.2f} (rounds: {rounds(ratios)})")
-    print(f"messages/s: switchboard {statistics.median(p2p('switchboard', 'publishes_per_s')):,.0f}, "
-          f"redis {statistics.median(p2p('redis', 'publishes_per_s')):,.0f}")
+    for client, prefix in (("switchboard-bench", "switchboard"), ("the C client, as Redis is", "c:switchboard")):
+        if not p2p(prefix, "publishes_per_s"): continue
+        print(f"switchboard driven by {client}:")
+        for key, what in (("server_cpu_ns_per_delivery", "the run"), ("server_cpu_ns_per_delivery_fastest_second", "its fastest second")):
+            ours, redis = p2p(prefix, key), p2p("redis", key)
+            ratios = [a / b for a, b in zip(ours, redis)]
+            print(f"  server CPU per message over {what}: switchboard {statistics.median(ours):,.0f} ns, redis {statistics.median(redis):,.0f} ns, "
+                  f"ratio {statistics.median(ratios):.2f} (rounds: {rounds(ratios)})")
+        print(f"  messages/s: switchboard {statistics.median(p2p(prefix, 'publishes_per_s')):,.0f}, "
+              f"redis {statistics.median(p2p('redis', 'publishes_per_s')):,.0f}")
     if p2p("switchboard", "publishes_per_s", paced=True):
         rate = [l for l in lines if l.get("rate_target", 0) > 0][0]["rate_target"]
         print(f"paced at {rate:,} messages/s, medians of the rounds (deliveries/s: switchboard "
