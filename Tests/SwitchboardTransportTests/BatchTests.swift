@@ -88,6 +88,21 @@ import Testing
         }
     }
 
+    @Test func aConnectionBusyInOnePassFillsFewLargerBatches() async throws {
+        try await withRawConnection { raw, connection in
+            let gate = park(connection.eventLoop)
+            // 300 frames of 102 bytes: 34 batches of the first size; 4 when each is four times the last.
+            let payloads = (0..<300).map { [UInt8](repeating: UInt8($0 % 256), count: 100) }
+            for payload in payloads { #expect(connection.sendBinary(payload)) }
+            let first = WebSocketConnection.batchCapacity
+            #expect(first + 4 * first + 2 * WebSocketConnection.largestBatchCapacity >= 300 * 102)
+            #expect(connection.queuedBufferCount == 4)
+            gate.signal()
+            for payload in payloads { #expect(raw.readFrame()?.payload == payload) }
+            #expect(await eventually { connection.bufferedBytes == 0 })
+        }
+    }
+
     @Test func aClientsSmallMessagesAreMaskedInBatchesAndArriveInOrder() async throws {
         let handler = RecordingHandler()
         try await withServer(handler: handler) { _, port, group in

@@ -201,6 +201,9 @@ public struct OutboundFrame: @unchecked Sendable {
     struct BatchWriter {
         fileprivate let storage: Unmanaged<Storage>
 
+        /// The bytes the batch was made for.
+        var capacity: Int { storage._withUnsafeGuaranteedRef { $0.header.capacity } }
+
         /// The bytes the batch can still take.
         var room: Int {
             storage._withUnsafeGuaranteedRef { $0.withUnsafeMutablePointerToHeader { $0.pointee.capacity - $0.pointee.count } }

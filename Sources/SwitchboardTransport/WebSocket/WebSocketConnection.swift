@@ -15,10 +15,12 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         var openBatch: OutboundFrame.BatchWriter?
 
         /// The batch to write `count` more bytes into: the open one if it has room, else a new
-        /// one queued after the rest.
+        /// one queued after the rest, four times the size of the one it follows (up to
+        /// `largestBatchCapacity`): a connection busy in one loop pass pays for fewer batches.
         mutating func batch(room count: Int) -> OutboundFrame.BatchWriter {
             if let openBatch, openBatch.room >= count { return openBatch }
-            let batch = OutboundFrame.batch(capacity: WebSocketConnection.batchCapacity)
+            let capacity = openBatch.map { min($0.capacity * 4, WebSocketConnection.largestBatchCapacity) } ?? WebSocketConnection.batchCapacity
+            let batch = OutboundFrame.batch(capacity: capacity)
             frames.append(batch)
             openBatch = batch.batchWriter
             return batch.batchWriter
@@ -75,8 +77,12 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     /// answers and pushes of a busy connection cost one allocation and one write vector per
     /// batch (`sendBinary`, `sendText`, `sendCopy`).
     static let batchedFrameLimit = 256
-    /// The bytes of one batch: within the allocator's per-thread cache for small blocks.
+    /// The bytes of a connection's first batch in a loop pass: within the allocator's per-thread
+    /// cache for small blocks.
     static let batchCapacity = 960
+    /// The bytes of the largest batch, for a connection that filled smaller ones in the same
+    /// pass (a batch is let go of once written).
+    static let largestBatchCapacity = 15_360
     /// A server's binary message of at most this many bytes is copied into the queue's batch by
     /// `sendBinary` (its frame, header included, is at most `batchedFrameLimit`).
     public static var batchedBinaryLimit: Int { batchedFrameLimit - 4 }
