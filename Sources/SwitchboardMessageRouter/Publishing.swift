@@ -84,12 +84,13 @@ struct Publishing: Sendable {
         guard request.payload.count <= limits.payloadMaxBytes,
             Validation.customTypeProblem(request.customType, maxLength: limits.customTypeMaxLength) == nil
         else { return nil }
-        /// The message as receivers get it, on `name` (the channel, or the publisher), stamped now.
+        /// The message as receivers get it, on `name` (the channel, or the publisher), stamped when
+        /// the server read it.
         func message(named name: String) -> LentMessage {
             LentMessage(
                 channelType: request.channelType, channelName: name, payload: request.payload,
                 payloadIsString: request.payloadIsString, publisher: caller.userId, customType: request.customType,
-                timestamp: context.clock.wallMilliseconds)
+                timestamp: request.receivedAt)
         }
         switch request.channelType {
         case .user:

@@ -19,8 +19,9 @@ import SwitchboardTestKit
         return harness
     }
 
-    /// `publish` read in place: its text lent from memory of its own, as a received frame's is.
-    func inPlace<T>(_ publish: Publish, _ body: (PublishInPlace) throws -> T) rethrows -> T {
+    /// `publish` read in place at `receivedAt`: its text lent from memory of its own, as a
+    /// received frame's is.
+    func inPlace<T>(_ publish: Publish, receivedAt: UInt64, _ body: (PublishInPlace) throws -> T) rethrows -> T {
         let payload: [UInt8]
         switch publish.payload {
         case .string(let text): payload = Array(text.utf8)
@@ -33,7 +34,7 @@ import SwitchboardTestKit
                     return try body(
                         PublishInPlace(
                             caller: publish.caller, channelType: publish.channelType, channelName: name, payload: payloadBytes,
-                            payloadIsString: isString, customType: customType))
+                            payloadIsString: isString, customType: customType, receivedAt: receivedAt))
                 }
             }
         }
@@ -49,7 +50,7 @@ import SwitchboardTestKit
             Publish(caller: alice, channelType: .user, channelName: "bob", payload: .string("")),
         ]
         for publish in publishes {
-            #expect(try inPlace(publish) { try harness.bus.answerInPlace($0) } != nil, "\(publish.customType)")
+            #expect(try inPlace(publish, receivedAt: harness.clock.wallMilliseconds) { try harness.bus.answerInPlace($0) } != nil, "\(publish.customType)")
             _ = try await harness.bus.request(publish)
         }
         let got = harness.outbox.messages(to: bob.session)
@@ -62,6 +63,14 @@ import SwitchboardTestKit
         #expect(harness.outbox.messages(to: alice.session).isEmpty)
     }
 
+    @Test func aMessageIsStampedWhenTheServerReadIt() async throws {
+        let harness = await world()
+        let publish = Publish(caller: alice, channelType: .user, channelName: "bob", payload: .string("psst"))
+        let readAt = harness.clock.wallMilliseconds + 1_500
+        #expect(try inPlace(publish, receivedAt: readAt) { try harness.bus.answerInPlace($0) } != nil)
+        #expect(harness.outbox.messages(to: bob.session).map(\.timestamp) == [readAt])
+    }
+
     @Test func aChannelsSubscribersGetWhatTheOwnedPublishWouldDeliver() async throws {
         let harness = await world()
         let channel = String(repeating: "é", count: 64)
@@ -71,7 +80,7 @@ import SwitchboardTestKit
             Publish(caller: alice, channelType: .message, channelName: channel, payload: .binary([0, 1, 255])),
         ]
         for publish in publishes {
-            #expect(try inPlace(publish) { try harness.bus.answerInPlace($0) } != nil)
+            #expect(try inPlace(publish, receivedAt: harness.clock.wallMilliseconds) { try harness.bus.answerInPlace($0) } != nil)
             _ = try await harness.bus.request(publish)
         }
         for receiver in [bob, carol] {
@@ -86,7 +95,7 @@ import SwitchboardTestKit
         // A channel nobody hears takes the publish and delivers nothing.
         let unheard = Publish(caller: alice, channelType: .message, channelName: "empty", payload: .string("x"))
         let before = harness.outbox.receiverLists.count
-        let answered = try inPlace(unheard) { try harness.bus.answerInPlace($0) }
+        let answered = try inPlace(unheard, receivedAt: harness.clock.wallMilliseconds) { try harness.bus.answerInPlace($0) }
         #expect(answered != nil)
         let lists = harness.outbox.receiverLists.dropFirst(before)
         #expect(lists.allSatisfy { $0.isEmpty })
@@ -110,7 +119,7 @@ import SwitchboardTestKit
             Publish(caller: alice, channelType: .stream, channelName: "bob", payload: .string("x")),
         ]
         for publish in declined {
-            #expect(try inPlace(publish) { try harness.bus.answerInPlace($0) } == nil, "\(publish.channelName) \(publish.customType)")
+            #expect(try inPlace(publish, receivedAt: harness.clock.wallMilliseconds) { try harness.bus.answerInPlace($0) } == nil, "\(publish.channelName) \(publish.customType)")
         }
         #expect(harness.outbox.receiverLists.isEmpty)
     }
@@ -119,7 +128,7 @@ import SwitchboardTestKit
         let harness = await world()
         harness.recorder.record(MessagePublished.self, on: harness.bus)
         let publish = Publish(caller: alice, channelType: .user, channelName: "bob", payload: .string("seen"))
-        #expect(try inPlace(publish) { try harness.bus.answerInPlace($0) } == nil)
+        #expect(try inPlace(publish, receivedAt: harness.clock.wallMilliseconds) { try harness.bus.answerInPlace($0) } == nil)
         #expect(harness.outbox.receiverLists.isEmpty)
     }
 
@@ -127,6 +136,6 @@ import SwitchboardTestKit
         let harness = await ModuleHarness(modules: [FakeSessions()])
         let publish = Publish(caller: alice, channelType: .user, channelName: "bob", payload: .string("x"))
         #expect(!harness.bus.hasHandler(PublishInPlace.self))
-        #expect(try inPlace(publish) { try harness.bus.answerInPlace($0) } == nil)
+        #expect(try inPlace(publish, receivedAt: harness.clock.wallMilliseconds) { try harness.bus.answerInPlace($0) } == nil)
     }
 }

@@ -15,6 +15,7 @@ final class LinkHarness: Sendable {
     let clock: ManualClock
     let registry: SessionRegistry<RecordingConnection>
     let hub: ConnectionHub<RecordingConnection>
+    let dispatcher: RequestDispatcher<RecordingConnection>
     /// Records events; call `recorder.record(E.self, on: bus)` for the types of interest.
     let recorder = EventRecorder()
     private let lastConnection = Atomic<UInt64>(0)
@@ -30,7 +31,7 @@ final class LinkHarness: Sendable {
         let log = ServerLog(level: .none)
         let context = ModuleContext(bus: bus, clock: clock, limits: limits, outbox: RegistryOutbox(registry), log: log)
         for module in modules { await module.start(context.labeled(module.name)) }
-        let dispatcher = RequestDispatcher(bus: bus, registry: registry, clock: clock, limits: limits, log: log)
+        dispatcher = RequestDispatcher(bus: bus, registry: registry, clock: clock, limits: limits, log: log)
         hub = ConnectionHub(
             registry: registry, dispatcher: dispatcher, log: log, clock: clock, loginTimeout: loginTimeout,
             refusals: RefusalLog(log: log, clock: clock))
@@ -47,9 +48,10 @@ final class LinkHarness: Sendable {
         send(bytes: frame.encode(), on: link)
     }
 
-    /// Hands the hub `bytes` as a binary message received on `link`.
+    /// Hands the hub `bytes` as a binary message received on `link`, read alone from its socket.
     func send(bytes: [UInt8], on link: ClientLink<RecordingConnection>) {
         bytes.withUnsafeBytes { hub.received($0, on: link) }
+        dispatcher.readEnded(on: link)
     }
 
     /// Logs `userId` in on `link` with request `id`; the login's answer, once it came.

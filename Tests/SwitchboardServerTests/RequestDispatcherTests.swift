@@ -166,6 +166,34 @@ import SwitchboardWire
         harness.stop()
     }
 
+    @Test func theFramesOfOneReadAreStampedByOneReadingOfTheClockAndCountedWhenItEnds() async throws {
+        let publisher = InPlacePublisher(answersInPlace: true)
+        let harness = await LinkHarness(limits: Limits(), modules: [FakeSessions(), publisher])
+        let (connection, link) = harness.connect()
+        #expect(await harness.logIn("alice", on: link)?.loginAccepted != nil)
+        func publish(_ id: UInt32) -> [UInt8] {
+            ClientFrame.publish(id: id, channelType: .user, channel: "bob", message: .string("hi")).encode()
+        }
+        // The first request after a login goes through the request loop.
+        harness.send(bytes: publish(99), on: link)
+        #expect(await connection.answer(to: 99) == .answer(id: 99, .done))
+        let metrics = harness.dispatcher.metrics
+        let (acceptedBefore, usersBefore) = (metrics.answeredAtOnce.succeeded, metrics.publishCount(.user))
+        // One read of two frames, the clock moving between them; then a read of one.
+        let readAt = harness.clock.wallMilliseconds
+        publish(1).withUnsafeBytes { harness.hub.received($0, on: link) }
+        harness.clock.advance(by: .milliseconds(7))
+        publish(2).withUnsafeBytes { harness.hub.received($0, on: link) }
+        harness.dispatcher.readEnded(on: link)
+        #expect(metrics.answeredAtOnce.succeeded == acceptedBefore + 2)
+        #expect(metrics.publishCount(.user) == usersBefore + 2)
+        harness.send(bytes: publish(3), on: link)
+        #expect(await connection.frames(count: 5).suffix(3) == [.answer(id: 1, .done), .answer(id: 2, .done), .answer(id: 3, .done)])
+        #expect(publisher.counts.readAt == [readAt, readAt, readAt + 7])
+        #expect(metrics.answeredAtOnce.succeeded == acceptedBefore + 3)
+        harness.stop()
+    }
+
     @Test func aFrameThatFailsToDecodeIsAnsweredAndTheLinkStaysUsable() async {
         let harness = await LinkHarness()
         let (connection, link) = harness.connect()
@@ -352,6 +380,8 @@ private final class InPlacePublisher: Module, Sendable {
         var inPlace = 0
         var owned = 0
         var lastCustomType = ""
+        /// When the server read each publish offered in place (`receivedAt`).
+        var readAt: [UInt64] = []
     }
     private let state = Mutex(Counts())
     var counts: Counts { state.withLock { $0 } }
@@ -364,6 +394,7 @@ private final class InPlacePublisher: Module, Sendable {
             return state.withLock { counts in
                 counts.offered += 1
                 counts.lastCustomType = customType
+                counts.readAt.append(request.receivedAt)
                 guard answersInPlace else { return nil }
                 counts.inPlace += 1
                 return Done()

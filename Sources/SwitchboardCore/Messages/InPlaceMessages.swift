@@ -14,12 +14,15 @@ public struct PublishInPlace: InPlaceRequest {
     public let payloadIsString: Bool
     /// The custom type as valid UTF-8; empty for none.
     public let customType: UnsafeRawBufferPointer
+    /// When the server read the frame, in milliseconds since 1970 by the server's clock: the
+    /// message's timestamp (read once for the frames of one read from the socket).
+    public let receivedAt: UInt64
 
     /// Creates the request; every byte given must stay as it is until the call that answers it
     /// returns, and text must be valid UTF-8.
     public init(
         caller: Caller, channelType: RtmChannelType, channelName: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer,
-        payloadIsString: Bool, customType: UnsafeRawBufferPointer
+        payloadIsString: Bool, customType: UnsafeRawBufferPointer, receivedAt: UInt64
     ) {
         self.caller = caller
         self.channelType = channelType
@@ -27,6 +30,7 @@ public struct PublishInPlace: InPlaceRequest {
         self.payload = payload
         self.payloadIsString = payloadIsString
         self.customType = customType
+        self.receivedAt = receivedAt
     }
 
     /// The same publish owning copies of its values.

@@ -65,6 +65,12 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
     let socket: Connection
     private let inbox: Mutex<LinkInbox>
     private let loggedIn = Atomic<Bool>(false)
+    // Concurrency proof: `readSlot` is touched only through `withRead`, which
+    // `RequestDispatcher.answerInPlace` and `ConnectionHub.readEnded` call as the link's frames
+    // are handed over and when their read ends: the transport makes both calls for one connection
+    // on its one loop thread, one after another (a test's harness on its one thread likewise), so
+    // accesses never overlap.
+    nonisolated(unsafe) private var readSlot = ReadShare()
 
     /// A link for `socket` whose calls are counted by a copy of `limiter`.
     init(socket: Connection, limiter: CallRateLimiter) {
@@ -78,6 +84,37 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
 
     /// Records the session this link carries. Only `SessionRegistry` calls this, under its lock.
     func setCaller(_ caller: Caller?) { inbox.withLock { $0.caller = caller } }
+
+    // MARK: One read
+
+    /// What the frames of one read from the socket share: the clocks, read for the first frame
+    /// that needs them and not again, and the publishes answered at once, counted into the
+    /// metrics when the read ends (`ConnectionHub.readEnded`): one clock reading and one count a
+    /// read, not one a message.
+    struct ReadShare {
+        /// The monotonic (coarse) time and the wall clock's milliseconds, once read.
+        var clocks: (now: Duration, wallMilliseconds: UInt64)?
+        /// Publishes answered at once and accepted, by channel type (message, user), and refused.
+        var accepted: (message: UInt64, user: UInt64) = (0, 0)
+        var refused: UInt64 = 0
+
+        /// The clocks for this read: read from `clock` the first time.
+        mutating func clocks(from clock: any SwitchboardClock) -> (now: Duration, wallMilliseconds: UInt64) {
+            if let clocks { return clocks }
+            let read = (clock.coarseNow, clock.wallMilliseconds)
+            clocks = read
+            return read
+        }
+
+        /// Counts a publish answered at once on a channel of `type`.
+        mutating func accepted(_ type: RtmChannelType) {
+            if type == .user { accepted.user += 1 } else { accepted.message += 1 }
+        }
+    }
+
+    /// Runs `body` with what this read's frames share; only on the connection's loop thread.
+    @inline(__always)
+    func withRead<Result>(_ body: (inout ReadShare) -> Result) -> Result { body(&readSlot) }
 
     // MARK: Inbox
 

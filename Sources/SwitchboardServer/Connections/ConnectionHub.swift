@@ -124,6 +124,11 @@ extension ConnectionHub: WebSocketHandler where Connection == WebSocketConnectio
         received(bytes, on: unsafeDowncast(context, to: SocketLink.self))
     }
 
+    func webSocketReadEnded(_ connection: WebSocketConnection) {
+        guard let context = connection.handlerContext else { return }
+        dispatcher.readEnded(on: unsafeDowncast(context, to: SocketLink.self))
+    }
+
     func webSocketClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
         closed(connection.id, code: code, reason: reason)
     }

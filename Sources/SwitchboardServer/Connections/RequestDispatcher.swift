@@ -274,25 +274,35 @@ extension RequestDispatcher {
     /// the way to its receiver. `.mustWait` otherwise, saying whether its rate budget was taken:
     /// it then goes on as its owned frame (`view.frame`), through `answerAtOnce` first.
     func answerInPlace(_ view: PublishView, on link: ClientLink<Connection>) -> AtOnceOutcome {
-        guard ChannelBinding.answersInPlace(bus: bus),
+        guard ChannelBinding.answersInPlace(bus: bus) else { return .mustWait(budgetTaken: false) }
+        let clocks = link.withRead { $0.clocks(from: clock) }
+        guard
             let (caller, refusal) = link.callerAnsweringAtOnce(
-                now: clock.coarseNow, taking: PublishView.rateBudget, operation: PublishView.operationName)
+                now: clocks.now, taking: PublishView.rateBudget, operation: PublishView.operationName)
         else { return .mustWait(budgetTaken: false) }
         do throws(RtmError) {
             if let refusal { throw refusal }
-            guard let answer = try ChannelBinding.answerInPlace(view, caller: caller, bus: bus) else {
-                return .mustWait(budgetTaken: true)
-            }
+            guard let answer = try ChannelBinding.answerInPlace(view, caller: caller, receivedAt: clocks.wallMilliseconds, bus: bus)
+            else { return .mustWait(budgetTaken: true) }
             link.reply(.answer(id: view.id, answer))
             if log.writes(.debug) { logAnswer(view.frame, caller: caller, on: link, error: nil) }
-            metrics.published(view.channelType)
-            metrics.answeredAtOnce(succeeded: true)
+            link.withRead { $0.accepted(view.channelType) }
         } catch {
             link.reply(.error(id: view.id, error))
             logAnswer(view.frame, caller: caller, on: link, error: error)
-            metrics.answeredAtOnce(succeeded: false)
+            link.withRead { $0.refused += 1 }
         }
         return .answered
+    }
+
+    /// The frames of one read from `link`'s socket were all handed over: counts the publishes they
+    /// had answered at once and lets the next read read the clocks again.
+    func readEnded(on link: ClientLink<Connection>) {
+        let read = link.withRead { share in
+            defer { share = ClientLink<Connection>.ReadShare() }
+            return share
+        }
+        metrics.answeredAtOnce(accepted: read.accepted, refused: read.refused)
     }
 }
 

@@ -19,12 +19,15 @@ enum ChannelBinding: FeatureBinding {
     /// Whether a module answers publishes read in place (`answerInPlace`).
     static func answersInPlace(bus: EventBus) -> Bool { bus.hasHandler(PublishInPlace.self) }
 
-    /// Carries out a publish read in place when its module answers it so; nil, having done
-    /// nothing, when the module leaves it to `Publish`.
-    static func answerInPlace(_ publish: PublishView, caller: Caller, bus: EventBus) throws(RtmError) -> Answer? {
+    /// Carries out a publish read in place, read at `receivedAt` (the wall clock's milliseconds),
+    /// when its module answers it so; nil, having done nothing, when the module leaves it to
+    /// `Publish`.
+    static func answerInPlace(
+        _ publish: PublishView, caller: Caller, receivedAt: UInt64, bus: EventBus
+    ) throws(RtmError) -> Answer? {
         let request = PublishInPlace(
             caller: caller, channelType: publish.channelType, channelName: publish.channel, payload: publish.message,
-            payloadIsString: publish.messageIsString, customType: publish.customType)
+            payloadIsString: publish.messageIsString, customType: publish.customType, receivedAt: receivedAt)
         return try bus.answerInPlace(request).map { _ in .done }
     }
 

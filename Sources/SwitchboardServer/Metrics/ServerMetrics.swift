@@ -56,6 +56,15 @@ final class ServerMetrics: Sendable {
         if succeeded { atOnceSucceeded.add() } else { atOnceFailed.add() }
     }
 
+    /// Publishes answered at once by the frames of one read (`ClientLink.ReadShare`): `accepted`
+    /// by channel type, and `refused`.
+    func answeredAtOnce(accepted: (message: UInt64, user: UInt64), refused: UInt64) {
+        if accepted.message > 0 { publishes.add(accepted.message, to: .message) }
+        if accepted.user > 0 { publishes.add(accepted.user, to: .user) }
+        if accepted.message + accepted.user > 0 { atOnceSucceeded.add(accepted.message + accepted.user) }
+        if refused > 0 { atOnceFailed.add(refused) }
+    }
+
     /// A message push went to `receivers` sessions.
     @inline(__always)
     func delivered(_ type: RtmChannelType, receivers: Int) {

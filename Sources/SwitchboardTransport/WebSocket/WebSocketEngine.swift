@@ -84,6 +84,7 @@ final class WebSocketEngine: ByteStreamDelegate {
         default: break
         }
         parser.append(bytes)
+        defer { handler.webSocketReadEnded(connection) }
         let now = frameLimiter == nil ? nil : ContinuousClock.now
         let framesBefore = parser.framesParsed
         do {

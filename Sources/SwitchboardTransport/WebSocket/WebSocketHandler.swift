@@ -11,6 +11,10 @@ public protocol WebSocketHandler: Sendable {
     /// read where they were received, without a copy). By default they are copied into a
     /// `WebSocketMessage` for `webSocket(_:received:)`.
     func webSocket(_ connection: WebSocketConnection, receivedBinary bytes: UnsafeRawBufferPointer)
+    /// The messages of one read from the socket have all been handed over (none may have been):
+    /// what a handler does once per read rather than once per message goes here. By default
+    /// nothing.
+    func webSocketReadEnded(_ connection: WebSocketConnection)
     /// The connection stopped being open; no more messages follow. `code` is the peer's close
     /// code when the peer closed (`.noStatusReceived` for a close frame without one), the code
     /// this side sent when it closed (including protocol errors and slow consumers), and nil
@@ -19,6 +23,8 @@ public protocol WebSocketHandler: Sendable {
 }
 
 extension WebSocketHandler {
+    public func webSocketReadEnded(_ connection: WebSocketConnection) {}
+
     public func webSocket(_ connection: WebSocketConnection, receivedBinary bytes: UnsafeRawBufferPointer) {
         webSocket(connection, received: .binary(Array(bytes)))
     }
