@@ -95,7 +95,7 @@ struct Publishing: Sendable {
         switch request.channelType {
         case .user:
             guard Validation.userIdProblem(request.channelName, maxBytes: limits.userIdMaxBytes) == nil,
-                let session = routes.sessions(of: UserKey(caller.app, String(copyingUTF8: request.channelName))).onlyElement
+                let session = onlySession(ofUser: request.channelName, in: caller.app, memo: request.receiverMemo)
             else { return nil }
             context.outbox.deliver(message(named: caller.userId), to: session)
         case .message:
@@ -115,6 +115,12 @@ struct Publishing: Sendable {
             return nil
         }
         return Done()
+    }
+
+    /// The one session of the user `name` of `app`, through the publisher's memo when it has one.
+    private func onlySession(ofUser name: UnsafeRawBufferPointer, in app: AppID, memo: UnsafeMutablePointer<ReceiverMemo>?) -> SessionID? {
+        if let memo { return routes.onlySession(ofUser: name, in: app, memo: &memo.pointee) }
+        return routes.sessions(of: UserKey(app, String(copyingUTF8: name))).onlyElement
     }
 
     /// Forwards a user-channel message whose receiver has no session on this node to the other

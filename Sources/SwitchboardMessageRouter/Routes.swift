@@ -90,6 +90,19 @@ final class Routes: Sendable {
         state.withLock { $0.users.sessions(of: user) }
     }
 
+    /// The one session of the user `name` (UTF-8) of `app`, nil when it has none or several: read
+    /// from `memo` while no session opened or closed since it was filled there, else looked up
+    /// and remembered in it.
+    func onlySession(ofUser name: UnsafeRawBufferPointer, in app: AppID, memo: inout ReceiverMemo) -> SessionID? {
+        state.withLock { state in
+            let generation = state.users.generation
+            if let session = memo.session(of: name, at: generation) { return session }
+            guard let session = state.users.sessions(of: UserKey(app, String(copyingUTF8: name))).onlyElement else { return nil }
+            memo.remember(session, of: name, at: generation)
+            return session
+        }
+    }
+
     /// Starts the view of users' sessions: from now on every session opened or closed on `bus` is
     /// seen as it is published.
     func observeSessions(on bus: EventBus) {

@@ -21,7 +21,9 @@ import SwitchboardTestKit
 
     /// `publish` read in place at `receivedAt`: its text lent from memory of its own, as a
     /// received frame's is.
-    func inPlace<T>(_ publish: Publish, receivedAt: UInt64, _ body: (PublishInPlace) throws -> T) rethrows -> T {
+    func inPlace<T>(
+        _ publish: Publish, receivedAt: UInt64, memo: UnsafeMutablePointer<ReceiverMemo>? = nil, _ body: (PublishInPlace) throws -> T
+    ) rethrows -> T {
         let payload: [UInt8]
         switch publish.payload {
         case .string(let text): payload = Array(text.utf8)
@@ -34,7 +36,8 @@ import SwitchboardTestKit
                     return try body(
                         PublishInPlace(
                             caller: publish.caller, channelType: publish.channelType, channelName: name, payload: payloadBytes,
-                            payloadIsString: isString, customType: customType, receivedAt: receivedAt))
+                            payloadIsString: isString, customType: customType, receivedAt: receivedAt,
+                            receiverMemo: memo))
                 }
             }
         }
@@ -61,6 +64,36 @@ import SwitchboardTestKit
             #expect(got[2 * index].channelName == "alice" && got[2 * index].publisher == "alice")
         }
         #expect(harness.outbox.messages(to: alice.session).isEmpty)
+    }
+
+    @Test func aPublishersMemoOfItsReceiverHoldsOnlyWhileNobodyLogsInOrOut() async throws {
+        let harness = await world()
+        let memo = UnsafeMutablePointer<ReceiverMemo>.allocate(capacity: 1)
+        memo.initialize(to: ReceiverMemo())
+        defer { memo.deinitialize(count: 1).deallocate() }
+        /// Publishes `text` to `receiver` in place through the memo; whether it was answered so.
+        func send(_ text: String, to receiver: String) throws -> Bool {
+            let publish = Publish(caller: alice, channelType: .user, channelName: receiver, payload: .string(text))
+            return try inPlace(publish, receivedAt: harness.clock.wallMilliseconds, memo: memo) { try harness.bus.answerInPlace($0) } != nil
+        }
+        #expect(try send("1", to: "bob"))
+        #expect(try send("2", to: "bob"))
+        // Another receiver of the same length, then back: each found as it is.
+        #expect(try send("3", to: "eve") == false)
+        #expect(try send("4", to: "bob"))
+        // Bob moves to another session: the memo no longer holds, his new session gets the next.
+        harness.bus.publish(SessionClosed(caller: bob, reason: .logout))
+        #expect(try send("5", to: "bob") == false)
+        let bobAgain = Caller(app: "app", userId: "bob", session: SessionID(9))
+        harness.bus.publish(SessionOpened(caller: bobAgain))
+        #expect(try send("6", to: "bob"))
+        // A second session of his: several now, left to `Publish`.
+        harness.bus.publish(SessionOpened(caller: Caller(app: "app", userId: "bob", session: SessionID(10))))
+        #expect(try send("7", to: "bob") == false)
+        func texts(_ session: SessionID) -> [MessagePayload] { harness.outbox.messages(to: session).map(\.payload) }
+        #expect(texts(bob.session) == [.string("1"), .string("2"), .string("4")])
+        #expect(texts(bobAgain.session) == [.string("6")])
+        #expect(texts(SessionID(10)).isEmpty)
     }
 
     @Test func aMessageIsStampedWhenTheServerReadIt() async throws {

@@ -6,6 +6,9 @@ public struct UserSessions: Sendable {
     private var onlineUsers: [AppID: Int] = [:]
     /// How many sessions each app has; apps with none are left out.
     public private(set) var sessionsByApp: [AppID: Int] = [:]
+    /// Counts the changes: any session opened or closed since a reading makes it another
+    /// (from 1, so that 0 is never one; see `ReceiverMemo`).
+    public private(set) var generation: UInt64 = 1
 
     /// Nobody is online.
     public init() {}
@@ -15,6 +18,7 @@ public struct UserSessions: Sendable {
     public mutating func open(_ caller: Caller) -> Bool {
         let first = users[caller.user] == nil
         guard users[caller.user, default: []].insert(caller.session) else { return false }
+        generation += 1
         sessionsByApp[caller.app, default: 0] += 1
         if first { onlineUsers[caller.app, default: 0] += 1 }
         return first
@@ -25,6 +29,7 @@ public struct UserSessions: Sendable {
     public mutating func close(_ caller: Caller) -> Bool {
         guard users[caller.user]?.contains(caller.session) == true else { return false }
         users.remove(caller.session, fromSetAt: caller.user)
+        generation += 1
         sessionsByApp[caller.app, default: 1] -= 1
         if sessionsByApp[caller.app] == 0 { sessionsByApp[caller.app] = nil }
         guard users[caller.user] == nil else { return false }

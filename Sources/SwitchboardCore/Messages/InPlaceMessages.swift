@@ -17,12 +17,16 @@ public struct PublishInPlace: InPlaceRequest {
     /// When the server read the frame, in milliseconds since 1970 by the server's clock: the
     /// message's timestamp (read once for the frames of one read from the socket).
     public let receivedAt: UInt64
+    /// What the publisher's connection remembers of the receiver of its last user-channel
+    /// publish, for the handler to read and fill (`ReceiverMemo`); nil for none.
+    public let receiverMemo: UnsafeMutablePointer<ReceiverMemo>?
 
     /// Creates the request; every byte given must stay as it is until the call that answers it
     /// returns, and text must be valid UTF-8.
     public init(
         caller: Caller, channelType: RtmChannelType, channelName: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer,
-        payloadIsString: Bool, customType: UnsafeRawBufferPointer, receivedAt: UInt64
+        payloadIsString: Bool, customType: UnsafeRawBufferPointer, receivedAt: UInt64,
+        receiverMemo: UnsafeMutablePointer<ReceiverMemo>? = nil
     ) {
         self.caller = caller
         self.channelType = channelType
@@ -31,6 +35,7 @@ public struct PublishInPlace: InPlaceRequest {
         self.payloadIsString = payloadIsString
         self.customType = customType
         self.receivedAt = receivedAt
+        self.receiverMemo = receiverMemo
     }
 
     /// The same publish owning copies of its values.
@@ -38,6 +43,56 @@ public struct PublishInPlace: InPlaceRequest {
         Publish(
             caller: caller, channelType: channelType, channelName: String(copyingUTF8: channelName),
             payload: MessagePayload(copying: payload, isString: payloadIsString), customType: String(copyingUTF8: customType))
+    }
+}
+
+/// The receiver of a connection's last user-channel publish read in place, and its one session,
+/// as they were while the user sessions were at `generation`: a connection publishing to one
+/// user over and over finds the session without a lookup while nobody logs in or out. Only the
+/// module answering `PublishInPlace` reads and fills it, on the connection's thread.
+public struct ReceiverMemo {
+    /// The user sessions' generation it was filled at (`UserSessions.generation`; 0: empty).
+    public private(set) var generation: UInt64 = 0
+    /// The receiver's user id, as UTF-8.
+    private var receiver: [UInt8] = []
+    /// The receiver's one session.
+    public private(set) var session = SessionID(0)
+
+    /// Nothing remembered.
+    public init() {}
+
+    /// The session remembered for the user `name` at `generation`; nil when it holds another
+    /// user, or was filled at another generation.
+    public func session(of name: UnsafeRawBufferPointer, at generation: UInt64) -> SessionID? {
+        guard self.generation == generation, receiver.count == name.count else { return nil }
+        return receiver.withUnsafeBytes { Self.same($0, name) } ? session : nil
+    }
+
+    /// Whether `left` and `right`, of one length, hold the same bytes: compared 8 at a time.
+    private static func same(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+        guard let a = left.baseAddress, let b = right.baseAddress else { return left.count == right.count }
+        var offset = 0
+        while offset + 8 <= left.count {
+            guard a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            else { return false }
+            offset += 8
+        }
+        while offset < left.count {
+            guard a.load(fromByteOffset: offset, as: UInt8.self) == b.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// Remembers `session` as the one session of the user `name` at `generation`.
+    public mutating func remember(_ session: SessionID, of name: UnsafeRawBufferPointer, at generation: UInt64) {
+        if receiver.count == name.count {
+            receiver.withUnsafeMutableBytes { $0.copyMemory(from: name) }
+        } else {
+            receiver = Array(name.bindMemory(to: UInt8.self))
+        }
+        self.session = session
+        self.generation = generation
     }
 }
 

@@ -69,8 +69,12 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
     // `RequestDispatcher.answerInPlace` and `ConnectionHub.readEnded` call as the link's frames
     // are handed over and when their read ends: the transport makes both calls for one connection
     // on its one loop thread, one after another (a test's harness on its one thread likewise), so
-    // accesses never overlap.
-    nonisolated(unsafe) private var readSlot = ReadShare()
+    // accesses never overlap: not checked for exclusivity at run time (a check per frame, and its
+    // thread-local lookup, cost more than what the share saves).
+    @exclusivity(unchecked) nonisolated(unsafe) private var readSlot = ReadShare()
+    // Concurrency proof: as `readSlot`'s; `memoSlot` is reached only through `withReceiverMemo`,
+    // which `RequestDispatcher.answerInPlace` calls on the connection's loop thread.
+    @exclusivity(unchecked) nonisolated(unsafe) private var memoSlot = ReceiverMemo()
 
     /// A link for `socket` whose calls are counted by a copy of `limiter`.
     init(socket: Connection, limiter: CallRateLimiter) {
@@ -115,6 +119,13 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
     /// Runs `body` with what this read's frames share; only on the connection's loop thread.
     @inline(__always)
     func withRead<Result>(_ body: (inout ReadShare) -> Result) -> Result { body(&readSlot) }
+
+    /// Runs `body` with the link's memo of its last user-channel receiver (`ReceiverMemo`), valid
+    /// during the call; only on the connection's loop thread.
+    @inline(__always)
+    func withReceiverMemo<Result>(_ body: (UnsafeMutablePointer<ReceiverMemo>) throws(RtmError) -> Result) throws(RtmError) -> Result {
+        try withUnsafeMutablePointer(to: &memoSlot) { (memo) throws(RtmError) -> Result in try body(memo) }
+    }
 
     // MARK: Inbox
 

@@ -282,8 +282,10 @@ extension RequestDispatcher {
         else { return .mustWait(budgetTaken: false) }
         do throws(RtmError) {
             if let refusal { throw refusal }
-            guard let answer = try ChannelBinding.answerInPlace(view, caller: caller, receivedAt: clocks.wallMilliseconds, bus: bus)
-            else { return .mustWait(budgetTaken: true) }
+            let answered = try link.withReceiverMemo { (memo) throws(RtmError) in
+                try ChannelBinding.answerInPlace(view, caller: caller, receivedAt: clocks.wallMilliseconds, receiverMemo: memo, bus: bus)
+            }
+            guard let answer = answered else { return .mustWait(budgetTaken: true) }
             link.reply(.answer(id: view.id, answer))
             if log.writes(.debug) { logAnswer(view.frame, caller: caller, on: link, error: nil) }
             link.withRead { $0.accepted(view.channelType) }

@@ -21,13 +21,14 @@ enum ChannelBinding: FeatureBinding {
 
     /// Carries out a publish read in place, read at `receivedAt` (the wall clock's milliseconds),
     /// when its module answers it so; nil, having done nothing, when the module leaves it to
-    /// `Publish`.
+    /// `Publish`. `receiverMemo` is the publisher's connection's (`ReceiverMemo`).
     static func answerInPlace(
-        _ publish: PublishView, caller: Caller, receivedAt: UInt64, bus: EventBus
+        _ publish: PublishView, caller: Caller, receivedAt: UInt64, receiverMemo: UnsafeMutablePointer<ReceiverMemo>, bus: EventBus
     ) throws(RtmError) -> Answer? {
         let request = PublishInPlace(
             caller: caller, channelType: publish.channelType, channelName: publish.channel, payload: publish.message,
-            payloadIsString: publish.messageIsString, customType: publish.customType, receivedAt: receivedAt)
+            payloadIsString: publish.messageIsString, customType: publish.customType, receivedAt: receivedAt,
+            receiverMemo: receiverMemo)
         return try bus.answerInPlace(request).map { _ in .done }
     }
 
