@@ -209,6 +209,7 @@ public struct MessagePackBufferWriter: MessagePackOutput {
         count += 1
     }
 
+    @inline(__always)
     public mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
         precondition(bytes.count <= buffer.count - count, "MessagePack output past its buffer")
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
