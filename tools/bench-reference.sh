@@ -8,7 +8,8 @@
 #   and paced;
 # - fan-out: switchboard-bench --scenario fanout against Redis pub/sub and against nats-server
 #   (tools/reference/redis_fanout.c and nats_fanout.c: one publisher, 100 subscribers of one
-#   channel, 100-byte messages, 64 unanswered publishes).
+#   channel, 100-byte messages, 64 unanswered publishes), Switchboard a second time from the same
+#   C program (tools/reference/switchboard_fanout.c).
 # On a machine whose speed changes by the hour, the ratio of the costs is what stays comparable.
 #
 #   tools/bench-reference.sh [rounds] [kind]   # 5 rounds by default; kind: all (default), p2p or fanout
@@ -16,7 +17,7 @@
 #   ROUNDS_KIND=fanout tools/bench-reference.sh 5   # the same as `tools/bench-reference.sh 5 fanout`
 #   PIN=0 tools/bench-reference.sh             # server and load generator not pinned to a core each
 #
-# A round takes about 42 s of point-to-point (18 s with P2P_RATE=0) and 22 s of fan-out. Needs gcc and redis-server
+# A round takes about 42 s of point-to-point (18 s with P2P_RATE=0) and 30 s of fan-out. Needs gcc and redis-server
 # (Debian: apt-get install -y redis-server), and for the fan-out rounds nats-server
 # (apt-get install -y nats-server). The servers listen on free loopback ports (BENCH_PORT,
 # BENCH_REDIS_PORT, BENCH_NATS_PORT choose them) and are stopped by their PIDs. Prints how fast
@@ -64,7 +65,7 @@ trap 'stop_server; stop_reference; rm -rf "$WORK"' EXIT
 # Pinned: servers on core 0, load generators on core 1.
 SERVER_CORE="" SERVER_PIN=() LOAD_PIN=()
 if [[ "$PIN" == 1 ]]; then SERVER_CORE=0 SERVER_PIN=(taskset -c 0) LOAD_PIN=(taskset -c 1); fi
-for generator in redis_p2p switchboard_p2p redis_fanout nats_fanout hostcheck; do
+for generator in redis_p2p switchboard_p2p redis_fanout nats_fanout switchboard_fanout hostcheck; do
     gcc -O2 -Wall -Wextra -o "$WORK/$generator" "tools/reference/$generator.c"
 done
 # How fast the machine is now (tools/reference/hostcheck.c), on the server's core when pinned.
@@ -140,6 +141,12 @@ for round in $(seq "$ROUNDS"); do
         "${LOAD_PIN[@]}" "$BENCH" --url "ws://127.0.0.1:$PORT" --server-pid "$SERVER_PID" --label switchboard \
             --scenario fanout --publishers 1 --rate 0 "${FANOUT_TRAFFIC[@]}" | tee -a "$RESULTS"
         stop_server
+        # The same traffic from the C client (tools/reference/switchboard_fanout.c), the program
+        # that drives Redis and NATS.
+        start_server "$SERVER" $SERVER_CORE
+        "${LOAD_PIN[@]}" "$WORK/switchboard_fanout" --port "$PORT" --server-pid "$SERVER_PID" --label "c:switchboard" \
+            "${FANOUT_TRAFFIC[@]}" | tee -a "$RESULTS"
+        stop_server
 
         start_redis
         "${LOAD_PIN[@]}" "$WORK/redis_fanout" --port "$REDIS_PORT" --server-pid "$REFERENCE_PID" --label "$REDIS_LABEL" \
@@ -201,18 +208,22 @@ if sys.argv[5] == "1":
     def medians(server, key): return statistics.median(r[server][key] for r in fanout_rounds if r.get(server, {}).get(key))
     print(f"fan-out (1 publisher, 100 subscribers, 100 B, 64 unanswered): commit {sys.argv[2]}, {pinned}, "
           f"{len(fanout_rounds)} rounds; medians of the rounds")
-    for key, what in (("server_cpu_ns_per_delivery", "the run"), ("server_cpu_ns_per_delivery_fastest_second", "its fastest second")):
-        complete = [r for r in fanout_rounds if all(r.get(s, {}).get(key) for s in ("switchboard", "redis", "nats"))]
-        ours = [r["switchboard"][key] for r in complete]
-        by_redis = [a / r["redis"][key] for a, r in zip(ours, complete)]
-        by_nats = [a / r["nats"][key] for a, r in zip(ours, complete)]
-        by_better = [a / min(r["redis"][key], r["nats"][key]) for a, r in zip(ours, complete)]
-        print(f"server CPU per delivery over {what}: switchboard {medians('switchboard', key):,.0f} ns, "
-              f"redis {medians('redis', key):,.0f} ns, nats {medians('nats', key):,.0f} ns")
-        print(f"  switchboard / redis {statistics.median(by_redis):.2f} (rounds: {rounds(by_redis)})")
-        print(f"  switchboard / nats {statistics.median(by_nats):.2f} (rounds: {rounds(by_nats)})")
-        print(f"  switchboard / the better of the two {statistics.median(by_better):.2f} (rounds: {rounds(by_better)})")
-    print(f"deliveries/s: switchboard {medians('switchboard', 'deliveries_per_s'):,.0f}, "
+    for client, ours_key in (("switchboard-bench", "switchboard"), ("the C client, as Redis and NATS are", "c:switchboard")):
+        if not any(r.get(ours_key) for r in fanout_rounds): continue
+        print(f"switchboard driven by {client}:")
+        for key, what in (("server_cpu_ns_per_delivery", "the run"), ("server_cpu_ns_per_delivery_fastest_second", "its fastest second")):
+            complete = [r for r in fanout_rounds if all(r.get(s, {}).get(key) for s in (ours_key, "redis", "nats"))]
+            ours = [r[ours_key][key] for r in complete]
+            by_redis = [a / r["redis"][key] for a, r in zip(ours, complete)]
+            by_nats = [a / r["nats"][key] for a, r in zip(ours, complete)]
+            by_better = [a / min(r["redis"][key], r["nats"][key]) for a, r in zip(ours, complete)]
+            print(f"  server CPU per delivery over {what}: switchboard {medians(ours_key, key):,.0f} ns, "
+                  f"redis {medians('redis', key):,.0f} ns, nats {medians('nats', key):,.0f} ns")
+            print(f"    switchboard / redis {statistics.median(by_redis):.2f} (rounds: {rounds(by_redis)})")
+            print(f"    switchboard / nats {statistics.median(by_nats):.2f} (rounds: {rounds(by_nats)})")
+            print(f"    switchboard / the better of the two {statistics.median(by_better):.2f} (rounds: {rounds(by_better)})")
+    print(f"deliveries/s: switchboard {medians('switchboard', 'deliveries_per_s'):,.0f} "
+          f"({medians('c:switchboard', 'deliveries_per_s') if any(r.get('c:switchboard') for r in fanout_rounds) else 0:,.0f} from the C client), "
           f"redis {medians('redis', 'deliveries_per_s'):,.0f}, nats {medians('nats', 'deliveries_per_s'):,.0f}")
     runs_of_round = [l for r in fanout_rounds for l in r.values()]
     loads = [l["loadavg_1m"] for l in runs_of_round]

@@ -1,7 +1,7 @@
 /*
  * The fan-out scenario of switchboard-bench (`--scenario fanout --publishers 1`), driven against
- * a reference broker whose protocol a `struct fanout_protocol` describes (redis_fanout.c,
- * nats_fanout.c): one publisher connection sends PAYLOAD-byte messages to one channel, keeping
+ * a broker whose protocol a `struct fanout_protocol` describes (redis_fanout.c, nats_fanout.c,
+ * switchboard_fanout.c): one publisher connection sends PAYLOAD-byte messages to one channel, keeping
  * WINDOW of them unanswered, and SUBSCRIBERS connections subscribed to that channel receive each.
  *
  * After the measured window the publisher stops, waits for its answers and for every
@@ -41,6 +41,9 @@ struct fanout_protocol {
      * `reply` what it asks for (a PING's PONG); prints what is wrong and exits 1 for an answer or
      * delivery that is not the one expected, an error above all. */
     size_t (*other)(const char *bytes, size_t length, struct bytes *reply);
+    /* How many bytes at the end of each delivery differ from one to the next and are not
+     * compared (Switchboard's timestamp); 0 for none. */
+    size_t varying_tail;
 };
 
 struct fanout_peer {
@@ -51,20 +54,21 @@ struct fanout_peer {
     uint64_t count;
 };
 
-/* Counts the expected records (`expected`) at the start of `p->in`, hands anything else to the
- * protocol, and drops what it read. */
-static inline void fanout_parse(struct fanout_peer *p, const struct bytes *expected, const struct fanout_protocol *protocol) {
-    size_t position = 0;
+/* Counts the expected records (`expected`, all but its last `tail` bytes compared) at the start
+ * of `p->in`, hands anything else to the protocol, and drops what it read. */
+static inline void fanout_parse(struct fanout_peer *p, const struct bytes *expected, size_t tail,
+                                const struct fanout_protocol *protocol) {
+    size_t position = 0, compared = expected->used - tail;
     for (;;) {
         size_t remaining = p->in.used - position;
         const char *at = p->in.data + position;
         if (remaining >= expected->used) {
-            if (memcmp(at, expected->data, expected->used) == 0) {
+            if (memcmp(at, expected->data, compared) == 0) {
                 position += expected->used;
                 p->count++;
                 continue;
             }
-        } else if (memcmp(at, expected->data, remaining) == 0) {
+        } else if (memcmp(at, expected->data, remaining < compared ? remaining : compared) == 0) {
             break; /* cut by the read (or nothing left) */
         }
         size_t length = protocol->other(at, remaining, &p->out);
@@ -172,7 +176,7 @@ static inline int run_fanout(int argc, char **argv, const struct fanout_protocol
                     return 2;
                 }
                 uint64_t before = p->count;
-                fanout_parse(p, p->is_publisher ? &answer : &delivery, protocol);
+                fanout_parse(p, p->is_publisher ? &answer : &delivery, p->is_publisher ? 0 : protocol->varying_tail, protocol);
                 if (!p->is_publisher) delivered += p->count - before;
             }
             if (p->out.used > 0 && flush_out(p->fd, &p->out) < 0) {

@@ -21,6 +21,7 @@
  *                   [--rate 0] [--duration 5] [--warmup 1] [--label NAME]
  */
 #include "p2p.h"
+#include "switchboard.h"
 
 struct connection {
     int fd;
@@ -38,107 +39,10 @@ static int paced, recording;
 static struct connection *connections;
 static int window_size;
 
-/* MessagePack: a string of at most 31 bytes (fixstr). */
-static void put_string(struct bytes *b, const char *text) {
-    char header = (char)(0xa0 | strlen(text));
-    append(b, &header, 1);
-    append(b, text, strlen(text));
-}
-
-/* Appends `message` to `out` as one masked binary WebSocket frame. */
-static void append_frame(struct bytes *out, const char *message, size_t length) {
-    static const unsigned char mask[4] = {0x5a, 0x17, 0xc3, 0x9e};
-    unsigned char header[8];
-    size_t header_length;
-    header[0] = 0x82; /* FIN, binary */
-    if (length < 126) {
-        header[1] = (unsigned char)(0x80 | length);
-        header_length = 2;
-    } else {
-        if (length > 0xffff) fail("frame too large");
-        header[1] = 0x80 | 126;
-        header[2] = (unsigned char)(length >> 8);
-        header[3] = (unsigned char)length;
-        header_length = 4;
-    }
-    append(out, (const char *)header, header_length);
-    append(out, (const char *)mask, 4);
-    size_t start = out->used;
-    append(out, message, length);
-    for (size_t index = 0; index < length; index++) out->data[start + index] ^= (char)mask[index % 4];
-}
-
-/*
- * The next complete server frame in `in` from `at` (unmasked): its payload's start and length,
- * and the index after it; 0 when the frame is cut.
- */
-static size_t next_frame(const struct bytes *in, size_t at, size_t *payload, size_t *length) {
-    if (in->used - at < 2) return 0;
-    const unsigned char *bytes = (const unsigned char *)in->data + at;
-    size_t size = bytes[1] & 0x7f, header = 2;
-    if (size == 126) {
-        if (in->used - at < 4) return 0;
-        size = (size_t)bytes[2] << 8 | bytes[3];
-        header = 4;
-    } else if (size == 127) {
-        if (in->used - at < 10) return 0;
-        size = 0;
-        for (int index = 2; index < 10; index++) size = size << 8 | bytes[index];
-        header = 10;
-    }
-    if (size > (size_t)1 << 30) fail("a frame over a gigabyte");
-    if (in->used - at < header + size) return 0;
-    *payload = at + header;
-    *length = size;
-    return at + header + size;
-}
-
-/* Connects, upgrades to WebSocket and logs in as `user`; leaves what followed the answer in `in`. */
+/* Connects and logs in as `user` (switchboard.h); leaves what followed the answer in `in`. */
 static void open_user(struct connection *c, int port, const char *user) {
     c->fd = connect_to(port);
-    char request[256];
-    int length = snprintf(request, sizeof request,
-                          "GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-                          "Sec-WebSocket-Protocol: switchboard.v1\r\n\r\n",
-                          port);
-    write_all_blocking(c->fd, request, (size_t)length);
-    for (;;) {
-        char chunk[4096];
-        ssize_t received = read(c->fd, chunk, sizeof chunk);
-        if (received <= 0) fail("handshake");
-        append(&c->in, chunk, (size_t)received);
-        char *end = memmem(c->in.data, c->in.used, "\r\n\r\n", 4);
-        if (!end) continue;
-        if (c->in.used < 12 || memcmp(c->in.data + 9, "101", 3) != 0) fail("the server refused the upgrade");
-        consume(&c->in, (size_t)(end + 4 - c->in.data));
-        break;
-    }
-    struct bytes login = {0};
-    append(&login, "\x87", 1);
-    put_string(&login, "t"), put_string(&login, "login");
-    put_string(&login, "id"), append(&login, "\x01", 1);
-    put_string(&login, "appId"), put_string(&login, "bench");
-    put_string(&login, "userId"), put_string(&login, user);
-    put_string(&login, "token"), put_string(&login, "");
-    put_string(&login, "heartbeatInterval"), append(&login, "\xcd\x07\x08", 3); /* 1800 s, as switchboard-bench */
-    put_string(&login, "presenceTimeout"), append(&login, "\x00", 1);
-    struct bytes frame = {0};
-    append_frame(&frame, login.data, login.used);
-    write_all_blocking(c->fd, frame.data, frame.used);
-    free(login.data), free(frame.data);
-    for (;;) {
-        size_t payload, size, next = next_frame(&c->in, 0, &payload, &size);
-        if (next) {
-            if (!memmem(c->in.data + payload, size, "\xa7loginOk", 8)) fail("login refused");
-            consume(&c->in, next);
-            return;
-        }
-        char chunk[4096];
-        ssize_t received = read(c->fd, chunk, sizeof chunk);
-        if (received <= 0) fail("login");
-        append(&c->in, chunk, (size_t)received);
-    }
+    open_switchboard(c->fd, &c->in, user);
 }
 
 /* The publish request from a user to `partner`, its payload `payload_size` letters. */
@@ -150,11 +54,11 @@ static void make_publish(struct connection *c, const char *partner) {
     put_string(p, "channelType"), append(p, "\x03", 1);
     put_string(p, "channel"), put_string(p, partner);
     put_string(p, "message");
-    if (payload_size > 0xff) fail("payload too large");
-    unsigned char header[2] = {0xc4, (unsigned char)payload_size};
-    append(p, (const char *)header, 2);
-    c->payload_at = p->used;
-    for (size_t index = 0; index < payload_size; index++) append(p, &"abcdefghijklmnopqrstuvwxyz"[index % 26], 1);
+    char letters[256];
+    if (payload_size > sizeof letters - 1) fail("payload too large");
+    for (size_t index = 0; index < payload_size; index++) letters[index] = "abcdefghijklmnopqrstuvwxyz"[index % 26];
+    put_binary(p, letters, payload_size);
+    c->payload_at = p->used - payload_size;
 }
 
 /* Queues one publish, stamped with the time now when paced, and writes. */
