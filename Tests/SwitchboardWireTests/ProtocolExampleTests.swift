@@ -37,8 +37,8 @@ struct ProtocolExampleTests {
         (.message(MessageDelivery(
             channelType: .message, channelName: "room", payload: .string("hi"), publisher: "alice", customType: "",
             timestamp: 1_764_400_000_123)),
-         "88a174a76d657373616765ab6368616e6e656c5479706501a76368616e6e656ca4726f6f6da5746f706963a0a76d6573736167"
-         + "65a26869a97075626c6973686572a5616c696365aa637573746f6d54797065a0a974696d657374616d70cf0000019ace6f6c7b"),
+         "86a174a76d657373616765ab6368616e6e656c5479706501a76368616e6e656ca4726f6f6da76d657373616765a26869a97075"
+         + "626c6973686572a5616c696365a974696d657374616d70cf0000019ace6f6c7b"),
         (.error(id: 4, RtmError(.channelReceiverOffline, operation: "publish", reason: "bob is offline")),
          "85a174a56572726f72a2696404a4636f6465d1d4e7a96f7065726174696f6ea77075626c697368a6726561736f6eae626f6220"
          + "6973206f66666c696e65"),

@@ -57,6 +57,27 @@ struct ServerFrameTests {
         }
     }
 
+    @Test("a message push leaves out an empty topic and an empty custom type, and reads back the same")
+    func anEmptyTopicAndCustomTypeAreLeftOut() throws {
+        /// The keys of the encoded push, in order.
+        func keys(_ delivery: MessageDelivery) throws -> [String] {
+            guard case .map(let pairs) = try MessagePackValue.decode(Wire.encodePush(.message(delivery))) else { return [] }
+            return pairs.compactMap { if case .string(let key) = $0.key { key } else { nil } }
+        }
+        let plain = Self.delivery(.string("hi"))
+        #expect(try keys(plain) == ["t", "channelType", "channel", "message", "publisher", "timestamp"])
+        let typed = MessageDelivery(
+            channelType: .user, channelName: "alice", payload: .string("hi"), publisher: "alice", customType: "c", timestamp: 1)
+        #expect(try keys(typed) == ["t", "channelType", "channel", "message", "publisher", "customType", "timestamp"])
+        let topical = MessageDelivery(
+            channelType: .stream, channelName: "s", channelTopic: "t", payload: .string("hi"), publisher: "p", customType: "", timestamp: 1)
+        #expect(try keys(topical) == ["t", "channelType", "channel", "topic", "message", "publisher", "timestamp"])
+        for delivery in [plain, typed, topical] {
+            #expect(try ServerFrame.decode(Wire.encodePush(.message(delivery))) == .message(delivery))
+            #expect(Wire.encodedSize(of: .message(delivery)) == Wire.encodePush(.message(delivery)).count)
+        }
+    }
+
     @Test("a message written into memory of its exact size is its encoded push", arguments: [
         delivery(.binary(ClientFrameTests.thirtyTwoKiB)), delivery(.string("")), delivery(.binary([]), type: .user),
         MessageDelivery(

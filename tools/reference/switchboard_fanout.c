@@ -51,17 +51,16 @@ static struct bytes switchboard_publish(const char *channel, const char *payload
     return frame;
 }
 
-/* The push, keys in the server's order, its timestamp (uint 64) zero: compared all but that. */
+/* The push, keys in the server's order (no topic or custom type: both empty, docs/PROTOCOL.md
+ * §4.4), its timestamp (uint 64) zero: compared all but that. */
 static struct bytes switchboard_delivery(const char *channel, const char *payload, size_t length) {
     struct bytes push = {0}, frame = {0};
-    append(&push, "\x88", 1);
+    append(&push, "\x86", 1);
     put_string(&push, "t"), put_string(&push, "message");
     put_string(&push, "channelType"), append(&push, "\x01", 1);
     put_string(&push, "channel"), put_string(&push, channel);
-    put_string(&push, "topic"), put_string(&push, "");
     put_string(&push, "message"), put_binary(&push, payload, length);
     put_string(&push, "publisher"), put_string(&push, "publisher");
-    put_string(&push, "customType"), put_string(&push, "");
     put_string(&push, "timestamp"), append(&push, "\xcf\0\0\0\0\0\0\0\0", 9);
     append_frame_header(&frame, push.used, 0);
     append(&frame, push.data, push.used);

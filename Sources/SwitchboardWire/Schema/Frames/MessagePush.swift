@@ -23,42 +23,56 @@ extension MessagePushFields {
     /// The bytes `encodeFrame(into:)` writes, exactly: a push kept for a resume holds no slack.
     var encodedSize: Int {
         func string(_ value: String) -> Int { MessagePackSize.string(utf8Count: value.utf8.count) }
-        return MessagePushKeys.shared.bytes.count + MessagePackSize.uint(UInt64(channelType.rawValue)) + string(channelName)
-            + string(channelTopic) + payloadSize + string(publisher) + customTypeSize + MessagePackSize.uint(timestamp)
+        let keys = MessagePushKeys.shared
+        var size = 1 + keys.always + MessagePackSize.uint(UInt64(channelType.rawValue)) + string(channelName) + payloadSize
+            + string(publisher) + MessagePackSize.uint(timestamp)
+        if !channelTopic.isEmpty { size += keys.topicSize + string(channelTopic) }
+        if customTypeSize > 1 { size += keys.customTypeSize + customTypeSize }
+        return size
     }
 
     /// Encoded in one pass: this runs once per publish, usually straight into the frame's memory.
+    /// An empty topic and an empty custom type are left out (docs/PROTOCOL.md §4.4: absent means
+    /// `""`), so a push outside stream channels without a custom type is 19 bytes shorter.
     func encodeFrame<Output: MessagePackOutput>(into writer: inout Output) {
+        let hasTopic = !channelTopic.isEmpty
+        // A custom type's encoded size is 1 (its string header) when it is empty.
+        let hasCustomType = customTypeSize > 1
+        writer.writeMapHeader(6 + (hasTopic ? 1 : 0) + (hasCustomType ? 1 : 0))
         // Through the global in place: a copy of the keys would count references to their array.
         let ends = MessagePushKeys.shared.ends
         MessagePushKeys.shared.bytes.withUnsafeBytes { keys in
             func key(_ range: Range<Int>) { writer.append(contentsOf: UnsafeRawBufferPointer(rebasing: keys[range])) }
             key(0..<ends.0); writer.writeInt(Int64(channelType.rawValue))
             key(ends.0..<ends.1); writer.writeString(channelName)
-            key(ends.1..<ends.2); writer.writeString(channelTopic)
+            if hasTopic { key(ends.1..<ends.2); writer.writeString(channelTopic) }
             key(ends.2..<ends.3); writePayload(into: &writer)
             key(ends.3..<ends.4); writer.writeString(publisher)
-            key(ends.4..<ends.5); writeCustomType(into: &writer)
+            if hasCustomType { key(ends.4..<ends.5); writeCustomType(into: &writer) }
             key(ends.5..<ends.6); writer.writeUInt(timestamp)
         }
     }
 }
 
-/// What every message frame has, encoded once: the map header with `"t": "message"` and each
-/// key, so a frame is its values written between these.
+/// What every message frame has, encoded once: `"t": "message"` and each key, so a frame is its
+/// map header and its values written between these.
 struct MessagePushKeys: Sendable {
     /// The fixed parts, one after another.
     let bytes: [UInt8]
     /// Where each part ends in `bytes`: before the channel type, the channel, the topic, the
     /// message, the publisher, the custom type and the timestamp.
     let ends: (Int, Int, Int, Int, Int, Int, Int)
+    /// The bytes of the parts every push has (all but the topic's and the custom type's keys).
+    let always: Int
+    /// The bytes of the topic's key and of the custom type's.
+    let topicSize: Int
+    let customTypeSize: Int
 
     static let shared = MessagePushKeys()
 
     private init() {
         var writer = MessagePackWriter()
         var ends: [Int] = []
-        writer.writeMapHeader(8)
         writer.writeKey(.t)
         writer.writeString(MessageDelivery.type)
         for key: FrameKey in [.channelType, .channel, .topic, .message, .publisher, .customType, .timestamp] {
@@ -67,6 +81,9 @@ struct MessagePushKeys: Sendable {
         }
         bytes = writer.bytes
         self.ends = (ends[0], ends[1], ends[2], ends[3], ends[4], ends[5], ends[6])
+        topicSize = ends[2] - ends[1]
+        customTypeSize = ends[5] - ends[4]
+        always = ends[6] - topicSize - customTypeSize
     }
 }
 
