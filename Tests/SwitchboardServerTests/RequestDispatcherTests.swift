@@ -194,6 +194,23 @@ import SwitchboardWire
         harness.stop()
     }
 
+    @Test func aReadCutShortByACloseStillCountsWhatItAnswered() async throws {
+        let publisher = InPlacePublisher(answersInPlace: true)
+        let harness = await LinkHarness(limits: Limits(), modules: [FakeSessions(), publisher])
+        let (connection, link) = harness.connect()
+        #expect(await harness.logIn("alice", on: link)?.loginAccepted != nil)
+        let publish = ClientFrame.publish(id: 1, channelType: .message, channel: "room", message: .string("hi")).encode()
+        harness.send(bytes: ClientFrame.publish(id: 99, channelType: .message, channel: "room", message: .string("hi")).encode(), on: link)
+        #expect(await connection.answer(to: 99) == .answer(id: 99, .done))
+        let metrics = harness.dispatcher.metrics
+        let before = metrics.publishCount(.message)
+        // A frame answered at once, then the connection closes before its read ends.
+        publish.withUnsafeBytes { harness.hub.received($0, on: link) }
+        harness.hub.closed(connection.id, code: .protocolError, reason: "a bad frame after it")
+        #expect(metrics.publishCount(.message) == before + 1)
+        harness.stop()
+    }
+
     @Test func aFrameThatFailsToDecodeIsAnsweredAndTheLinkStaysUsable() async {
         let harness = await LinkHarness()
         let (connection, link) = harness.connect()

@@ -66,9 +66,10 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
     private let inbox: Mutex<LinkInbox>
     private let loggedIn = Atomic<Bool>(false)
     // Concurrency proof: `readSlot` is touched only through `withRead`, which
-    // `RequestDispatcher.answerInPlace` and `ConnectionHub.readEnded` call as the link's frames
-    // are handed over and when their read ends: the transport makes both calls for one connection
-    // on its one loop thread, one after another (a test's harness on its one thread likewise), so
+    // `RequestDispatcher.answerInPlace` and `RequestDispatcher.readEnded` call as the link's frames
+    // are handed over, when their read ends and when the link closes (`ConnectionHub`): the
+    // transport makes these calls for one connection on its one loop thread, one after another (a
+    // test's harness on its one thread likewise), so
     // accesses never overlap: not checked for exclusivity at run time (a check per frame, and its
     // thread-local lookup, cost more than what the share saves).
     @exclusivity(unchecked) nonisolated(unsafe) private var readSlot = ReadShare()
@@ -93,7 +94,7 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
 
     /// What the frames of one read from the socket share: the clocks, read for the first frame
     /// that needs them and not again, and the publishes answered at once, counted into the
-    /// metrics when the read ends (`ConnectionHub.readEnded`): one clock reading and one count a
+    /// metrics when the read ends (`RequestDispatcher.readEnded`): one clock reading and one count a
     /// read, not one a message.
     struct ReadShare {
         /// The monotonic (coarse) time and the wall clock's milliseconds, once read.

@@ -90,6 +90,9 @@ final class ConnectionHub<Connection: LinkConnection>: Sendable {
     /// The connection numbered `id` stopped being open.
     func closed(_ id: UInt64, code: WebSocketCloseCode?, reason: String) {
         guard let link = links.remove(id) else { return }
+        // A close can come in the middle of a read (a protocol error after some frames): what that
+        // read answered at once is counted now, as its end will find no link.
+        dispatcher.readEnded(on: link)
         // From now on pushes for its session are kept for a resume. The session learns it lost its
         // connection once the link's request loop has answered what was already queued.
         registry.closed(link)
