@@ -56,6 +56,21 @@ static inline void append_frame(struct bytes *out, const char *message, size_t l
     for (size_t index = 0; index < length; index++) out->data[start + index] ^= (char)mask[index % 4];
 }
 
+/* `message` as one binary WebSocket frame, masked as a client sends it or unmasked as the server
+ * does; frees `message`. */
+static inline struct bytes frame_of(struct bytes *message, int masked) {
+    struct bytes frame = {0};
+    if (masked) {
+        append_frame(&frame, message->data, message->used);
+    } else {
+        append_frame_header(&frame, message->used, 0);
+        append(&frame, message->data, message->used);
+    }
+    free(message->data);
+    *message = (struct bytes){0};
+    return frame;
+}
+
 /*
  * The next complete server frame in `in` from `at` (unmasked): its payload's start and length,
  * and the index after it; 0 when the frame is cut.

@@ -39,22 +39,20 @@ static void switchboard_open(int fd, const char *channel) {
 }
 
 static struct bytes switchboard_publish(const char *channel, const char *payload, size_t length) {
-    struct bytes request = {0}, frame = {0};
+    struct bytes request = {0};
     append(&request, "\x85", 1);
     put_string(&request, "t"), put_string(&request, "publish");
     put_string(&request, "id"), append(&request, "\x07", 1);
     put_string(&request, "channelType"), append(&request, "\x01", 1);
     put_string(&request, "channel"), put_string(&request, channel);
     put_string(&request, "message"), put_binary(&request, payload, length);
-    append_frame(&frame, request.data, request.used);
-    free(request.data);
-    return frame;
+    return frame_of(&request, 1);
 }
 
 /* The push, keys in the server's order (no topic or custom type: both empty, docs/PROTOCOL.md
  * §4.4), its timestamp (uint 64) zero: compared all but that. */
 static struct bytes switchboard_delivery(const char *channel, const char *payload, size_t length) {
-    struct bytes push = {0}, frame = {0};
+    struct bytes push = {0};
     append(&push, "\x86", 1);
     put_string(&push, "t"), put_string(&push, "message");
     put_string(&push, "channelType"), append(&push, "\x01", 1);
@@ -62,22 +60,16 @@ static struct bytes switchboard_delivery(const char *channel, const char *payloa
     put_string(&push, "message"), put_binary(&push, payload, length);
     put_string(&push, "publisher"), put_string(&push, "publisher");
     put_string(&push, "timestamp"), append(&push, "\xcf\0\0\0\0\0\0\0\0", 9);
-    append_frame_header(&frame, push.used, 0);
-    append(&frame, push.data, push.used);
-    free(push.data);
-    return frame;
+    return frame_of(&push, 0);
 }
 
 static struct bytes switchboard_answer(int subscribers) {
     (void)subscribers;
-    struct bytes answer = {0}, frame = {0};
+    struct bytes answer = {0};
     append(&answer, "\x82", 1);
     put_string(&answer, "t"), put_string(&answer, "ok");
     put_string(&answer, "id"), append(&answer, "\x07", 1);
-    append_frame_header(&frame, answer.used, 0);
-    append(&frame, answer.data, answer.used);
-    free(answer.data);
-    return frame;
+    return frame_of(&answer, 0);
 }
 
 static size_t switchboard_other(const char *bytes, size_t length, struct bytes *reply) {

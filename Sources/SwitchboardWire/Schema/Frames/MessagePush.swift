@@ -20,14 +20,20 @@ protocol MessagePushFields {
 }
 
 extension MessagePushFields {
+    /// Whether the push carries its topic: left out when empty.
+    private var hasTopic: Bool { !channelTopic.isEmpty }
+    /// Whether the push carries its custom type: left out when empty (its encoded size is then
+    /// 1, the string's header alone).
+    private var hasCustomType: Bool { customTypeSize > 1 }
+
     /// The bytes `encodeFrame(into:)` writes, exactly: a push kept for a resume holds no slack.
     var encodedSize: Int {
         func string(_ value: String) -> Int { MessagePackSize.string(utf8Count: value.utf8.count) }
-        let keys = MessagePushKeys.shared
-        var size = 1 + keys.always + MessagePackSize.uint(UInt64(channelType.rawValue)) + string(channelName) + payloadSize
-            + string(publisher) + MessagePackSize.uint(timestamp)
-        if !channelTopic.isEmpty { size += keys.topicSize + string(channelTopic) }
-        if customTypeSize > 1 { size += keys.customTypeSize + customTypeSize }
+        // Through the global in place, as `encodeFrame` reads it: a copy would count references.
+        var size = 1 + MessagePushKeys.shared.always + MessagePackSize.uint(UInt64(channelType.rawValue)) + string(channelName)
+            + payloadSize + string(publisher) + MessagePackSize.uint(timestamp)
+        if hasTopic { size += MessagePushKeys.shared.topicSize + string(channelTopic) }
+        if hasCustomType { size += MessagePushKeys.shared.customTypeSize + customTypeSize }
         return size
     }
 
@@ -35,9 +41,7 @@ extension MessagePushFields {
     /// An empty topic and an empty custom type are left out (docs/PROTOCOL.md §4.4: absent means
     /// `""`), so a push outside stream channels without a custom type is 19 bytes shorter.
     func encodeFrame<Output: MessagePackOutput>(into writer: inout Output) {
-        let hasTopic = !channelTopic.isEmpty
-        // A custom type's encoded size is 1 (its string header) when it is empty.
-        let hasCustomType = customTypeSize > 1
+        let (hasTopic, hasCustomType) = (hasTopic, hasCustomType)
         writer.writeMapHeader(6 + (hasTopic ? 1 : 0) + (hasCustomType ? 1 : 0))
         // Through the global in place: a copy of the keys would count references to their array.
         let ends = MessagePushKeys.shared.ends
