@@ -97,7 +97,11 @@ struct Publishing: Sendable {
             guard Validation.userIdProblem(request.channelName, maxBytes: limits.userIdMaxBytes) == nil,
                 let session = onlySession(ofUser: request.channelName, in: caller.app, memo: request.receiverMemo)
             else { return nil }
-            context.outbox.deliver(message(named: caller.userId), to: session)
+            if let memo = request.receiverMemo {
+                context.outbox.deliver(message(named: caller.userId), to: session, memo: &memo.pointee.outbox)
+            } else {
+                context.outbox.deliver(message(named: caller.userId), to: session)
+            }
         case .message:
             guard Validation.nameProblem(request.channelName, maxLength: limits.channelNameMaxLength) == nil else { return nil }
             let name = String(copyingUTF8: request.channelName)

@@ -82,6 +82,11 @@ private struct RegistryOutbox: Outbox {
     func open(_ session: SessionID) { registry.open(session) }
     func deliver(_ push: Push, to sessions: [SessionID]) { registry.deliver(push, to: sessions) }
     func deliver(_ push: consuming Push, to session: SessionID) { registry.deliver(push, to: session) }
+    func deliver(_ message: consuming LentMessage, to session: SessionID) { registry.deliver(message, to: session) }
+    func deliver(_ message: consuming LentMessage, to session: SessionID, memo: inout OutboxMemo) {
+        registry.deliver(message, to: session, memo: &memo)
+    }
+    func deliver(_ message: LentMessage, to sessions: [SessionID]) { registry.deliver(message, to: sessions) }
     func deliver(_ push: Push, to sessions: [SessionID], priority: RtmMessagePriority) {
         registry.deliver(push, to: sessions, priority: priority)
     }

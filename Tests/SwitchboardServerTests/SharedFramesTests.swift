@@ -265,6 +265,44 @@ extension SharedFanOutRegistryTests {
 }
 
 /// Binds sessions of a registry to new in-memory connections, as a login or a resume does.
+extension SharedFanOutRegistryTests {
+    /// A publishing connection's memo (`OutboxMemo`) finds its receiver's outlet without a lookup,
+    /// and is not trusted for another session, nor once a session was opened or released.
+    @Test func aPublishersMemoReachesItsReceiverOnlyWhileNoSessionOpensOrEnds() throws {
+        let limits = Limits()
+        let registry = SessionRegistry<RecordingConnection>(limits: limits)
+        let attacher = Attacher(registry: registry, limits: limits)
+        let bob = SessionID(1), carol = SessionID(2), dave = SessionID(3)
+        registry.open(bob)
+        registry.open(carol)
+        let bobConnection = try attacher.attach(bob, received: 0).0
+        let carolConnection = try attacher.attach(carol, received: 0).0
+        var memo = OutboxMemo()
+        func send(_ text: String, to session: SessionID) {
+            Array(text.utf8).withUnsafeBytes { payload in
+                let message = LentMessage(
+                    channelType: .user, channelName: "alice", payload: payload, payloadIsString: true, publisher: "alice",
+                    customType: UnsafeRawBufferPointer(start: nil, count: 0), timestamp: 1_700_000_000_000)
+                registry.deliver(message, to: session, memo: &memo)
+            }
+        }
+        send("1", to: bob)
+        #expect(memo.session == bob && memo.generation != 0)
+        send("2", to: carol)
+        #expect(memo.session == carol)
+        registry.open(dave)
+        send("3", to: carol)
+        // Carol's outlet is freed with her session: the memo that named it is not followed.
+        registry.release(carol)
+        send("4", to: carol)
+        send("5", to: bob)
+        #expect(texts(bobConnection.frames) == ["1", "5"])
+        #expect(texts(carolConnection.frames) == ["2", "3"])
+        registry.release(bob)
+        registry.release(dave)
+    }
+}
+
 private final class Attacher {
     let registry: SessionRegistry<RecordingConnection>
     let limiter: CallRateLimiter

@@ -57,6 +57,8 @@ public struct ReceiverMemo {
     private var receiver: [UInt8] = []
     /// The receiver's one session.
     public private(set) var session = SessionID(0)
+    /// Where the outbox found that session's deliveries last (`Outbox.deliver(_:to:memo:)`).
+    public var outbox = OutboxMemo()
 
     /// Nothing remembered.
     public init() {}
@@ -94,6 +96,22 @@ public struct ReceiverMemo {
         self.session = session
         self.generation = generation
     }
+}
+
+/// What an outbox remembers for one publishing connection of where it found a session's
+/// deliveries: its own reference, opaque to everyone else, and the outbox's generation when it
+/// was found. The outbox trusts the reference only while its generation is the same (nothing
+/// added or removed since); an empty memo (generation 0) is never trusted.
+public struct OutboxMemo: Sendable {
+    /// The session the reference is for.
+    public var session = SessionID(0)
+    /// The outbox's generation when it was filled (0: empty).
+    public var generation: UInt64 = 0
+    /// The outbox's own reference to where the session's deliveries go, as an address (0: none).
+    public var reference: UInt = 0
+
+    /// Nothing remembered.
+    public init() {}
 }
 
 /// A message as its receivers get it, with its body and custom type in memory lent for one

@@ -87,8 +87,13 @@ public protocol Outbox: Sendable {
     func deliver(_ push: consuming Push, to session: SessionID)
     /// Sends `message` to `session` alone (skipped when unknown), as `deliver(.message(…), to:)`
     /// would: a publish read in place, whose bytes the outbox may encode straight from where they
-    /// lie. The bytes are lent for this call only.
-    func deliver(_ message: LentMessage, to session: SessionID)
+    /// lie. The bytes are lent for this call only; the message is given, so the outbox can reach
+    /// it where it lies without a copy (which would count a reference to each of its strings).
+    func deliver(_ message: consuming LentMessage, to session: SessionID)
+    /// Sends `message` to `session` alone, as `deliver(_:to:)`, with the memo of one publishing
+    /// connection (`OutboxMemo`, read and filled on that connection's thread only): a connection
+    /// publishing to one session over and over finds it without a lookup.
+    func deliver(_ message: consuming LentMessage, to session: SessionID, memo: inout OutboxMemo)
     /// Sends `message` to every session in `sessions`, as `deliver(.message(…), to:)` would: a
     /// publish read in place, encoded once from where its bytes lie. The bytes are lent for this
     /// call only.
@@ -116,8 +121,13 @@ extension Outbox {
     }
 
     /// Sends a copy of `message` to `session` alone.
-    public func deliver(_ message: LentMessage, to session: SessionID) {
+    public func deliver(_ message: consuming LentMessage, to session: SessionID) {
         deliver(.message(message.owned()), to: session)
+    }
+
+    /// An outbox that keeps no memo delivers as without one.
+    public func deliver(_ message: consuming LentMessage, to session: SessionID, memo: inout OutboxMemo) {
+        deliver(message, to: session)
     }
 
     /// Sends a copy of `message` to every session in `sessions`.

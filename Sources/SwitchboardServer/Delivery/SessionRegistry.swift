@@ -117,11 +117,6 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         /// The outlet of `session`, not retained: valid while the table keeps it.
         func reference(of session: SessionID) -> Unmanaged<Outlet>? { entries[session] }
 
-        /// Runs `body` on the outlet of `session`, lent where the table keeps it; nil when none.
-        func withOutlet<T>(_ session: SessionID, _ body: (Outlet) -> T) -> T? {
-            entries[session]?._withUnsafeGuaranteedRef(body)
-        }
-
         var count: Int { entries.count }
 
         /// Every outlet.
@@ -148,8 +143,14 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     private struct State {
         var links: [ConnectionID: Entry] = [:]
         var outlets = OutletTable() {
-            didSet { resolved.clear() }
+            didSet {
+                resolved.clear()
+                outletsGeneration += 1
+            }
         }
+        /// Moves whenever an outlet is added or removed (from 1: an empty `OutboxMemo` is 0), so
+        /// a memo filled at this generation names an outlet `outlets` still keeps.
+        var outletsGeneration: UInt64 = 1
         /// Receiver lists resolved to their outlets (cleared whenever `outlets` changes, so the
         /// dictionary keeps every outlet listed there alive).
         var resolved = ResolvedReceivers<Unmanaged<Outlet>>()
@@ -160,6 +161,18 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         var budget: DetachedBudget
         /// The frames of fan-outs that sessions' histories keep by index.
         let sharedFrames = SharedFrames<OutboundFrame>()
+
+        /// The outlet of `session`, through `memo` when it was filled at this generation (no
+        /// lookup), otherwise looked up and remembered there; nil when the session is unknown.
+        /// Not retained: valid while the lock is held.
+        mutating func outlet(of session: SessionID, memo: inout OutboxMemo) -> Unmanaged<Outlet>? {
+            if memo.generation == outletsGeneration, memo.session == session, let reference = UnsafeRawPointer(bitPattern: memo.reference) {
+                return Unmanaged.fromOpaque(reference)
+            }
+            guard let outlet = outlets.reference(of: session) else { return nil }
+            (memo.session, memo.generation, memo.reference) = (session, outletsGeneration, UInt(bitPattern: outlet.toOpaque()))
+            return outlet
+        }
 
         /// `link`, if still registered, carries no session from now on.
         func unbind(_ link: ClientLink<Connection>) {
@@ -421,15 +434,22 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         deliverAlone(push, to: session)
     }
 
-    func deliver(_ message: LentMessage, to session: SessionID) {
+    func deliver(_ message: consuming LentMessage, to session: SessionID) {
+        var memo = OutboxMemo()
+        deliver(message, to: session, memo: &memo)
+    }
+
+    func deliver(_ message: consuming LentMessage, to session: SessionID, memo: inout OutboxMemo) {
         metrics.delivered(message.channelType, receivers: 1)
         let payloadCount = Wire.encodedSize(of: message)
         guard payloadCount <= Connection.batchedBinaryLimit else { return deliverAlone(.message(message.owned()), to: session) }
         // Written from the publish's bytes on the stack, then copied as `deliverAlone` copies a
-        // small message: no value of the message is copied on the way.
+        // small message: the message is the registry's own here, so the closure reaches it where
+        // it is, uncopied.
         withUnsafeTemporaryAllocation(byteCount: payloadCount, alignment: 1) { scratch in
             let payload = UnsafeRawBufferPointer(rebasing: scratch[..<Wire.encodePush(message, into: scratch)])
-            deliver(payload, size: payload.count, channel: ChannelAddress(message.channelType, message.channelName), to: session)
+            let channel = ChannelAddress(message.channelType, message.channelName)
+            deliver(payload, size: payload.count, channel: channel, to: session, memo: &memo)
         }
     }
 
@@ -461,7 +481,8 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         if let payloadCount = Wire.encodedSize(of: push), payloadCount <= Connection.batchedBinaryLimit {
             withUnsafeTemporaryAllocation(byteCount: payloadCount, alignment: 1) { scratch in
                 let payload = UnsafeRawBufferPointer(rebasing: scratch[..<Wire.encodePush(push, into: scratch)])
-                deliver(payload, size: payload.count, channel: channel, to: session)
+                var memo = OutboxMemo()
+                deliver(payload, size: payload.count, channel: channel, to: session, memo: &memo)
             }
             return
         }
@@ -470,15 +491,18 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
 
     /// Delivers a push to one session given as its encoded bytes: copied where the session's
     /// pushes are written now, otherwise made a frame and handed on like any other.
-    private func deliver(_ payload: UnsafeRawBufferPointer, size: Int, channel: ChannelAddress?, to session: SessionID) {
+    /// `memo`: where the registry found the session's outlet last (`State.outlet(of:memo:)`).
+    private func deliver(
+        _ payload: UnsafeRawBufferPointer, size: Int, channel: ChannelAddress?, to session: SessionID, memo: inout OutboxMemo
+    ) {
         let bytes = LentBytes(payload)
         let copied = state.withLock { state -> Bool in
-            let written = state.outlets.withOutlet(session) { outlet -> Bool in
+            guard let outlet = state.outlet(of: session, memo: &memo) else { return true }
+            return outlet._withUnsafeGuaranteedRef { outlet -> Bool in
                 guard outlet.writesNow(lane: nil, backlogBytes: backlogBytes) else { return false }
                 outlet.writeCopy(of: bytes.payload, size: size, channel: channel)
                 return true
             }
-            return written ?? true
         }
         if !copied { deliver(OutboundFrame.encoding(opcode: .binary, payload: payload), size: size, channel: channel, to: session) }
     }
