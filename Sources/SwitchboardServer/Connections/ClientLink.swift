@@ -74,8 +74,10 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
     // thread-local lookup, cost more than what the share saves).
     @exclusivity(unchecked) nonisolated(unsafe) private var readSlot = ReadShare()
     // Concurrency proof: as `readSlot`'s; `memoSlot` is reached only through `withReceiverMemo`,
-    // which `RequestDispatcher.answerInPlace` calls on the connection's loop thread.
-    @exclusivity(unchecked) nonisolated(unsafe) private var memoSlot = ReceiverMemo()
+    // which `RequestDispatcher.answerInPlace` calls on the connection's loop thread, and freed
+    // by `deinit`, when nothing else can reach it. Made at the link's first publish read in place:
+    // a connection that never publishes (most idle ones) keeps a pointer, not the memo.
+    @exclusivity(unchecked) nonisolated(unsafe) private var memoSlot: UnsafeMutablePointer<ReceiverMemo>?
 
     /// A link for `socket` whose calls are counted by a copy of `limiter`.
     init(socket: Connection, limiter: CallRateLimiter) {
@@ -125,7 +127,21 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
     /// during the call; only on the connection's loop thread.
     @inline(__always)
     func withReceiverMemo<Result>(_ body: (UnsafeMutablePointer<ReceiverMemo>) throws(RtmError) -> Result) throws(RtmError) -> Result {
-        try withUnsafeMutablePointer(to: &memoSlot) { (memo) throws(RtmError) -> Result in try body(memo) }
+        try body(memoSlot ?? makeReceiverMemo())
+    }
+
+    /// Makes the link's memo, at its first publish read in place.
+    @inline(never)
+    private func makeReceiverMemo() -> UnsafeMutablePointer<ReceiverMemo> {
+        let memo = UnsafeMutablePointer<ReceiverMemo>.allocate(capacity: 1)
+        memo.initialize(to: ReceiverMemo())
+        memoSlot = memo
+        return memo
+    }
+
+    deinit {
+        memoSlot?.deinitialize(count: 1)
+        memoSlot?.deallocate()
     }
 
     // MARK: Inbox
