@@ -49,4 +49,26 @@ import Testing
         // Both kinds were tried.
         #expect(valid > 1_000 && valid < 4_900)
     }
+
+    /// The ASCII check before validation: text of every length around its 8-byte steps, with a
+    /// byte of 0x80 or above at each position (alone, or starting a valid or an invalid
+    /// sequence), is judged as the standard library judges it.
+    @Test func theASCIIStepJudgesEveryPositionAsTheStandardLibrary() {
+        for length in 0...33 {
+            let ascii = (0..<length).map { UInt8(0x20 + $0 % 0x5F) }
+            #expect(ascii.withUnsafeBufferPointer(UTF8Text.isValid))
+            #expect(ascii.withUnsafeBytes(UTF8Text.isASCII))
+            for position in 0..<length {
+                for high: UInt8 in [0x80, 0xC3, 0xFF, 0x7F] {
+                    var bytes = ascii
+                    bytes[position] = high
+                    // After 0xC3 a continuation byte makes "é", valid.
+                    if high == 0xC3 && position + 1 < length { bytes[position + 1] = 0xA9 }
+                    let expected = String(validating: bytes, as: UTF8.self) != nil
+                    #expect(bytes.withUnsafeBufferPointer(UTF8Text.isValid) == expected, "\(bytes)")
+                    #expect(bytes.withUnsafeBytes(UTF8Text.isASCII) == (high == 0x7F), "\(bytes)")
+                }
+            }
+        }
+    }
 }

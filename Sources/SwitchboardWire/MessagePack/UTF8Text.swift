@@ -14,13 +14,33 @@ public enum UTF8Text {
         #endif
     }
 
-    /// Whether `utf8` is valid UTF-8, checked where it lies, with no string made.
+    /// Whether `utf8` is valid UTF-8, checked where it lies, with no string made. ASCII (user
+    /// ids, channel names, most messages) is recognised first, 8 bytes at a time, without the
+    /// standard library's validating span (which cost more than the check for short text).
     public static func isValid(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        if isASCII(UnsafeRawBufferPointer(utf8)) { return true }
         #if os(Linux) && !SWITCHBOARD_PORTABLE
-        (try? UTF8Span(validating: utf8.span)) != nil
+        return (try? UTF8Span(validating: utf8.span)) != nil
         #else
-        decodedIfValid(utf8) != nil
+        return decodedIfValid(utf8) != nil
         #endif
+    }
+
+    /// Whether every byte of `bytes` is below 0x80: whole 8-byte words first, then the rest.
+    public static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let start = bytes.baseAddress else { return true }
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var offset = 0
+        var seen: UInt64 = 0
+        while offset + 8 <= bytes.count {
+            seen |= start.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < bytes.count {
+            seen |= UInt64(start.load(fromByteOffset: offset, as: UInt8.self))
+            offset += 1
+        }
+        return seen & highBits == 0
     }
 
     /// `bytes` as a string, or nil when they are not valid UTF-8, with nothing newer than
