@@ -21,6 +21,9 @@ final class Publisher: AnswerSink {
     let freeRunning: Bool
     private let request: Request
     private let check: Check?
+    /// The request encoded once, for a request that differs only in its id and stamp (a
+    /// publish): written again with those for each send instead of encoded.
+    private let template: StampedFrameTemplate?
 
     private let connection = Mutex<WebSocketConnection?>(nil)
     private let nextId = Atomic<UInt32>(firstId)
@@ -36,18 +39,30 @@ final class Publisher: AnswerSink {
 
     /// Sends `request`s, `window` at a time when `freeRunning`; with `answerLatency`, records the
     /// time from each request to its answer (at most `window` unanswered at once).
-    init(window: Int, freeRunning: Bool, answerLatency: Bool = false, check: Check? = nil, request: @escaping Request) {
+    /// `stampedTemplate`: the requests differ only in their ids and stamps, so the first is
+    /// encoded once and written again for the others (`StampedFrameTemplate`).
+    init(
+        window: Int, freeRunning: Bool, answerLatency: Bool = false, check: Check? = nil, stampedTemplate: Bool = false,
+        request: @escaping Request
+    ) {
         self.window = window
         self.freeRunning = freeRunning
         self.request = request
         self.check = check
+        if stampedTemplate {
+            let marker: UInt64 = 0x5A17_C0DE_5A17_C0DE
+            let frame = ClientFrame(id: Self.firstId, request(0, marker)).encode()
+            template = StampedFrameTemplate(frame: frame, id: Self.firstId, stamp: marker)
+        } else {
+            template = nil
+        }
         recordsLatency = answerLatency
         answerTimes = Mutex(AnswerTimes(capacity: answerLatency ? window : 1))
     }
 
     /// Publishes stamped `payloadSize`-byte bodies on `channel`.
     convenience init(channelType: RtmChannelType, channel: String, payloadSize: Int, window: Int, freeRunning: Bool) {
-        self.init(window: window, freeRunning: freeRunning) { _, now in
+        self.init(window: window, freeRunning: freeRunning, stampedTemplate: true) { _, now in
             .channel(
                 .publish(
                     channelType: channelType, channel: channel, message: .binary(PayloadStamp.make(size: payloadSize, timestamp: now)),
@@ -82,10 +97,19 @@ final class Publisher: AnswerSink {
         guard let socket = connection.withLock({ $0 }) else { return }
         let id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
         let now = MonotonicClock.now()
-        let frame = ClientFrame(id: id, request(UInt64(id &- Self.firstId), now))
         if recordsLatency { answerTimes.withLock { $0.sent(id, at: now) } }
         unanswered.wrappingAdd(1, ordering: .relaxed)
-        if !socket.sendBinary(frame.encode()) { unanswered.wrappingSubtract(1, ordering: .relaxed) }
+        let sent: Bool
+        // Ids from `firstId` (2^31) up are written as the template's are; wrapped past 2^32, not.
+        if let template, id >= Self.firstId {
+            sent = withUnsafeTemporaryAllocation(byteCount: template.count, alignment: 8) { buffer in
+                template.write(id: id, stamp: now, into: buffer)
+                return socket.sendBinary(UnsafeRawBufferPointer(buffer))
+            }
+        } else {
+            sent = socket.sendBinary(ClientFrame(id: id, request(UInt64(id &- Self.firstId), now)).encode())
+        }
+        if !sent { unanswered.wrappingSubtract(1, ordering: .relaxed) }
     }
 
     /// The answer to request `id` arrived (on the loop thread), `ok` or not.
