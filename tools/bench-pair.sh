@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Two server binaries measured at the same time, side by side: each on core 0 with its own C load
+# generator on core 1 (tools/reference/switchboard_p2p.c or switchboard_fanout.c, the programs
+# tools/bench-reference.sh drives Switchboard with), started together and run for the same
+# seconds. Both see the same machine at every moment, so the ratio of their server CPU per
+# delivery keeps to a few percent where runs in turn (tools/bench-ab.sh) spread over tens of
+# percent on a shared host: two runs of one binary this way came out 0.996–1.034.
+#
+#   tools/bench-pair.sh BEFORE_BINARY AFTER_BINARY [rounds] [p2p|fanout]   # 5 rounds, p2p
+#
+# Each binary is a `switchboard` (a copy of an earlier release build, say). Prints one line per
+# round (the two costs and after ÷ before), then the median ratio. Needs gcc. Servers listen on
+# free loopback ports and are stopped by their PIDs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BEFORE="$1"
+AFTER="$2"
+ROUNDS="${3:-5}"
+KIND="${4:-p2p}"
+DURATION="${PAIR_DURATION:-8}"
+case "$KIND" in
+p2p) GENERATOR=switchboard_p2p TRAFFIC=(--pairs 50 --payload 100 --window 64) ;;
+fanout) GENERATOR=switchboard_fanout TRAFFIC=(--subscribers 100 --payload 100 --window 64) ;;
+*) echo "bench-pair: kind is p2p or fanout, not '$KIND'" >&2; exit 2 ;;
+esac
+command -v gcc >/dev/null || { echo "bench-pair: needs gcc" >&2; exit 2; }
+
+WORK="$(mktemp -d /tmp/switchboard-pair.XXXXXX)"
+PIDS=()
+stop_all() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    PIDS=()
+}
+trap 'stop_all; rm -rf "$WORK"' EXIT
+trap 'exit 130' INT TERM
+gcc -O2 -Wall -Wextra -o "$WORK/$GENERATOR" "tools/reference/$GENERATOR.c"
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_for PORT LOG: returns once 127.0.0.1:PORT takes connections; after 5 s, prints LOG, fails.
+wait_for() {
+    for _ in $(seq 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+        sleep 0.05
+    done
+    cat "$2" >&2
+    exit 1
+}
+
+RATIOS=()
+for round in $(seq "$ROUNDS"); do
+    declare -A PORT=() SERVER=() CLIENT=()
+    for side in before after; do
+        binary="$BEFORE"
+        [[ "$side" == after ]] && binary="$AFTER"
+        PORT[$side]="$(free_port)"
+        rm -rf "$WORK/data-$side"
+        taskset -c 0 "$binary" serve --listen "127.0.0.1:${PORT[$side]}" --admin-listen off --no-rate-limits \
+            --log-level warning --data-dir "$WORK/data-$side" >"$WORK/server-$side.log" 2>&1 &
+        SERVER[$side]=$!
+        PIDS+=("${SERVER[$side]}")
+    done
+    for side in before after; do wait_for "${PORT[$side]}" "$WORK/server-$side.log"; done
+    for side in before after; do
+        taskset -c 1 "$WORK/$GENERATOR" --port "${PORT[$side]}" --server-pid "${SERVER[$side]}" "${TRAFFIC[@]}" \
+            --duration "$DURATION" --warmup 1 --label "$side" >"$WORK/$side.json" &
+        CLIENT[$side]=$!
+    done
+    wait "${CLIENT[before]}" "${CLIENT[after]}"
+    stop_all
+    line="$(python3 - "$WORK/before.json" "$WORK/after.json" "$round" <<'EOF'
+import json, sys
+cost = [json.loads(open(path).read().strip().splitlines()[-1]) for path in sys.argv[1:3]]
+lost = sum(c.get("lost", 0) for c in cost)
+a, b = (c["server_cpu_ns_per_delivery"] for c in cost)
+print(f"{b / a:.3f} round {sys.argv[3]}: before {a:,} ns, after {b:,} ns, after/before {b / a:.3f}" + (f", lost {lost}" if lost else ""))
+EOF
+)"
+    echo "${line#* }"
+    RATIOS+=("${line%% *}")
+done
+python3 - "$KIND" "${RATIOS[@]}" <<'EOF'
+import statistics, sys
+ratios = [float(r) for r in sys.argv[2:]]
+print(f"{sys.argv[1]}: after/before median {statistics.median(ratios):.3f} over {len(ratios)} rounds "
+      f"({min(ratios):.3f}–{max(ratios):.3f})")
+EOF
