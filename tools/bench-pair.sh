@@ -6,11 +6,14 @@
 # delivery keeps to a few percent where runs in turn (tools/bench-ab.sh) spread over tens of
 # percent on a shared host: two runs of one binary this way came out 0.996–1.034.
 #
-#   tools/bench-pair.sh BEFORE_BINARY AFTER_BINARY [rounds] [p2p|fanout]   # 5 rounds, p2p
+#   tools/bench-pair.sh BEFORE_BINARY AFTER_BINARY [rounds] [p2p|fanout|lock]   # 5 rounds, p2p
 #
-# Each binary is a `switchboard` (a copy of an earlier release build, say). Prints one line per
-# round (the two costs and after ÷ before), then the median ratio. Needs gcc. Servers listen on
-# free loopback ports and are stopped by their PIDs.
+# `lock` drives each server with this tree's switchboard-bench instead (`--scenario lock`, one
+# lock handed over between LOCK_CONTENDERS contenders, 10 by default; built if missing) and
+# compares server CPU per acquire/release pair. Each binary is a `switchboard` (a copy of an
+# earlier release build, say). Prints one line per round (the two costs and after ÷ before),
+# then the median ratio. Needs gcc. Servers listen on free loopback ports and are stopped by
+# their PIDs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,10 +22,12 @@ AFTER="$2"
 ROUNDS="${3:-5}"
 KIND="${4:-p2p}"
 DURATION="${PAIR_DURATION:-8}"
+COST=server_cpu_ns_per_delivery UNIT=ns
 case "$KIND" in
 p2p) GENERATOR=switchboard_p2p TRAFFIC=(--pairs 50 --payload 100 --window 64) ;;
 fanout) GENERATOR=switchboard_fanout TRAFFIC=(--subscribers 100 --payload 100 --window 64) ;;
-*) echo "bench-pair: kind is p2p or fanout, not '$KIND'" >&2; exit 2 ;;
+lock) GENERATOR=switchboard-bench TRAFFIC=(--scenario lock --publishers "${LOCK_CONTENDERS:-10}") COST=server_cpu_us_per_pair UNIT=µs ;;
+*) echo "bench-pair: kind is p2p, fanout or lock, not '$KIND'" >&2; exit 2 ;;
 esac
 command -v gcc >/dev/null || { echo "bench-pair: needs gcc" >&2; exit 2; }
 
@@ -34,7 +39,12 @@ stop_all() {
 }
 trap 'stop_all; rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
-gcc -O2 -Wall -Wextra -o "$WORK/$GENERATOR" "tools/reference/$GENERATOR.c"
+if [[ "$KIND" == lock ]]; then
+    [[ -x .build/release/switchboard-bench ]] || swift build -c release --product switchboard-bench >&2
+    cp .build/release/switchboard-bench "$WORK/$GENERATOR"
+else
+    gcc -O2 -Wall -Wextra -o "$WORK/$GENERATOR" "tools/reference/$GENERATOR.c"
+fi
 
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -65,18 +75,25 @@ for round in $(seq "$ROUNDS"); do
     done
     for side in before after; do wait_for "${PORT[$side]}" "$WORK/server-$side.log"; done
     for side in before after; do
-        taskset -c 1 "$WORK/$GENERATOR" --port "${PORT[$side]}" --server-pid "${SERVER[$side]}" "${TRAFFIC[@]}" \
-            --duration "$DURATION" --warmup 1 --label "$side" >"$WORK/$side.json" &
+        if [[ "$KIND" == lock ]]; then
+            taskset -c 1 "$WORK/$GENERATOR" --url "ws://127.0.0.1:${PORT[$side]}" --server-pid "${SERVER[$side]}" \
+                "${TRAFFIC[@]}" --duration "$DURATION" --label "$side" >"$WORK/$side.json" &
+        else
+            taskset -c 1 "$WORK/$GENERATOR" --port "${PORT[$side]}" --server-pid "${SERVER[$side]}" "${TRAFFIC[@]}" \
+                --duration "$DURATION" --warmup 1 --label "$side" >"$WORK/$side.json" &
+        fi
         CLIENT[$side]=$!
     done
     wait "${CLIENT[before]}" "${CLIENT[after]}"
     stop_all
-    line="$(python3 - "$WORK/before.json" "$WORK/after.json" "$round" <<'EOF'
+    line="$(python3 - "$WORK/before.json" "$WORK/after.json" "$round" "$COST" "$UNIT" <<'EOF'
 import json, sys
 cost = [json.loads(open(path).read().strip().splitlines()[-1]) for path in sys.argv[1:3]]
 lost = sum(c.get("lost", 0) for c in cost)
-a, b = (c["server_cpu_ns_per_delivery"] for c in cost)
-print(f"{b / a:.3f} round {sys.argv[3]}: before {a:,} ns, after {b:,} ns, after/before {b / a:.3f}" + (f", lost {lost}" if lost else ""))
+key, unit = sys.argv[4], sys.argv[5]
+a, b = (c[key] for c in cost)
+print(f"{b / a:.3f} round {sys.argv[3]}: before {a:,} {unit}, after {b:,} {unit}, after/before {b / a:.3f}"
+      + (f", lost {lost}" if lost else ""))
 EOF
 )"
     echo "${line#* }"
