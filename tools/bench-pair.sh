@@ -32,6 +32,8 @@ esac
 command -v gcc >/dev/null || { echo "bench-pair: needs gcc" >&2; exit 2; }
 
 WORK="$(mktemp -d /tmp/switchboard-pair.XXXXXX)"
+# shellcheck source=tools/bench-server.sh
+source tools/bench-server.sh  # free_port, wait_for_port
 PIDS=()
 stop_all() {
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
@@ -46,20 +48,6 @@ else
     gcc -O2 -Wall -Wextra -o "$WORK/$GENERATOR" "tools/reference/$GENERATOR.c"
 fi
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# wait_for PORT LOG: returns once 127.0.0.1:PORT takes connections; after 5 s, prints LOG, fails.
-wait_for() {
-    for _ in $(seq 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-        sleep 0.05
-    done
-    cat "$2" >&2
-    exit 1
-}
-
 RATIOS=()
 for round in $(seq "$ROUNDS"); do
     declare -A PORT=() SERVER=() CLIENT=()
@@ -73,7 +61,7 @@ for round in $(seq "$ROUNDS"); do
         SERVER[$side]=$!
         PIDS+=("${SERVER[$side]}")
     done
-    for side in before after; do wait_for "${PORT[$side]}" "$WORK/server-$side.log"; done
+    for side in before after; do wait_for_port "${PORT[$side]}" "$WORK/server-$side.log"; done
     for side in before after; do
         if [[ "$KIND" == lock ]]; then
             taskset -c 1 "$WORK/$GENERATOR" --url "ws://127.0.0.1:${PORT[$side]}" --server-pid "${SERVER[$side]}" \

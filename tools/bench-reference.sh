@@ -42,16 +42,11 @@ if [[ "$FANOUT" == 1 ]]; then
     command -v nats-server >/dev/null || { echo "bench-reference: needs nats-server (apt-get install -y nats-server)" >&2; exit 2; }
 fi
 
-# A loopback port nothing listens on now.
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# shellcheck source=tools/bench-server.sh
+source tools/bench-server.sh
 PORT="${BENCH_PORT:-$(free_port)}"
 REDIS_PORT="${BENCH_REDIS_PORT:-$(free_port)}"
 NATS_PORT="${BENCH_NATS_PORT:-$(free_port)}"
-
-# shellcheck source=tools/bench-server.sh
-source tools/bench-server.sh
 bench_setup switchboard-reference
 REFERENCE_PID=""
 stop_reference() {

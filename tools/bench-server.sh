@@ -63,6 +63,11 @@ wait_for_port() {
     exit 1
 }
 
+# free_port: a loopback port nothing listens on now.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 # bench NAME RUNS ARGS...: a fresh $SERVER, RUNS runs of $BENCH with ARGS, one JSON line each
 # appended to $RESULTS; the command is noted in $WORK/commands.tsv.
 bench() {

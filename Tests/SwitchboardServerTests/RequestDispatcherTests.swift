@@ -166,17 +166,26 @@ import SwitchboardWire
         harness.stop()
     }
 
-    @Test func theFramesOfOneReadAreStampedByOneReadingOfTheClockAndCountedWhenItEnds() async throws {
+    /// A harness whose publishes `InPlacePublisher` answers in place, with alice logged in and a
+    /// first publish made with `publish` (id 99) answered: the first request after a login goes
+    /// through the request loop, the next ones may be answered at once.
+    private func aliceAnsweredInPlace(
+        _ publish: (UInt32) -> [UInt8]
+    ) async -> (InPlacePublisher, LinkHarness, RecordingConnection, ClientLink<RecordingConnection>) {
         let publisher = InPlacePublisher(answersInPlace: true)
         let harness = await LinkHarness(limits: Limits(), modules: [FakeSessions(), publisher])
         let (connection, link) = harness.connect()
         #expect(await harness.logIn("alice", on: link)?.loginAccepted != nil)
+        harness.send(bytes: publish(99), on: link)
+        #expect(await connection.answer(to: 99) == .answer(id: 99, .done))
+        return (publisher, harness, connection, link)
+    }
+
+    @Test func theFramesOfOneReadAreStampedByOneReadingOfTheClockAndCountedWhenItEnds() async throws {
         func publish(_ id: UInt32) -> [UInt8] {
             ClientFrame.publish(id: id, channelType: .user, channel: "bob", message: .string("hi")).encode()
         }
-        // The first request after a login goes through the request loop.
-        harness.send(bytes: publish(99), on: link)
-        #expect(await connection.answer(to: 99) == .answer(id: 99, .done))
+        let (publisher, harness, connection, link) = await aliceAnsweredInPlace(publish)
         let metrics = harness.dispatcher.metrics
         let (acceptedBefore, usersBefore) = (metrics.answeredAtOnce.succeeded, metrics.publishCount(.user))
         // One read of two frames, the clock moving between them; then a read of one.
@@ -195,17 +204,14 @@ import SwitchboardWire
     }
 
     @Test func aReadCutShortByACloseStillCountsWhatItAnswered() async throws {
-        let publisher = InPlacePublisher(answersInPlace: true)
-        let harness = await LinkHarness(limits: Limits(), modules: [FakeSessions(), publisher])
-        let (connection, link) = harness.connect()
-        #expect(await harness.logIn("alice", on: link)?.loginAccepted != nil)
-        let publish = ClientFrame.publish(id: 1, channelType: .message, channel: "room", message: .string("hi")).encode()
-        harness.send(bytes: ClientFrame.publish(id: 99, channelType: .message, channel: "room", message: .string("hi")).encode(), on: link)
-        #expect(await connection.answer(to: 99) == .answer(id: 99, .done))
+        func publish(_ id: UInt32) -> [UInt8] {
+            ClientFrame.publish(id: id, channelType: .message, channel: "room", message: .string("hi")).encode()
+        }
+        let (_, harness, connection, link) = await aliceAnsweredInPlace(publish)
         let metrics = harness.dispatcher.metrics
         let before = metrics.publishCount(.message)
         // A frame answered at once, then the connection closes before its read ends.
-        publish.withUnsafeBytes { harness.hub.received($0, on: link) }
+        publish(1).withUnsafeBytes { harness.hub.received($0, on: link) }
         harness.hub.closed(connection.id, code: .protocolError, reason: "a bad frame after it")
         #expect(metrics.publishCount(.message) == before + 1)
         harness.stop()
