@@ -27,13 +27,13 @@ struct PriorityBacklog<Frame> {
         }
     }
 
+    /// How many pushes are held (first: every push to a session reads it).
+    private(set) var count = 0
     /// The lanes, made when the first push is held and dropped when the last is taken, so a
     /// session whose connection keeps up (nearly all) holds none, and a burst gives its room back.
     private var lanes: [[Item]] = []
     /// Index of the oldest item of each lane not yet taken.
     private var heads: [Int] = []
-    /// How many pushes are held.
-    private(set) var count = 0
     /// How many wire bytes are held.
     private(set) var wireBytes = 0
 

@@ -50,15 +50,45 @@ struct PushHistory<Frame> {
         case empty, frame, copy, shared
     }
 
+    // Stored properties in the order a push reads them: a fan-out records a push in every
+    // receiver's history, and the ones it reads come first, in as few cache lines as they fit.
+
     /// How many pushes the session was given so far.
     private(set) var sent: UInt64 = 0
-    /// The bounds in force (kept as two 32-bit numbers: every session has a history).
+    /// Stored pushes in a ring, oldest at `head`: the kept ones, after at most `forgetBatch - 1`
+    /// forgotten ones not yet taken out (past the frame bound only).
+    private var ring: [Entry] = []
+    // `head` and `stored`, as two 32-bit numbers side by side (a ring never holds 2^31 pushes).
+    private var headIndex: Int32 = 0
+    private var storedCount: Int32 = 0
+    /// The sizes of the stored pushes added up.
+    private var storedBytes = 0
+    // The bounds in force (kept as two 32-bit numbers: every session has a history).
+    private var boundFrames: Int32
+    private var boundBytes: Int32
+    /// The slot of the channel of the latest push that named one (`noSlot`: none yet), and that
+    /// channel's type and name, kept apart so the type fills the slot's padding.
+    private var lastSlot = UInt16.max
+    private var lastChannelType = RtmChannelType.none
+    private var lastChannelName = ""
+    /// Where pushes recorded with `record(shared:…)` are kept.
+    private let sharedFrames: SharedFrames<Frame>?
+
+    /// The frames of pushes kept as frames, at their entries' indices; empty until one is.
+    private var frames: [Frame?] = []
+    /// The bytes of the stored pushes recorded as copies, oldest first.
+    private var copies = ByteRing()
+    private var channels: [ChannelAddress] = []
+    /// For each channel slot, the number of its latest forgotten push (0: none forgotten).
+    private var forgottenNumber: [UInt64] = []
+    /// Slots of forgotten pushes in order of first loss.
+    private var forgottenOrder: [UInt16] = []
+
+    /// The bounds in force.
     private(set) var bounds: Bounds {
         get { Bounds(frames: Int(boundFrames), bytes: Int(boundBytes)) }
         set { (boundFrames, boundBytes) = (Int32(clamping: newValue.frames), Int32(clamping: newValue.bytes)) }
     }
-    private var boundFrames: Int32
-    private var boundBytes: Int32
     static var maxLostChannels: Int { ResumeLoss.maxChannels }
     /// Channels a session's pushes may name before further ones go unreported.
     private static var maxChannelSlots: Int { 256 }
@@ -66,11 +96,6 @@ struct PushHistory<Frame> {
     /// How many pushes past the frame bound are forgotten at once.
     static var forgetBatch: Int { 16 }
 
-    /// Stored pushes in a ring, oldest at `head`: the kept ones, after at most `forgetBatch - 1`
-    /// forgotten ones not yet taken out (past the frame bound only).
-    private var ring: [Entry] = []
-    /// The frames of pushes kept as frames, at their entries' indices; empty until one is.
-    private var frames: [Frame?] = []
     /// Index in `ring` of the oldest stored push.
     private var head: Int {
         get { Int(headIndex) }
@@ -81,27 +106,6 @@ struct PushHistory<Frame> {
         get { Int(storedCount) }
         set { storedCount = Int32(newValue) }
     }
-    // `head` and `stored`, as two 32-bit numbers side by side (a ring never holds 2^31 pushes).
-    private var headIndex: Int32 = 0
-    private var storedCount: Int32 = 0
-    /// The sizes of the stored pushes added up.
-    private var storedBytes = 0
-
-    /// The bytes of the stored pushes recorded as copies, oldest first.
-    private var copies = ByteRing()
-
-    private var channels: [ChannelAddress] = []
-    /// The slot of the channel of the latest push that named one (`noSlot`: none yet), and that
-    /// channel's type and name, kept apart so the type fills the slot's padding.
-    private var lastSlot = UInt16.max
-    private var lastChannelType = RtmChannelType.none
-    private var lastChannelName = ""
-    /// For each channel slot, the number of its latest forgotten push (0: none forgotten).
-    private var forgottenNumber: [UInt64] = []
-    /// Slots of forgotten pushes in order of first loss.
-    private var forgottenOrder: [UInt16] = []
-    /// Where pushes recorded with `record(shared:…)` are kept.
-    private let sharedFrames: SharedFrames<Frame>?
 
     /// An empty history; its first push is numbered `numberedFrom + 1` (a session taken over from
     /// another node goes on from its client's count). `sharedFrames` holds the frames recorded by

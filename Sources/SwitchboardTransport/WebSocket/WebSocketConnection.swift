@@ -89,34 +89,24 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
 
     private static let ids = Atomic<UInt64>(1)
 
-    /// Unique for the life of the process.
-    public let id: UInt64
-    /// The peer's address, "ip:port".
-    public let remoteAddress: String
-    /// The negotiated subprotocol, if any.
-    public let subprotocol: String?
-    /// The request target of the handshake (path and query).
-    public let requestPath: String
-    /// The handshake's request headers (server side) or response headers (client side), names
-    /// lowercased, without the upgrade's own (`HTTPHead.handshakeHeaders`); empty on a server
-    /// configured not to keep them.
-    public let requestHeaders: [String: String]
-    /// Which end of the connection this side is.
-    public let role: WebSocketRole
+    // Stored properties in the order a send reads them (a fan-out sends to every receiver's
+    // connection in one pass): the loop's own, then those fixed at the handshake.
+
     /// The loop that owns the socket and calls the handler.
     public let eventLoop: EventLoop
     /// Most bytes that may wait to be written before the connection is dropped as a slow
     /// consumer.
     public let maxOutboundBytes: Int
 
-    private let shared = Mutex(SharedOutbound())
+    /// Which end of the connection this side is.
+    public let role: WebSocketRole
     /// Whether `shared` holds frames, a close or an overflow for the loop; set and cleared under
     /// its lock, read without it by the loop before it queues or flushes.
     private let sharedPending = Atomic<Bool>(false)
-    /// `LoopOutbound.bufferedBytes`, for other threads (stored by the loop, never added to).
-    private let loopBufferedBytes = Atomic<Int>(0)
     /// Whether sends are still accepted, readable without a lock; cleared under `shared`'s lock.
     private let openFlag = Atomic<Bool>(true)
+    /// `LoopOutbound.bufferedBytes`, for other threads (stored by the loop, never added to).
+    private let loopBufferedBytes = Atomic<Int>(0)
     // Concurrency proof: `loopSlot` is touched only on the connection's loop thread: by
     // `queue(count:_:)` once `eventLoop.inEventLoop` said so, by `queuedBufferCount` likewise, by
     // the loop's own calls (`flushOnLoop`, `markClosed`, `framesSent`, the `did…` counts), which
@@ -130,6 +120,20 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     // would be one more allocation per connection; as there, a plain read or write that never
     // overlaps another access, so not checked for exclusivity at run time.
     @exclusivity(unchecked) nonisolated(unsafe) private var engineSlot: WebSocketEngine?
+
+    private let shared = Mutex(SharedOutbound())
+    /// Unique for the life of the process.
+    public let id: UInt64
+    /// The peer's address, "ip:port".
+    public let remoteAddress: String
+    /// The negotiated subprotocol, if any.
+    public let subprotocol: String?
+    /// The request target of the handshake (path and query).
+    public let requestPath: String
+    /// The handshake's request headers (server side) or response headers (client side), names
+    /// lowercased, without the upgrade's own (`HTTPHead.handshakeHeaders`); empty on a server
+    /// configured not to keep them.
+    public let requestHeaders: [String: String]
 
     /// The engine driving this connection once it is open; only on its loop's thread.
     var engine: WebSocketEngine? {
