@@ -18,6 +18,8 @@ final class RecordingConnection: LinkConnection {
 
     private struct State {
         var sent: [[UInt8]] = []
+        /// How many sends carried the frames in `sent` (one send may carry several).
+        var sends = 0
         var close: Close?
     }
 
@@ -37,7 +39,7 @@ final class RecordingConnection: LinkConnection {
     /// Every frame is taken at once: nothing waits unsent.
     var bufferedBytes: Int { 0 }
 
-    func send(_ frame: OutboundFrame) -> Bool { record(frame.payload) }
+    func send(_ frame: OutboundFrame) -> Bool { frame.headerLength == 0 ? record(joined: frame) : record(frame.payload) }
     func sendCopy(of frame: OutboundFrame) -> Bool { record(frame.payload) }
     func sendBinary(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { record($0) } }
     func sendBinary(_ bytes: UnsafeRawBufferPointer) -> Bool { record(bytes) }
@@ -52,6 +54,35 @@ final class RecordingConnection: LinkConnection {
         state.withLock { state in
             guard state.close == nil else { return false }
             state.sent.append(Array(payload))
+            state.sends += 1
+            return true
+        }
+    }
+
+    /// Records the payloads of a frame holding several frames' bytes (`OutboundFrame.joining`),
+    /// read as a client reads them off the socket: one unmasked WebSocket frame after another.
+    private func record(joined frame: OutboundFrame) -> Bool {
+        let bytes = frame.bytes
+        var payloads: [[UInt8]] = []
+        var offset = 0
+        while offset < bytes.count {
+            let length7 = Int(bytes[offset + 1] & 0x7F)
+            var start = offset + 2
+            var length = length7
+            if length7 == 126 {
+                length = Int(bytes[start]) << 8 | Int(bytes[start + 1])
+                start += 2
+            } else if length7 == 127 {
+                length = (0..<8).reduce(0) { $0 << 8 | Int(bytes[start + $1]) }
+                start += 8
+            }
+            payloads.append(Array(bytes[start..<(start + length)]))
+            offset = start + length
+        }
+        return state.withLock { state in
+            guard state.close == nil else { return false }
+            state.sent.append(contentsOf: payloads)
+            state.sends += 1
             return true
         }
     }
@@ -61,6 +92,9 @@ final class RecordingConnection: LinkConnection {
 
     /// Every frame's payload sent so far, as bytes.
     var sentBytes: [[UInt8]] { state.withLock { $0.sent } }
+
+    /// How many sends the frames so far took (a frame of several frames' bytes is one).
+    var sends: Int { state.withLock { $0.sends } }
 
     /// Every frame sent so far, decoded (a frame that does not decode fails the test).
     var frames: [ServerFrame] {

@@ -264,7 +264,6 @@ extension SharedFanOutRegistryTests {
     }
 }
 
-/// Binds sessions of a registry to new in-memory connections, as a login or a resume does.
 extension SharedFanOutRegistryTests {
     /// A publishing connection's memo (`OutboxMemo`) finds its receiver's outlet without a lookup,
     /// and is not trusted for another session, nor once a session was opened or released.
@@ -303,7 +302,8 @@ extension SharedFanOutRegistryTests {
     }
 }
 
-private final class Attacher {
+/// Binds sessions of a registry to new in-memory connections, as a login or a resume does.
+final class Attacher {
     let registry: SessionRegistry<RecordingConnection>
     let limiter: CallRateLimiter
     private var nextConnection: UInt64 = 0

@@ -124,10 +124,13 @@ extension ConnectionHub: WebSocketHandler where Connection == WebSocketConnectio
         // `SocketLink`, before any frame arrives: the cast is checked in debug builds only (a
         // checked cast to a generic class would look its metadata up on every frame).
         guard let context = connection.handlerContext else { return }
+        // Fan-outs this read delivers may be held for its end (`SessionRegistry.readEnded`).
+        ReadScope.enter()
         received(bytes, on: unsafeDowncast(context, to: SocketLink.self))
     }
 
     func webSocketReadEnded(_ connection: WebSocketConnection) {
+        registry.readEnded()
         guard let context = connection.handlerContext else { return }
         dispatcher.readEnded(on: unsafeDowncast(context, to: SocketLink.self))
     }

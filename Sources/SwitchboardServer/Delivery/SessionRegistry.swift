@@ -21,18 +21,22 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     /// one dictionary read per receiver; it never leaves the registry's lock, which orders every
     /// access to its variables (so they are not checked for exclusive access at run time).
     private final class Outlet {
+        // Stored properties in the order a push reads them (the socket, whether pushes are
+        // held, the history's fields that come first), so a fan-out reads few cache lines of
+        // each receiver's outlet.
+
+        /// The link's socket without reference counting: `link` keeps it alive while it is set.
+        @exclusivity(unchecked) private var socketReference: Unmanaged<Connection>?
+        /// Pushes not yet handed to the link because its socket is backlogged, by priority.
+        @exclusivity(unchecked) var backlog = PriorityBacklog<OutboundFrame>()
+        @exclusivity(unchecked) var history: PushHistory<OutboundFrame>
         let session: SessionID
         /// The connection the session's pushes go to; nil while detached.
         var link: ClientLink<Connection>? {
             didSet { socketReference = link.map { Unmanaged.passUnretained($0.socket) } }
         }
-        /// The link's socket without reference counting: `link` keeps it alive while it is set.
-        @exclusivity(unchecked) private var socketReference: Unmanaged<Connection>?
         /// The link's socket.
         var socket: Connection? { socketReference?.takeUnretainedValue() }
-        @exclusivity(unchecked) var history: PushHistory<OutboundFrame>
-        /// Pushes not yet handed to the link because its socket is backlogged, by priority.
-        @exclusivity(unchecked) var backlog = PriorityBacklog<OutboundFrame>()
 
         init(session: SessionID, history: PushHistory<OutboundFrame>) {
             self.session = session
@@ -56,6 +60,15 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         func writeShared(_ frame: borrowing OutboundFrame, at index: Int32, size: Int, channel: ChannelAddress?) {
             socketReference?._withUnsafeGuaranteedRef { _ = $0.send(frame) }
             history.record(shared: index, size: size, channel: channel)
+        }
+
+        /// Numbers and sends held fan-out pushes (`HeldFanOut`) as `joined`, one frame of their
+        /// bytes; the history holds each where the registry's `SharedFrames` keeps it.
+        func writeShared(_ joined: borrowing OutboundFrame, pushes: [HeldFanOut.Push]) {
+            socketReference?._withUnsafeGuaranteedRef { _ = $0.send(joined) }
+            for index in pushes.indices {
+                history.record(shared: pushes[index].index, size: pushes[index].size, channel: pushes[index].channel)
+            }
         }
 
         /// Numbers and sends one push that no other session receives, given as its encoded bytes
@@ -140,6 +153,40 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         }
     }
 
+    /// Fan-out pushes to one receiver list, held until the socket read that delivered them ends:
+    /// then each receiver is handed all of them at once, while its outlet, socket and history
+    /// are in the cache, rather than each push visiting every receiver in turn.
+    private struct HeldFanOut {
+        /// One held push: its frame, kept in `sharedFrames` at `index` (held there by the fan-out
+        /// until it is handed over), and what the history records of it.
+        struct Push {
+            let frame: OutboundFrame
+            let index: Int32
+            let size: Int
+            let channel: ChannelAddress?
+        }
+
+        /// The receiver list as the module gave it: kept, so its storage's address names it while
+        /// the pushes are held (`ResolvedReceivers` says why).
+        let sessions: [SessionID]
+        /// Its outlets, not retained: valid while `outlets` does not change, and every change
+        /// hands the held pushes over first.
+        let outlets: [Unmanaged<Outlet>]
+        var pushes: [Push]
+
+        /// Most pushes held at once: a longer read hands them over in parts.
+        static var capacity: Int { 256 }
+
+        /// Whether a push to `list` may join these.
+        func takes(_ list: [SessionID]) -> Bool {
+            pushes.count < Self.capacity && Self.address(of: list) == Self.address(of: sessions)
+        }
+
+        private static func address(of list: [SessionID]) -> UnsafeRawPointer? {
+            list.withUnsafeBufferPointer { $0.baseAddress.map(UnsafeRawPointer.init) }
+        }
+    }
+
     private struct State {
         var links: [ConnectionID: Entry] = [:]
         var outlets = OutletTable() {
@@ -161,6 +208,34 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         var budget: DetachedBudget
         /// The frames of fan-outs that sessions' histories keep by index.
         let sharedFrames = SharedFrames<OutboundFrame>()
+        /// Fan-out pushes delivered during a socket read and held for its end (`ReadScope`), all
+        /// to the same receivers: handed over before anything else the registry does.
+        var heldFanOut: HeldFanOut?
+
+        /// Hands the held fan-out pushes over, receiver by receiver, each receiver's in the order
+        /// they were delivered; true when the pump must start for pushes now held by priority.
+        mutating func handOverHeldFanOut(backlogBytes: Int) -> Bool {
+            guard heldFanOut != nil, let held = heldFanOut.take() else { return false }
+            let pushes = held.pushes
+            // A receiver whose pushes are written now gets them all as one frame of their bytes:
+            // one reference and one write vector for the lot. The others are handed each push.
+            let joined = pushes.count > 1 ? OutboundFrame.joining(pushes.lazy.map(\.frame)) : pushes[0].frame
+            for reference in held.outlets {
+                reference._withUnsafeGuaranteedRef { outlet in
+                    if outlet.writesNow(lane: nil, backlogBytes: backlogBytes) {
+                        outlet.writeShared(joined, pushes: pushes)
+                        return
+                    }
+                    for index in pushes.indices {
+                        hand(
+                            shared: pushes[index].frame, at: pushes[index].index, size: pushes[index].size,
+                            channel: pushes[index].channel, lane: nil, to: outlet, backlogBytes: backlogBytes)
+                    }
+                }
+            }
+            for push in held.pushes { sharedFrames.letGo(push.index) }
+            return pumpNeeded()
+        }
 
         /// The outlet of `session`, through `memo` when it was filled at this generation (no
         /// lookup), otherwise looked up and remembered there; nil when the session is unknown.
@@ -269,6 +344,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         case sessionEnded
     }
 
+    /// Reached only through `withState` (and the fan-out, which may hold its pushes).
     private let state: Mutex<State>
     /// What a session with a connection keeps: enough for the pushes a dead connection may have
     /// swallowed before the server noticed.
@@ -298,20 +374,41 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     }
 
     // The outlets are counted by their table alone, and freed under the lock.
-    deinit { state.withLock { $0.outlets.removeAll() } }
+    deinit { withState { $0.outlets.removeAll() } }
+
+    /// Runs `body` under the lock, once fan-out pushes held for the end of a read are handed
+    /// over: whatever the registry does next sees them delivered, in order.
+    private func withState<Result, Failure: Error>(
+        _ body: (inout State) throws(Failure) -> sending Result
+    ) throws(Failure) -> sending Result {
+        let backlogBytes = backlogBytes
+        var startPump = false
+        let result = try state.withLock { state throws(Failure) -> sending Result in
+            startPump = state.handOverHeldFanOut(backlogBytes: backlogBytes)
+            return try body(&state)
+        }
+        if startPump { pump() }
+        return result
+    }
+
+    /// The read that `ReadScope` marks on this thread has ended: fan-out pushes held for it are
+    /// handed over now.
+    func readEnded() {
+        if ReadScope.leave() { withState { _ in } }
+    }
 
     // MARK: Links (called by the connection hub and the dispatcher)
 
     /// A connection opened.
     func opened(_ link: ClientLink<Connection>) {
-        state.withLock { $0.links[link.id] = Entry(link: link) }
+        withState { $0.links[link.id] = Entry(link: link) }
     }
 
     /// The socket closed: its session, if any, is detached at once so nothing sent from now on is
     /// lost. The link keeps its caller until `remove`, so requests it had already received are
     /// still answered.
     func closed(_ link: ClientLink<Connection>) {
-        state.withLock { state in
+        withState { state in
             guard var entry = state.links[link.id] else { return }
             entry.closed = true
             state.links[link.id] = entry
@@ -324,7 +421,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     /// Forgets a closed link whose requests are all answered. Returns the session it still carried,
     /// which has lost its connection (nil when the session has moved to another link meanwhile).
     func remove(_ link: ClientLink<Connection>) -> SessionID? {
-        state.withLock { state in
+        withState { state in
             guard let session = state.links.removeValue(forKey: link.id)?.caller?.session,
                 let outlet = state.outlets[session], outlet.link == nil || outlet.link === link
             else { return nil }
@@ -337,7 +434,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
 
     /// Whether `session` is carried by an open link now.
     func isBound(_ session: SessionID) -> Bool {
-        state.withLock { $0.outlets[session]?.link != nil }
+        withState { $0.outlets[session]?.link != nil }
     }
 
     /// Binds the session of `grant` to `link`: writes the login answer (`answer`, given what a
@@ -347,7 +444,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     func bind(
         _ grant: LoginGranted, to link: ClientLink<Connection>, received: UInt64, answer: (ResumeLoss) -> ServerFrame
     ) throws(BindFailure) -> ClientLink<Connection>? {
-        try state.withLock { state throws(BindFailure) -> ClientLink<Connection>? in
+        try withState { state throws(BindFailure) -> ClientLink<Connection>? in
             guard let entry = state.links[link.id], !entry.closed else { throw .linkClosed }
             guard let outlet = state.outlets[grant.session] else { throw .sessionEnded }
             var stale: ClientLink<Connection>?
@@ -372,11 +469,11 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     }
 
     /// How many connections are open.
-    var connectionCount: Int { state.withLock { $0.links.values.count { !$0.closed } } }
+    var connectionCount: Int { withState { $0.links.values.count { !$0.closed } } }
 
     /// Open connections: those not logged in yet, and those carrying a session.
     var connectionStates: (awaitingLogin: Int, loggedIn: Int) {
-        state.withLock { state in
+        withState { state in
             state.links.values.reduce(into: (0, 0)) { counts, entry in
                 guard !entry.closed else { return }
                 if entry.caller == nil { counts.0 += 1 } else { counts.1 += 1 }
@@ -386,7 +483,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
 
     /// Logged-in connections of each app, apps with none left out.
     var connectionsByApp: [AppID: Int] {
-        state.withLock { state in
+        withState { state in
             state.links.values.reduce(into: [:]) { counts, entry in
                 if !entry.closed, let app = entry.caller?.app { counts[app, default: 0] += 1 }
             }
@@ -396,18 +493,18 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     /// Sessions with a connection, sessions waiting for a resume, and the bytes of pushes the
     /// waiting ones keep.
     var sessionStates: (attached: Int, detached: Int, detachedBytes: Int) {
-        state.withLock { state in
+        withState { state in
             let attached = state.outlets.all.count { $0.link != nil }
             return (attached, state.outlets.count - attached, state.budget.bytes)
         }
     }
 
     /// Fan-out frames the sessions' histories keep by index (`SharedFrames`).
-    var sharedFrameCount: Int { state.withLock { $0.sharedFrames.count } }
+    var sharedFrameCount: Int { withState { $0.sharedFrames.count } }
 
     /// Every open connection with the session it carries.
     var openLinks: [(link: ClientLink<Connection>, caller: Caller?)] {
-        state.withLock { $0.links.values.filter { !$0.closed }.map { ($0.link, $0.caller) } }
+        withState { $0.links.values.filter { !$0.closed }.map { ($0.link, $0.caller) } }
     }
 
     // MARK: Outbox
@@ -417,7 +514,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     }
 
     func open(_ session: SessionID, numberedFrom received: UInt64) {
-        state.withLock { state in
+        withState { state in
             guard state.outlets[session] == nil else { return }
             let history = PushHistory(bounds: detachedBounds, numberedFrom: received, sharedFrames: state.sharedFrames)
             state.outlets.insert(Outlet(session: session, history: history))
@@ -496,7 +593,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         _ payload: UnsafeRawBufferPointer, size: Int, channel: ChannelAddress?, to session: SessionID, memo: inout OutboxMemo
     ) {
         let bytes = LentBytes(payload)
-        let copied = state.withLock { state -> Bool in
+        let copied = withState { state -> Bool in
             guard let outlet = state.outlet(of: session, memo: &memo) else { return true }
             return outlet._withUnsafeGuaranteedRef { outlet -> Bool in
                 guard outlet.writesNow(lane: nil, backlogBytes: backlogBytes) else { return false }
@@ -511,7 +608,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     private func deliver(_ frame: consuming OutboundFrame, size: Int, channel: ChannelAddress?, to session: SessionID) {
         // Taken out of the optional under the lock: given to the session's history, not copied.
         var frame = Optional(frame)
-        let startPump = state.withLock { state -> Bool in
+        let startPump = withState { state -> Bool in
             guard let outlet = state.outlets[session], let frame = frame.take() else { return false }
             state.hand(frame, size: size, channel: channel, lane: nil, to: outlet, backlogBytes: backlogBytes, alone: true)
             return state.pumpNeeded()
@@ -542,8 +639,19 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
 
     /// Writes `frame`, one push to several sessions, to each session's connection, or holds it
     /// (`State.hand`).
+    /// During a socket read (`ReadScope`), a push to several sessions without a priority is held for the read's end
+    /// as long as the pushes before it went to the same list: a busy channel's publishes of one
+    /// read then reach each receiver together (`HeldFanOut`).
     private func deliver(_ frame: OutboundFrame, size: Int, channel: ChannelAddress?, to sessions: [SessionID], lane: Int?) {
+        let holds = lane == nil && ReadScope.isOpen
+        let backlogBytes = backlogBytes
         let startPump = state.withLock { state -> Bool in
+            if holds, state.heldFanOut?.takes(sessions) == true {
+                let index = state.sharedFrames.add(frame)
+                state.heldFanOut!.pushes.append(.init(frame: frame, index: index, size: size, channel: channel))
+                return false
+            }
+            var startPump = state.handOverHeldFanOut(backlogBytes: backlogBytes)
             let outlets = state.resolved.targets(of: sessions) { [outlets = state.outlets] list in
                 list.compactMap { outlets.reference(of: $0) }
             }
@@ -551,18 +659,29 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
                 outlets[0]._withUnsafeGuaranteedRef {
                     state.hand(frame, size: size, channel: channel, lane: lane, to: $0, backlogBytes: backlogBytes, alone: true)
                 }
-                return state.pumpNeeded()
+                return state.pumpNeeded() || startPump
             }
-            // One frame for every receiver's history, counted in `sharedFrames`; held here until
-            // every receiver had it.
+            guard !outlets.isEmpty else { return startPump }
+            // One frame for every receiver's history, counted in `sharedFrames`; held there for
+            // the fan-out until every receiver had it.
             let index = state.sharedFrames.add(frame)
+            if holds {
+                let push = HeldFanOut.Push(frame: frame, index: index, size: size, channel: channel)
+                var pushes: [HeldFanOut.Push] = []
+                pushes.reserveCapacity(16)
+                pushes.append(push)
+                state.heldFanOut = HeldFanOut(sessions: sessions, outlets: outlets, pushes: pushes)
+                ReadScope.noteHolding()
+                return startPump
+            }
             for reference in outlets {
                 reference._withUnsafeGuaranteedRef {
                     state.hand(shared: frame, at: index, size: size, channel: channel, lane: lane, to: $0, backlogBytes: backlogBytes)
                 }
             }
             state.sharedFrames.letGo(index)
-            return state.pumpNeeded()
+            startPump = state.pumpNeeded() || startPump
+            return startPump
         }
         if startPump { pump() }
     }
@@ -573,7 +692,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         Task { [self] in
             while true {
                 try? await Task.sleep(for: interval)
-                let more = state.withLock { state -> Bool in
+                let more = withState { state -> Bool in
                     for session in state.backlogged {
                         guard let outlet = state.outlets[session], outlet.link != nil else {
                             state.backlogged.remove(session)
@@ -591,7 +710,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     }
 
     func disconnect(_ session: SessionID, reason: RtmLinkStateChangeReason, detail: String) {
-        let link = state.withLock { state -> ClientLink<Connection>? in
+        let link = withState { state -> ClientLink<Connection>? in
             guard let outlet = state.outlets[session], let link = outlet.link else { return nil }
             state.unbind(link)
             state.detach(outlet, of: session, bounds: detachedBounds)
@@ -601,7 +720,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     }
 
     func release(_ session: SessionID) {
-        state.withLock { state in
+        withState { state in
             guard let outlet = state.outlets.remove(session) else { return }
             state.budget.left(session, holding: outlet.history.keptBytes)
             if let link = outlet.link { state.unbind(link) }

@@ -86,6 +86,29 @@ public struct OutboundFrame: @unchecked Sendable {
         }
     }
 
+    /// The bytes of `frames` back to back, as one frame to queue: sent, it writes them one after
+    /// another. For the same frames going to many connections, which then count one reference
+    /// and one write vector for all of them. Like a batch, it is bytes to write and nothing more
+    /// (its `opcode` and `payload` mean nothing); `frames` must not be empty.
+    public static func joining(_ frames: some Collection<OutboundFrame>) -> OutboundFrame {
+        let count = frames.reduce(0) { $0 + $1.count }
+        precondition(count > 0, "joining no bytes")
+        let buffer = Storage.create(minimumCapacity: count) { _ in
+            Layout(opcode: .binary, headerLength: 0, count: count, capacity: count)
+        }
+        buffer.withUnsafeMutablePointerToElements { start in
+            var offset = 0
+            for frame in frames {
+                withExtendedLifetime(frame) {
+                    let bytes = frame.encoded
+                    UnsafeMutableRawPointer(start + offset).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                    offset += bytes.count
+                }
+            }
+        }
+        return OutboundFrame(storage: unsafeDowncast(buffer, to: Storage.self))
+    }
+
     /// Wraps bytes that are sent verbatim (used for handshake heads); never empty.
     static func wrapping(rawBytes: [UInt8]) -> OutboundFrame {
         precondition(!rawBytes.isEmpty, "a raw write needs bytes")
