@@ -93,6 +93,36 @@ import SwitchboardWire
         #expect(registry.sharedFrameCount == 0)
     }
 
+    @Test func aResumeNamesTheChannelsOfHeldPushesItLost() throws {
+        var limits = Limits()
+        limits.sessions.resumeReplayMaxMessages = 2
+        let (registry, attacher, sessions, links) = try attached(2, limits: limits)
+        // The history knows a channel by a slot: a push of the channel of the one before it
+        // takes that one's slot, any other its own.
+        let channels = ["a", "a", "b", "b", "c", "a", "a"]
+        ReadScope.enter()
+        for (number, channel) in channels.enumerated() { registry.deliver(push(number, channel: channel), to: sessions) }
+        registry.readEnded()
+        #expect(texts(links[0].0) == channels.indices.map { "m\($0)" })
+
+        registry.closed(links[0].1)
+        let link = ClientLink(socket: RecordingConnection(id: 99), limiter: attacher.limiter)
+        registry.opened(link)
+        var loss = ResumeLoss.none
+        let grant = LoginGranted(
+            caller: Caller(app: "a", userId: "u1", session: sessions[0]), ticket: ResumeTicket(session: sessions[0], secret: "s"),
+            resumed: true, heartbeatInterval: 5, presenceTimeout: 30)
+        _ = try registry.bind(grant, to: link, received: 1) { lost in
+            loss = lost
+            return .closing(reason: .unknown, detail: "answer")
+        }
+        // Kept: the last two. Lost: m1 to m4, of channels a, b and c in that order.
+        #expect(texts(link.socket) == ["m5", "m6"])
+        #expect(loss.droppedPushes == 4)
+        #expect(loss.channels == ["a", "b", "c"].map { ChannelAddress(.message, $0) })
+        for session in sessions { registry.release(session) }
+    }
+
     @Test func aLongReadHandsItsPushesOverInParts() throws {
         let (registry, _, sessions, links) = try attached(2)
         let sendsBefore = links[0].0.sends

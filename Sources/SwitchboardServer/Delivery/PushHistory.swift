@@ -138,12 +138,28 @@ struct PushHistory<Frame> {
 
     /// Numbers the next push and keeps it as the frame at `index` in `sharedFrames` (which must
     /// be set), held there until forgotten.
-    mutating func record(shared index: Int32, size: Int, channel: ChannelAddress?) {
-        let entry = Entry(reference: index, size: Int32(clamping: size), slot: slot(for: channel), kind: .shared)
+    /// Returns how this history names the push's channel, for pushes of the same channel that
+    /// follow (`record(shared:size:in:)`).
+    @discardableResult
+    mutating func record(shared index: Int32, size: Int, channel: ChannelAddress?) -> ChannelSlot {
+        let slot = slot(for: channel)
+        record(shared: index, size: size, in: ChannelSlot(value: slot))
+        return ChannelSlot(value: slot)
+    }
+
+    /// `record(shared:size:channel:)` for a push of the channel `slot` names, as this history's
+    /// `record` returned it (a history's slots never change): no name compared.
+    mutating func record(shared index: Int32, size: Int, in slot: ChannelSlot) {
+        let entry = Entry(reference: index, size: Int32(clamping: size), slot: slot.value, kind: .shared)
         makeRoomForOne(size: size)
         sharedFrames!.hold(index)
         _ = keep(entry, size: size)
         trim()
+    }
+
+    /// How one history names a channel (or no channel): valid for that history only.
+    struct ChannelSlot {
+        fileprivate let value: UInt16
     }
 
     /// Lets go of every frame this history holds in `sharedFrames`, as it ends (its session's

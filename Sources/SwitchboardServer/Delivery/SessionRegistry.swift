@@ -66,8 +66,15 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         /// bytes; the history holds each where the registry's `SharedFrames` keeps it.
         func writeShared(_ joined: borrowing OutboundFrame, pushes: [HeldFanOut.Push]) {
             socketReference?._withUnsafeGuaranteedRef { _ = $0.send(joined) }
-            for index in pushes.indices {
-                history.record(shared: pushes[index].index, size: pushes[index].size, channel: pushes[index].channel)
+            // A push of the channel of the one before it is recorded in the same channel slot,
+            // without comparing names.
+            var slot = history.record(shared: pushes[0].index, size: pushes[0].size, channel: pushes[0].channel)
+            for index in pushes.indices.dropFirst() {
+                if pushes[index].sameChannelAsPrevious {
+                    history.record(shared: pushes[index].index, size: pushes[index].size, in: slot)
+                } else {
+                    slot = history.record(shared: pushes[index].index, size: pushes[index].size, channel: pushes[index].channel)
+                }
             }
         }
 
@@ -164,6 +171,8 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
             let index: Int32
             let size: Int
             let channel: ChannelAddress?
+            /// Whether the push before it in the list had the same channel.
+            var sameChannelAsPrevious = false
         }
 
         /// The receiver list as the module gave it: kept, so its storage's address names it while
@@ -648,7 +657,8 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         let startPump = state.withLock { state -> Bool in
             if holds, state.heldFanOut?.takes(sessions) == true {
                 let index = state.sharedFrames.add(frame)
-                state.heldFanOut!.pushes.append(.init(frame: frame, index: index, size: size, channel: channel))
+                let same = state.heldFanOut!.pushes.last?.channel == channel
+                state.heldFanOut!.pushes.append(.init(frame: frame, index: index, size: size, channel: channel, sameChannelAsPrevious: same))
                 return false
             }
             var startPump = state.handOverHeldFanOut(backlogBytes: backlogBytes)
