@@ -6,11 +6,12 @@
 # delivery keeps to a few percent where runs in turn (tools/bench-ab.sh) spread over tens of
 # percent on a shared host: two runs of one binary this way came out 0.996–1.034.
 #
-#   tools/bench-pair.sh BEFORE_BINARY AFTER_BINARY [rounds] [p2p|fanout|lock]   # 5 rounds, p2p
+#   tools/bench-pair.sh BEFORE_BINARY AFTER_BINARY [rounds] [p2p|fanout|many|lock]   # 5 rounds, p2p
 #
 # `lock` drives each server with this tree's switchboard-bench instead (`--scenario lock`, one
 # lock handed over between LOCK_CONTENDERS contenders, 10 by default; built if missing) and
-# compares server CPU per acquire/release pair. Each binary is a `switchboard` (a copy of an
+# compares server CPU per acquire/release pair; `many` drives each with its many-to-many scenario
+# (10 publishers to 10 subscribers of one channel, as tools/bench.sh runs it). Each binary is a `switchboard` (a copy of an
 # earlier release build, say). Prints one line per round (the two costs and after ÷ before),
 # then the median ratio. Needs gcc. Servers listen on free loopback ports and are stopped by
 # their PIDs.
@@ -27,7 +28,8 @@ case "$KIND" in
 p2p) GENERATOR=switchboard_p2p TRAFFIC=(--pairs 50 --payload 100 --window 64) ;;
 fanout) GENERATOR=switchboard_fanout TRAFFIC=(--subscribers 100 --payload 100 --window 64) ;;
 lock) GENERATOR=switchboard-bench TRAFFIC=(--scenario lock --publishers "${LOCK_CONTENDERS:-10}") COST=server_cpu_us_per_pair UNIT=µs ;;
-*) echo "bench-pair: kind is p2p, fanout or lock, not '$KIND'" >&2; exit 2 ;;
+many) GENERATOR=switchboard-bench TRAFFIC=(--scenario many-to-many --publishers 10 --subscribers 10 --payload 100 --rate 0) ;;
+*) echo "bench-pair: kind is p2p, fanout, many or lock, not '$KIND'" >&2; exit 2 ;;
 esac
 command -v gcc >/dev/null || { echo "bench-pair: needs gcc" >&2; exit 2; }
 
@@ -41,7 +43,7 @@ stop_all() {
 }
 trap 'stop_all; rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
-if [[ "$KIND" == lock ]]; then
+if [[ "$GENERATOR" == switchboard-bench ]]; then
     [[ -x .build/release/switchboard-bench ]] || swift build -c release --product switchboard-bench >&2
     cp .build/release/switchboard-bench "$WORK/$GENERATOR"
 else
@@ -63,7 +65,7 @@ for round in $(seq "$ROUNDS"); do
     done
     for side in before after; do wait_for_port "${PORT[$side]}" "$WORK/server-$side.log"; done
     for side in before after; do
-        if [[ "$KIND" == lock ]]; then
+        if [[ "$GENERATOR" == switchboard-bench ]]; then
             taskset -c 1 "$WORK/$GENERATOR" --url "ws://127.0.0.1:${PORT[$side]}" --server-pid "${SERVER[$side]}" \
                 "${TRAFFIC[@]}" --duration "$DURATION" --label "$side" >"$WORK/$side.json" &
         else
