@@ -223,8 +223,15 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
 
         /// Hands the held fan-out pushes over, receiver by receiver, each receiver's in the order
         /// they were delivered; true when the pump must start for pushes now held by priority.
+        /// (Every call of the registry asks: with nothing held, a check where it is called.)
+        @inline(__always)
         mutating func handOverHeldFanOut(backlogBytes: Int) -> Bool {
-            guard heldFanOut != nil, let held = heldFanOut.take() else { return false }
+            heldFanOut == nil ? false : handOverHeldFanOutNow(backlogBytes: backlogBytes)
+        }
+
+        @inline(never)
+        private mutating func handOverHeldFanOutNow(backlogBytes: Int) -> Bool {
+            guard let held = heldFanOut.take() else { return false }
             let pushes = held.pushes
             // A receiver whose pushes are written now gets them all as one frame of their bytes:
             // one reference and one write vector for the lot. The others are handed each push.
