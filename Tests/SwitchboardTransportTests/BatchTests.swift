@@ -88,6 +88,32 @@ import Testing
         }
     }
 
+    @Test func framesJoinedArriveAsTheFramesOneAfterAnother() async throws {
+        let frames: [OutboundFrame] = [
+            .binary([1, 2, 3]), .text("joined"), .binary([UInt8](repeating: 0xCD, count: 300)), .binary([]),
+        ]
+        let joined = OutboundFrame.joining(frames)
+        #expect(joined.bytes == frames.flatMap(\.bytes))
+        #expect(joined.count == frames.reduce(0) { $0 + $1.count })
+        #expect(OutboundFrame.joining(frames.prefix(1)).bytes == frames[0].bytes)
+        try await withRawConnection { raw, connection in
+            // Queued with the frames sent before and after it, as one write vector of its own.
+            #expect(connection.sendBinary([9]))
+            #expect(connection.send(joined))
+            #expect(connection.sendText("after"))
+            let expected: [(opcode: UInt8, payload: [UInt8])] = [
+                (2, [9]), (2, [1, 2, 3]), (1, Array("joined".utf8)), (2, [UInt8](repeating: 0xCD, count: 300)), (2, []),
+                (1, Array("after".utf8)),
+            ]
+            for frame in expected {
+                let received = raw.readFrame()
+                #expect(received?.opcode == frame.opcode)
+                #expect(received?.payload == frame.payload)
+            }
+            #expect(await eventually { connection.bufferedBytes == 0 })
+        }
+    }
+
     @Test func aConnectionBusyInOnePassFillsFewLargerBatches() async throws {
         try await withRawConnection { raw, connection in
             let gate = park(connection.eventLoop)

@@ -89,7 +89,8 @@ public struct OutboundFrame: @unchecked Sendable {
     /// The bytes of `frames` back to back, as one frame to queue: sent, it writes them one after
     /// another. For the same frames going to many connections, which then count one reference
     /// and one write vector for all of them. Like a batch, it is bytes to write and nothing more
-    /// (its `opcode` and `payload` mean nothing); `frames` must not be empty.
+    /// (its `opcode` and `payload` mean nothing), for a server's connections, which send frames
+    /// unmasked (a client's would mask it as one frame); `frames` must not be empty.
     public static func joining(_ frames: some Collection<OutboundFrame>) -> OutboundFrame {
         let count = frames.reduce(0) { $0 + $1.count }
         precondition(count > 0, "joining no bytes")
