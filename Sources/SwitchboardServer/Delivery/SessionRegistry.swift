@@ -360,7 +360,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         case sessionEnded
     }
 
-    /// Reached only through `withState` (and the fan-out, which may hold its pushes).
+    /// Reached only through `withState` (and the fan-out, which may hold its pushes, and `deinit`).
     private let state: Mutex<State>
     /// What a session with a connection keeps: enough for the pushes a dead connection may have
     /// swallowed before the server noticed.
@@ -389,8 +389,10 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
             bytes: min(limits.sessions.resumeReplayMaxBytes, limits.sessions.resumeBufferMaxBytes))
     }
 
-    // The outlets are counted by their table alone, and freed under the lock.
-    deinit { withState { $0.outlets.removeAll() } }
+    // The outlets are counted by their table alone, and freed under the lock. Pushes still held
+    // for a read's end go with them: there is no one left to hand them to (and a hand-over could
+    // start the pump, which would keep a registry that is going away).
+    deinit { state.withLock { $0.outlets.removeAll() } }
 
     /// Runs `body` under the lock, once fan-out pushes held for the end of a read are handed
     /// over: whatever the registry does next sees them delivered, in order.
