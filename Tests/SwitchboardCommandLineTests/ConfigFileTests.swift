@@ -23,7 +23,7 @@ import SwitchboardServer
         let withFile = try EffectiveConfiguration.resolve(ParsedOptions(), environment: [:], file: parsed)
         let without = try EffectiveConfiguration.resolve(ParsedOptions(), environment: [:], file: nil)
         #expect(withFile.entries.map(\.value) == without.entries.map(\.value))
-        #expect(try ConfigCommand.run(["check", try Self.write(text)], environment: [:]).hasSuffix(": ok"))
+        #expect(try Self.withFile(text) { try ConfigCommand.run(["check", $0], environment: [:]) }.hasSuffix(": ok"))
     }
 
     @Test func everyMistakeIsNamedWithItsKeyAndLine() throws {
@@ -60,7 +60,7 @@ import SwitchboardServer
             "14 loginTimeout: takes a whole number in 0…86400",
             "13 : \"nodeId\" needs \"cluster\"",
         ])
-        let thrown = #expect(throws: ConfigProblems.self) { try ConfigCommand.run(["check", try Self.write(text)], environment: [:]) }
+        let thrown = #expect(throws: ConfigProblems.self) { try Self.withFile(text) { try ConfigCommand.run(["check", $0], environment: [:]) } }
         #expect(thrown?.description.split(separator: "\n").count == 11)
         #expect(thrown?.description.contains(".json:3: key \"maxFramesPerSecond\" takes 0…10000000, not -3") == true)
     }
@@ -88,9 +88,22 @@ import SwitchboardServer
         #expect(usage?.description.contains("did you mean 'check'?") == true)
     }
 
+    /// Runs `body` with the path of a new file holding `text`, removed afterwards.
+    static func withFile<Result>(_ text: String, _ body: (String) throws -> Result) throws -> Result {
+        let path = try write(text)
+        defer { remove(path) }
+        return try body(path)
+    }
+
+    /// The path of a new file holding `text`; the caller removes it (`remove`).
     static func write(_ text: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID()).json").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
+    }
+
+    /// Removes a file `write` made.
+    static func remove(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
     }
 }

@@ -14,6 +14,7 @@ import SwitchboardCore
               "apps": {"demo": {"certificate": "5CFd2fd1755d40ecb72977518be15d3b"}}
             }
             """)
+        defer { ConfigFileTests.remove(path) }
         let shown = try ConfigCommand.run(
             ["show", "--config", path, "--listen", "0.0.0.0:9200"], environment: ["SWITCHBOARD_LOG_FORMAT": "json"])
         let rows = Dictionary(uniqueKeysWithValues: shown.split(separator: "\n").dropFirst().map { line -> (String, String) in
@@ -62,6 +63,7 @@ import SwitchboardCore
               "apps": {"demo": {"webhookUrls": ["https://demo.example/h"]}, "other": {}}
             }
             """)
+        defer { ConfigFileTests.remove(path) }
         let shown = try ConfigCommand.run(["show", "--config", path], environment: [:])
         let row = shown.split(separator: "\n").first { $0.hasPrefix("apps.demo.webhookUrls ") }
         #expect(row?.contains("https://demo.example/h") == true && row?.hasSuffix("file \(path):3") == true, "\(shown)")
