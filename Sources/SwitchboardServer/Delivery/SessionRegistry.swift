@@ -657,9 +657,9 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
 
     /// Writes `frame`, one push to several sessions, to each session's connection, or holds it
     /// (`State.hand`).
-    /// During a socket read (`ReadScope`), a push to several sessions without a priority is held for the read's end
-    /// as long as the pushes before it went to the same list: a busy channel's publishes of one
-    /// read then reach each receiver together (`HeldFanOut`).
+    /// During a socket read (`ReadScope`), a push to several sessions without a priority is held
+    /// for the read's end as long as the pushes before it went to the same list: a busy channel's
+    /// publishes of one read then reach each receiver together (`HeldFanOut`).
     private func deliver(_ frame: OutboundFrame, size: Int, channel: ChannelAddress?, to sessions: [SessionID], lane: Int?) {
         let holds = lane == nil && ReadScope.isOpen
         let backlogBytes = backlogBytes
@@ -667,10 +667,11 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
             if holds, state.heldFanOut?.takes(sessions) == true {
                 let index = state.sharedFrames.add(frame)
                 let same = state.heldFanOut!.pushes.last?.channel == channel
-                state.heldFanOut!.pushes.append(.init(frame: frame, index: index, size: size, channel: channel, sameChannelAsPrevious: same))
+                state.heldFanOut!.pushes.append(
+                    .init(frame: frame, index: index, size: size, channel: channel, sameChannelAsPrevious: same))
                 return false
             }
-            var startPump = state.handOverHeldFanOut(backlogBytes: backlogBytes)
+            let pumpForHandOver = state.handOverHeldFanOut(backlogBytes: backlogBytes)
             let outlets = state.resolved.targets(of: sessions) { [outlets = state.outlets] list in
                 list.compactMap { outlets.reference(of: $0) }
             }
@@ -678,20 +679,18 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
                 outlets[0]._withUnsafeGuaranteedRef {
                     state.hand(frame, size: size, channel: channel, lane: lane, to: $0, backlogBytes: backlogBytes, alone: true)
                 }
-                return state.pumpNeeded() || startPump
+                return state.pumpNeeded() || pumpForHandOver
             }
-            guard !outlets.isEmpty else { return startPump }
+            guard !outlets.isEmpty else { return pumpForHandOver }
             // One frame for every receiver's history, counted in `sharedFrames`; held there for
             // the fan-out until every receiver had it.
             let index = state.sharedFrames.add(frame)
             if holds {
-                let push = HeldFanOut.Push(frame: frame, index: index, size: size, channel: channel)
-                var pushes: [HeldFanOut.Push] = []
+                var pushes = [HeldFanOut.Push(frame: frame, index: index, size: size, channel: channel)]
                 pushes.reserveCapacity(16)
-                pushes.append(push)
                 state.heldFanOut = HeldFanOut(sessions: sessions, outlets: outlets, pushes: pushes)
                 ReadScope.noteHolding()
-                return startPump
+                return pumpForHandOver
             }
             for reference in outlets {
                 reference._withUnsafeGuaranteedRef {
@@ -699,8 +698,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
                 }
             }
             state.sharedFrames.letGo(index)
-            startPump = state.pumpNeeded() || startPump
-            return startPump
+            return state.pumpNeeded() || pumpForHandOver
         }
         if startPump { pump() }
     }

@@ -10,7 +10,8 @@ public struct OutboundFrame: @unchecked Sendable {
     // returned, and only read after. A batch (`batch(capacity:)`) is the one exception: its
     // `count` and the bytes after it are written only by the connection whose outbound queue
     // holds it as its last frame, under that queue's lock; the stream reads it only after taking
-    // the queue under the same lock, and the connection never writes into it after that.
+    // the queue under the same lock, and the connection never writes into it after that. (A
+    // batch `joining` returns is filled before it is returned, like any other frame.)
     private let storage: Storage
 
     /// The layout and the bytes of a frame in one allocation.
@@ -94,20 +95,11 @@ public struct OutboundFrame: @unchecked Sendable {
     public static func joining(_ frames: some Collection<OutboundFrame>) -> OutboundFrame {
         let count = frames.reduce(0) { $0 + $1.count }
         precondition(count > 0, "joining no bytes")
-        let buffer = Storage.create(minimumCapacity: count) { _ in
-            Layout(opcode: .binary, headerLength: 0, count: count, capacity: count)
-        }
-        buffer.withUnsafeMutablePointerToElements { start in
-            var offset = 0
-            for frame in frames {
-                withExtendedLifetime(frame) {
-                    let bytes = frame.encoded
-                    UnsafeMutableRawPointer(start + offset).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-                    offset += bytes.count
-                }
-            }
-        }
-        return OutboundFrame(storage: unsafeDowncast(buffer, to: Storage.self))
+        // A batch filled here, before anyone else can reach it.
+        let joined = batch(capacity: count)
+        let writer = joined.batchWriter
+        for frame in frames { writer.append(copyOf: frame) }
+        return joined
     }
 
     /// Wraps bytes that are sent verbatim (used for handshake heads); never empty.
@@ -197,7 +189,7 @@ public struct OutboundFrame: @unchecked Sendable {
     /// An empty buffer of `capacity` bytes into which one connection writes small frames back to
     /// back (`batchWriter`): many frames for one allocation and one write
     /// vector. A batch is bytes to write and nothing more (its `opcode` and `payload` mean nothing);
-    /// it is never shared (see the proof above).
+    /// it is never shared while it is written into (see the proof above).
     static func batch(capacity: Int) -> OutboundFrame {
         let buffer = Storage.create(minimumCapacity: capacity) { _ in
             Layout(opcode: .binary, headerLength: 0, count: 0, capacity: capacity)
