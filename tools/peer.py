@@ -24,6 +24,7 @@ import msgpack  # noqa: E402
 SUBPROTOCOL = "switchboard.v1"
 MAX_FRAME = 64 * 1024 + 1024
 ANSWER_TIMEOUT = 15.0  # seconds a request waits for its answer, as the Swift tests wait: a loaded machine stalls for seconds
+BURST = 40  # publishes sent at once by the burst check: with the check's others, within 60 a second (the publish limit)
 SELF_CHECK_TIMEOUT = 120.0  # the whole self-check: a guard against a hang, not a measure of speed
 
 
@@ -325,6 +326,23 @@ async def self_check(url, app_id, token):
                 message_check(report, f"{peer.name} ({kind})", [p for p in peer.pushes if on_channel(body)(p)], {
                     "channelType": 1, "channel": channel, "topic": "", "message": body,
                     "publisher": "py-alice", "customType": custom})
+
+        # A burst sent without waiting for answers: its publishes reach the server together and
+        # leave as one write per subscriber (their frames back to back), each a frame of its own.
+        burst = [f"burst {suffix} {n}" for n in range(BURST)]
+        answers = await asyncio.gather(*(alice.request("publish", channelType=1, channel=channel, message=body)
+                                         for body in burst))
+        report.check(f"a burst of {BURST} publishes answered ok", all(a.get("t") == "ok" for a in answers),
+                     repr([a for a in answers if a.get("t") != "ok"][:3]))
+        in_burst = lambda push: push.get("t") == "message" and push.get("message") in burst  # noqa: E731
+        for peer in (alice, bob):
+            await peer.wait_for_pushes(in_burst, BURST)
+        await asyncio.sleep(0.3)  # time for a duplicate to show up
+        for peer in (alice, bob):
+            got = [p.get("message") for p in peer.pushes if in_burst(p)]
+            report.check(f"{peer.name} got the burst once each, in order", got == burst,
+                         f"{len(got)} of {BURST}, first out of place: "
+                         f"{next((g for g, b in zip(got, burst) if g != b), None)!r}")
 
         direct = f"direct hi {suffix}"
         answer = await alice.request("publish", channelType=3, channel="py-bob", message=direct)
