@@ -27,13 +27,13 @@ import Testing
     }
 
     @Test func frameRateAllowsABurstThenTheRate() {
-        let start = ContinuousClock.now
+        let start = Duration.seconds(1_000)
         var limiter = FrameRateLimiter(framesPerSecond: 10)
         let burst = [limiter.admit(10, at: start), limiter.admit(1, at: start)]
         #expect(burst == [true, false])
         var refilled = FrameRateLimiter(framesPerSecond: 10)
-        let half = start.advanced(by: .milliseconds(500))
-        let later = start.advanced(by: .seconds(60))
+        let half = start + .milliseconds(500)
+        let later = start + .seconds(60)
         let steps = [
             refilled.admit(10, at: start), refilled.admit(5, at: half), refilled.admit(1, at: half),
             // Idle time refills up to one burst, no more.

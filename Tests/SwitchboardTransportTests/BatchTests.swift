@@ -175,7 +175,7 @@ import Testing
             let payload = [UInt8](repeating: 0x41, count: 20)
             for _ in 0..<2_000 {
                 #expect(connection.sendBinary(payload))
-                _ = onLoop { () }
+                onLoop { () }
             }
             let (held, bytes) = onLoop {
                 let small = stream().unsentFrames.filter { $0.count <= WebSocketConnection.batchedFrameLimit }

@@ -40,3 +40,52 @@ func parseAll(
         return (events, error)
     }
 }
+
+/// Parses `reads` one after another with `parseRead`, as a connection's engine reads its socket:
+/// each in its own buffer, which the parser may unmask in place. A binary message lent in place
+/// is copied out as `.message(.binary(…))`; `lent` counts those lent in their read's own bytes
+/// (the others lay in the parser's buffer), and `stopAfter` stops handing over frames of a read
+/// after that many (as an engine does when closing).
+func parseReads(
+    _ reads: [[UInt8]], role: WebSocketRole = .server, maxMessageBytes: Int = 1 << 20,
+    parser: inout WebSocketParser, stopAfter: Int? = nil
+) -> (events: [WebSocketEvent], error: WebSocketProtocolError?, lent: Int) {
+    var events: [WebSocketEvent] = []
+    var lent = 0
+    for read in reads {
+        var read = read
+        var handed = 0
+        let failure = read.withUnsafeMutableBytes { bytes -> WebSocketProtocolError? in
+            do throws(WebSocketProtocolError) {
+                try parser.parseRead(bytes) { frame, _ in
+                    switch frame {
+                    case .event(let event): events.append(event)
+                    case .binary(let message):
+                        events.append(.message(.binary(Array(message))))
+                        let read = UnsafeRawBufferPointer(bytes)
+                        if let start = message.baseAddress, let base = read.baseAddress, start >= base,
+                            start + message.count <= base + read.count
+                        {
+                            lent += 1
+                        }
+                    }
+                    handed += 1
+                    return stopAfter.map { handed < $0 } ?? true
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { return (events, failure, lent) }
+    }
+    return (events, nil, lent)
+}
+
+/// `parseReads` with a fresh parser.
+func parseReads(
+    _ reads: [[UInt8]], role: WebSocketRole = .server, maxMessageBytes: Int = 1 << 20
+) -> (events: [WebSocketEvent], error: WebSocketProtocolError?, lent: Int) {
+    var parser = WebSocketParser(role: role, maxMessageBytes: maxMessageBytes)
+    return parseReads(reads, role: role, maxMessageBytes: maxMessageBytes, parser: &parser)
+}

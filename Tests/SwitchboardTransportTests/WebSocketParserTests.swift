@@ -156,24 +156,60 @@ import Testing
         #expect(parseAll(OutboundFrame.text("héllo").bytes, role: .client).events == [.message(.text("héllo"))])
     }
 
-    @Test func aOneFrameBinaryMessageIsLentInPlaceAndEverythingElseComesAsEvents() throws {
-        var parser = WebSocketParser(role: .server, maxMessageBytes: 1024)
+    @Test func aOneFrameBinaryMessageIsLentInPlaceAndEverythingElseComesAsEvents() {
         let first = (0..<40).map { UInt8($0) }
-        parser.append(
-            wireFrame(opcode: 0x2, payload: first) + wireFrame(opcode: 0x1, payload: Array("hi".utf8))
-                + wireFrame(fin: false, opcode: 0x2, payload: [1]) + wireFrame(opcode: 0x0, payload: [2])
-                + wireFrame(opcode: 0x2, payload: [7, 8]))
+        var read = wireFrame(opcode: 0x2, payload: first) + wireFrame(opcode: 0x1, payload: Array("hi".utf8))
+            + wireFrame(fin: false, opcode: 0x2, payload: [1]) + wireFrame(opcode: 0x0, payload: [2])
+            + wireFrame(opcode: 0x2, payload: [7, 8])
+        var parser = WebSocketParser(role: .server, maxMessageBytes: 1024)
         var lent: [[UInt8]] = []
         var events: [WebSocketEvent] = []
-        while let frame = try parser.nextFrame() {
-            switch frame {
-            case .binaryInPlace(let range): lent.append(parser.withBytes(range) { Array($0) })
-            case .event(let event): events.append(event)
+        var counts: [Int] = []
+        let lentWithin = read.withUnsafeMutableBytes { bytes in
+            var within = true
+            try? parser.parseRead(bytes) { frame, framesParsed in
+                counts.append(framesParsed)
+                switch frame {
+                case .binary(let message):
+                    lent.append(Array(message))
+                    within = within && message.baseAddress! >= UnsafeRawPointer(bytes.baseAddress!)
+                        && message.baseAddress! + message.count <= UnsafeRawPointer(bytes.baseAddress! + bytes.count)
+                case .event(let event): events.append(event)
+                }
+                return true
             }
+            return within
         }
         #expect(lent == [first, [7, 8]])
+        #expect(lentWithin, "a one-frame binary message is lent in the read's own bytes")
+        #expect(Array(read[6..<46]) == first, "and unmasked there")
         #expect(events == [.message(.text("hi")), .message(.binary([1, 2]))])
+        #expect(counts == [1, 2, 4, 5])
         #expect(parser.framesParsed == 5)
+        #expect(parser.bufferedByteCount == 0, "nothing of a read of whole frames is kept")
+    }
+
+    @Test func aReadKeepsOnlyItsIncompleteLastFrameAndTheNextReadFinishesIt() {
+        let first = wireFrame(opcode: 0x2, payload: [1, 2, 3])
+        let second = wireFrame(opcode: 0x2, payload: Array(repeating: 9, count: 40))
+        let third = wireFrame(opcode: 0x2, payload: [4])
+        var parser = WebSocketParser(role: .server, maxMessageBytes: 1024)
+        let one = parseReads([first + second.prefix(10)], parser: &parser)
+        #expect(one.events == [.message(.binary([1, 2, 3]))])
+        #expect(parser.bufferedByteCount == 10, "the incomplete frame's bytes, and nothing before them")
+        let two = parseReads([Array(second.dropFirst(10)) + third], parser: &parser)
+        #expect(two.events == [.message(.binary(Array(repeating: 9, count: 40))), .message(.binary([4]))])
+        #expect(parser.bufferedByteCount == 0)
+        #expect(one.lent == 1)
+        #expect(two.lent == 0, "a read that follows kept bytes is parsed after them, in the parser's buffer")
+    }
+
+    @Test func framesAfterTheHandlerStopsAreNotKept() {
+        let frames = wireFrame(opcode: 0x2, payload: [1]) + wireFrame(opcode: 0x2, payload: [2]) + wireFrame(opcode: 0x2, payload: [3])
+        var parser = WebSocketParser(role: .server, maxMessageBytes: 1024)
+        let read = parseReads([frames + wireFrame(opcode: 0x2, payload: [4]).prefix(3)], parser: &parser, stopAfter: 2)
+        #expect(read.events == [.message(.binary([1])), .message(.binary([2]))])
+        #expect(parser.bufferedByteCount == 0, "a read stopped early keeps nothing for later")
     }
 
     @Test(arguments: [0, 3, 125, 126, 65_535, 65_536, 70_000])

@@ -130,8 +130,8 @@ public final class StreamConnection: Sendable, LoopFlushable, ByteStreamDelegate
 
     // MARK: The stream below (loop only)
 
-    func streamRead(_ bytes: UnsafeRawBufferPointer) {
-        handler.connection(self, received: bytes)
+    func streamRead(_ bytes: UnsafeMutableRawBufferPointer) {
+        handler.connection(self, received: UnsafeRawBufferPointer(bytes))
     }
 
     func streamWrote(byteCount: Int) {}

@@ -51,29 +51,87 @@ public struct WebSocketParser: Sendable {
     }
 
     /// What `nextFrame` found.
-    enum ParsedFrame {
+    private enum ParsedFrame {
         case event(WebSocketEvent)
-        /// A binary message of one frame, unmasked where it was received: read it with
-        /// `withBytes` before the next `append`.
+        /// A binary message of one frame, unmasked where it was received.
         case binaryInPlace(Range<Int>)
     }
 
-    /// Like `next`, but leaves a binary message of one frame (the usual request) in the read
-    /// buffer instead of copying it out.
-    mutating func nextFrame() throws(WebSocketProtocolError) -> ParsedFrame? {
+    /// The next frame in the read buffer; a binary message of one frame is left there.
+    private mutating func nextFrame() throws(WebSocketProtocolError) -> ParsedFrame? {
+        try withBuffer { (parser, bytes, index) throws(WebSocketProtocolError) in try parser.nextFrame(in: bytes, at: &index) }
+    }
+
+    /// What `parseRead` hands over: an event, or a binary message of one frame, lent where it lies
+    /// (valid during the call only).
+    enum ReadFrame {
+        case event(WebSocketEvent)
+        case binary(UnsafeRawBufferPointer)
+    }
+
+    /// Parses the frames of one read, `bytes` (the stream's buffer, lent for the call), handing
+    /// each to `body` in order, with `framesParsed` after it (`body` must not reach the parser),
+    /// until `body` returns false. While the parser holds no bytes of an
+    /// earlier read (the usual case), the frames are parsed, and a binary message unmasked, in
+    /// `bytes` itself, and only an incomplete last frame is copied, for the next read to finish;
+    /// otherwise `bytes` is appended to what the parser holds and parsed there.
+    mutating func parseRead(
+        _ bytes: UnsafeMutableRawBufferPointer, _ body: (ReadFrame, _ framesParsed: Int) -> Bool
+    ) throws(WebSocketProtocolError) {
+        guard bufferedByteCount == 0 else {
+            append(UnsafeRawBufferPointer(bytes))
+            _ = try withBuffer { (parser, bytes, index) throws(WebSocketProtocolError) in
+                try parser.handOver(bytes, from: &index, to: body)
+            }
+            return
+        }
+        var index = 0
+        guard try handOver(bytes, from: &index, to: body), index < bytes.count else { return }
+        append(UnsafeRawBufferPointer(rebasing: bytes[index...]))
+    }
+
+    /// Hands `body` the frames of `bytes` from `index` on; true once the rest is an incomplete
+    /// frame (or nothing), false when `body` stopped.
+    private mutating func handOver(
+        _ bytes: UnsafeMutableRawBufferPointer, from index: inout Int, to body: (ReadFrame, _ framesParsed: Int) -> Bool
+    ) throws(WebSocketProtocolError) -> Bool {
+        while let frame = try nextFrame(in: bytes, at: &index) {
+            let goOn = switch frame {
+            case .event(let event): body(.event(event), framesParsed)
+            case .binaryInPlace(let range): body(.binary(UnsafeRawBufferPointer(rebasing: bytes[range])), framesParsed)
+            }
+            if !goOn { return false }
+        }
+        return true
+    }
+
+    /// Runs `body` with the read buffer's bytes and the index of the first unparsed one. The
+    /// buffer is taken out for the call (not copied: it stays uniquely referenced), so that the
+    /// parse can change the parser's other state while it reads the bytes in place.
+    private mutating func withBuffer<Result>(
+        _ body: (inout WebSocketParser, UnsafeMutableRawBufferPointer, inout Int) throws(WebSocketProtocolError) -> Result
+    ) throws(WebSocketProtocolError) -> Result {
+        var held = buffer
+        buffer = []
+        var index = readIndex
+        defer { (buffer, readIndex) = (held, index) }
+        return try held.withUnsafeMutableBytes { bytes in
+            Swift.Result { () throws(WebSocketProtocolError) in try body(&self, bytes, &index) }
+        }.get()
+    }
+
+    /// Parses the next frame of `bytes` from `index` on, moving `index` past it; nil when the rest
+    /// is an incomplete frame. A `.binaryInPlace` range is one of `bytes`.
+    private mutating func nextFrame(
+        in bytes: UnsafeMutableRawBufferPointer, at index: inout Int
+    ) throws(WebSocketProtocolError) -> ParsedFrame? {
         if let failure { throw failure }
         do {
-            return try parseNext()
+            return try parseNext(in: bytes, at: &index)
         } catch {
             failure = error
             throw error
         }
-    }
-
-    /// Calls `body` with the bytes of a `.binaryInPlace` range. (Mutating only so that a parser
-    /// stored in a class is read in place rather than copied for the call.)
-    mutating func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        buffer.withUnsafeMutableBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
     /// Gives the read buffer's memory back when every byte received has been consumed.
@@ -93,41 +151,31 @@ public struct WebSocketParser: Sendable {
         readIndex = 0
     }
 
-    private mutating func parseNext() throws(WebSocketProtocolError) -> ParsedFrame? {
+    private mutating func parseNext(
+        in bytes: UnsafeMutableRawBufferPointer, at readIndex: inout Int
+    ) throws(WebSocketProtocolError) -> ParsedFrame? {
         while true {
             let start = readIndex
-            let parsed = buffer.withUnsafeBytes {
-                FrameHeader.parse(UnsafeRawBufferPointer(rebasing: $0[start...]))
-            }
-            guard let header = parsed else { return nil }
+            guard let header = FrameHeader.parse(UnsafeRawBufferPointer(rebasing: bytes[start...])) else { return nil }
             let opcode = try check(header)
             let length = Int(header.payloadLength)
             let payloadStart = start + header.headerLength
-            let available = buffer.count - payloadStart
+            let available = bytes.count - payloadStart
             let isText = opcode == .text || (opcode == .continuation && fragmentOpcode == .text)
             if isText {
                 if opcode == .text && validatedInFrame == 0 { validator = UTF8Validator() }
-                try validateText(header, payloadStart: payloadStart, upTo: min(available, length))
+                try validateText(header, in: bytes, payloadStart: payloadStart, upTo: min(available, length))
             }
             guard available >= length else { return nil }
-            if opcode == .binary && header.fin {
-                let range = payloadStart..<(payloadStart + length)
-                if let key = header.maskKey {
-                    buffer.withUnsafeMutableBytes { applyMask(key, to: UnsafeMutableRawBufferPointer(rebasing: $0[range])) }
-                }
-                readIndex = range.upperBound
-                validatedInFrame = 0
-                framesParsed += 1
-                return .binaryInPlace(range)
-            }
-            var payload = Array(buffer[payloadStart..<(payloadStart + length)])
-            if let key = header.maskKey {
-                payload.withUnsafeMutableBytes { applyMask(key, to: $0) }
-            }
-            readIndex = payloadStart + length
+            let range = payloadStart..<(payloadStart + length)
+            if let key = header.maskKey { applyMask(key, to: UnsafeMutableRawBufferPointer(rebasing: bytes[range])) }
+            readIndex = range.upperBound
             validatedInFrame = 0
             framesParsed += 1
-            if let event = try handle(opcode, fin: header.fin, payload: payload) { return .event(event) }
+            if opcode == .binary && header.fin { return .binaryInPlace(range) }
+            if let event = try handle(opcode, fin: header.fin, payload: Array(UnsafeRawBufferPointer(rebasing: bytes[range]))) {
+                return .event(event)
+            }
         }
     }
 
@@ -168,11 +216,11 @@ public struct WebSocketParser: Sendable {
     }
 
     private mutating func validateText(
-        _ header: FrameHeader, payloadStart: Int, upTo end: Int
+        _ header: FrameHeader, in bytes: UnsafeMutableRawBufferPointer, payloadStart: Int, upTo end: Int
     ) throws(WebSocketProtocolError) {
         guard end > validatedInFrame else { return }
         let from = validatedInFrame
-        var chunk = Array(buffer[(payloadStart + from)..<(payloadStart + end)])
+        var chunk = Array(UnsafeRawBufferPointer(rebasing: bytes[(payloadStart + from)..<(payloadStart + end)]))
         if let key = header.maskKey {
             chunk.withUnsafeMutableBytes { applyMask(key, to: $0, offset: from) }
         }

@@ -36,9 +36,9 @@ final class HTTPServerConnection: ByteStreamDelegate {
     /// Closes now.
     func close() { stream.close() }
 
-    func streamRead(_ bytes: UnsafeRawBufferPointer) {
+    func streamRead(_ bytes: UnsafeMutableRawBufferPointer) {
         guard !closing else { return }
-        parser.append(bytes)
+        parser.append(UnsafeRawBufferPointer(bytes))
         readNext()
         // While a request is answered, what follows waits in the parser, up to about two more
         // requests: a client that sends further ahead is not waiting for its answers.

@@ -24,8 +24,9 @@ protocol ByteStream: AnyObject {
 
 /// Receives a `ByteStream`'s events on its loop thread.
 protocol ByteStreamDelegate: AnyObject {
-    /// Bytes arrived; the buffer is only valid during the call.
-    func streamRead(_ bytes: UnsafeRawBufferPointer)
+    /// Bytes arrived, in the stream's read buffer: valid only during the call, and the delegate's
+    /// to change meanwhile (a WebSocket unmasks the frames it reads there).
+    func streamRead(_ bytes: UnsafeMutableRawBufferPointer)
     /// `byteCount` queued bytes reached the kernel.
     func streamWrote(byteCount: Int)
     /// The stream closed (peer EOF, error or `close`); called once.

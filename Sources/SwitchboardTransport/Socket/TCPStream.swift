@@ -77,7 +77,7 @@ final class TCPStream: ByteStream, Selectable {
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if count > 0 {
                 loop.traffic.didReceive(count)
-                delegate?.streamRead(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                delegate?.streamRead(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
                 if isClosed || count < buffer.count { return }
                 continue
             }

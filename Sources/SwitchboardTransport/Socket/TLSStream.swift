@@ -116,10 +116,10 @@ final class TLSStream: ByteStream, ByteStreamDelegate {
 
     // MARK: The socket below
 
-    func streamRead(_ bytes: UnsafeRawBufferPointer) {
+    func streamRead(_ bytes: UnsafeMutableRawBufferPointer) {
         guard !isClosed else { return }
         // Copied into the session here, so the loop's read buffer is free for plaintext below.
-        session.feed(bytes)
+        session.feed(UnsafeRawBufferPointer(bytes))
         if !session.isHandshakeComplete {
             advanceHandshake()
             guard session.isHandshakeComplete, !isClosed else { return }
@@ -135,7 +135,7 @@ final class TLSStream: ByteStream, ByteStreamDelegate {
             }
             switch result {
             case .bytes(let count):
-                delegate?.streamRead(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                delegate?.streamRead(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
             case .needMoreInput:
                 // Reading can produce records to send (key updates).
                 if session.pendingCiphertextCount > 0 {

@@ -121,7 +121,8 @@ final class ClientConnector: Selectable, ByteStreamDelegate {
         stream.flush()
     }
 
-    func streamRead(_ bytes: UnsafeRawBufferPointer) {
+    func streamRead(_ bytes: UnsafeMutableRawBufferPointer) {
+        let bytes = UnsafeRawBufferPointer(bytes)
         guard continuation != nil, let stream else { return }
         if let tunnel {
             tunnelAnswer(bytes, on: tunnel)

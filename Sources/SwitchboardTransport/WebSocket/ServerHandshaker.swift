@@ -32,11 +32,11 @@ final class ServerHandshaker: ByteStreamDelegate {
         stream.close()
     }
 
-    func streamRead(_ bytes: UnsafeRawBufferPointer) {
+    func streamRead(_ bytes: UnsafeMutableRawBufferPointer) {
         guard !finished else { return }
         let head: (head: [UInt8], rest: [UInt8])
         do {
-            guard let complete = try reader.append(bytes) else { return }
+            guard let complete = try reader.append(UnsafeRawBufferPointer(bytes)) else { return }
             head = complete
         } catch {
             refuse(ServerHandshake.Rejected(431, "request head too large"))

@@ -35,7 +35,7 @@ final class WebSocketEngine: ByteStreamDelegate {
     let connection: WebSocketConnection
     private let handler: any WebSocketHandler
     /// Read and changed only by this engine's own methods on the loop thread. The one access that
-    /// spans a call out, `withBytes` lending a message to the handler, cannot overlap another: the
+    /// spans a call out, `parseRead` handing frames to the handler, cannot overlap another: the
     /// handler reaches the engine only through the connection, whose sends and closes are queued
     /// for a later pass. So it is not checked for exclusive access at run time (every frame paid
     /// for that check, about 2 % of a point-to-point message).
@@ -74,34 +74,22 @@ final class WebSocketEngine: ByteStreamDelegate {
         stream.delegate = self
         handler.webSocketOpened(connection)
         if !initialBytes.isEmpty, case .open = state {
-            initialBytes.withUnsafeBytes { streamRead($0) }
+            var initialBytes = initialBytes
+            initialBytes.withUnsafeMutableBytes { streamRead($0) }
         }
     }
 
-    func streamRead(_ bytes: UnsafeRawBufferPointer) {
+    func streamRead(_ bytes: UnsafeMutableRawBufferPointer) {
         switch state {
         case .closed, .closing(receivedClose: true), .draining: return
         default: break
         }
-        parser.append(bytes)
         defer { handler.webSocketReadEnded(connection) }
-        let now = frameLimiter == nil ? nil : ContinuousClock.now
+        let now = frameLimiter == nil ? nil : Self.now()
         let framesBefore = parser.framesParsed
         do {
-            while let frame = try parser.nextFrame() {
-                if let now, !admitFrames(at: now) { return }
-                switch frame {
-                case .event(let event):
-                    handle(event)
-                case .binaryInPlace(let range):
-                    if deliversMessages {
-                        parser.withBytes(range) { handler.webSocket(connection, receivedBinary: $0) }
-                    }
-                }
-                if case .closing(receivedClose: true) = state { return }
-                if case .closed = state { return }
-            }
-            if let now { _ = admitFrames(at: now) }
+            try parser.parseRead(bytes) { handOver($0, framesParsed: $1, now: now) }
+            if let now { _ = admitFrames(at: now, framesParsed: parser.framesParsed) }
             // A peer sending one frame at a time (an idle client's occasional call) keeps no
             // read buffer between frames; one sending batches keeps its room for the next.
             if parser.framesParsed - framesBefore <= 1 { parser.releaseBufferIfConsumed() }
@@ -110,12 +98,29 @@ final class WebSocketEngine: ByteStreamDelegate {
         }
     }
 
+    /// Hands one parsed frame to the handler, or handles it; false when no further frame of the
+    /// read is to be handled (over the frame budget, or closing). `framesParsed`: the parser's
+    /// count after it.
+    @inline(__always)
+    private func handOver(_ frame: WebSocketParser.ReadFrame, framesParsed: Int, now: Duration?) -> Bool {
+        if let now, !admitFrames(at: now, framesParsed: framesParsed) { return false }
+        switch frame {
+        case .event(let event):
+            handle(event)
+        case .binary(let message):
+            if deliversMessages { handler.webSocket(connection, receivedBinary: message) }
+        }
+        if case .closing(receivedClose: true) = state { return false }
+        if case .closed = state { return false }
+        return true
+    }
+
     /// Counts the frames parsed since the last call against the rate; once the peer is over it,
     /// stops handing frames to the handler, starts the close and returns false. The frames
     /// within the budget were handed over already, and their answers go out before the close.
-    private func admitFrames(at now: ContinuousClock.Instant) -> Bool {
-        let count = parser.framesParsed - framesCounted
-        framesCounted = parser.framesParsed
+    private func admitFrames(at now: Duration, framesParsed: Int) -> Bool {
+        let count = framesParsed - framesCounted
+        framesCounted = framesParsed
         guard case .open = state, frameLimiter?.admit(count, at: now) == false else { return true }
         acceptedBy?.server.refused(connection.remoteAddress, "too many frames")
         closeAfterAnswers(code: .policyViolation, reason: "too many frames")
