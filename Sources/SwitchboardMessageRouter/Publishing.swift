@@ -94,8 +94,9 @@ struct Publishing: Sendable {
         }
         switch request.channelType {
         case .user:
-            guard Validation.userIdProblem(request.channelName, maxBytes: limits.userIdMaxBytes) == nil,
-                let session = onlySession(ofUser: request.channelName, in: caller.app, memo: request.receiverMemo)
+            guard
+                let session = onlySession(
+                    ofUser: request.channelName, in: caller.app, maxBytes: limits.userIdMaxBytes, memo: request.receiverMemo)
             else { return nil }
             if let memo = request.receiverMemo {
                 context.outbox.deliver(message(named: caller.userId), to: session, memo: &memo.pointee.outbox)
@@ -121,9 +122,17 @@ struct Publishing: Sendable {
         return Done()
     }
 
-    /// The one session of the user `name` of `app`, through the publisher's memo when it has one.
-    private func onlySession(ofUser name: UnsafeRawBufferPointer, in app: AppID, memo: UnsafeMutablePointer<ReceiverMemo>?) -> SessionID? {
-        if let memo { return routes.onlySession(ofUser: name, in: app, memo: &memo.pointee) }
+    /// The one session of the user `name` of `app`, nil when `name` is no valid user id (at most
+    /// `maxBytes`) or the user has not exactly one session: through the publisher's memo when it
+    /// has one. The memo holds only a name that was checked in full, so a name it holds is checked
+    /// against the byte limit alone (the one part that can change since, when limits are reloaded).
+    private func onlySession(
+        ofUser name: UnsafeRawBufferPointer, in app: AppID, maxBytes: Int, memo: UnsafeMutablePointer<ReceiverMemo>?
+    ) -> SessionID? {
+        guard name.count <= maxBytes else { return nil }
+        let isValid = { (name: UnsafeRawBufferPointer) in Validation.userIdProblem(name, maxBytes: maxBytes) == nil }
+        if let memo { return routes.onlySession(ofUser: name, in: app, memo: &memo.pointee, isValid: isValid) }
+        guard isValid(name) else { return nil }
         return routes.sessions(of: UserKey(app, String(copyingUTF8: name))).onlyElement
     }
 

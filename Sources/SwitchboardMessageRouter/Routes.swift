@@ -92,12 +92,15 @@ final class Routes: Sendable {
 
     /// The one session of the user `name` (UTF-8) of `app`, nil when it has none or several: read
     /// from `memo` while no session opened or closed since it was filled there, else looked up
-    /// and remembered in it.
-    func onlySession(ofUser name: UnsafeRawBufferPointer, in app: AppID, memo: inout ReceiverMemo) -> SessionID? {
+    /// (when `isValid` passes the name) and remembered in it: the memo holds only names that passed.
+    func onlySession(
+        ofUser name: UnsafeRawBufferPointer, in app: AppID, memo: inout ReceiverMemo, isValid: (UnsafeRawBufferPointer) -> Bool
+    ) -> SessionID? {
         state.withLock { state in
             let generation = state.users.generation
             if let session = memo.session(of: name, at: generation) { return session }
-            guard let session = state.users.sessions(of: UserKey(app, String(copyingUTF8: name))).onlyElement else { return nil }
+            guard isValid(name), let session = state.users.sessions(of: UserKey(app, String(copyingUTF8: name))).onlyElement
+            else { return nil }
             memo.remember(session, of: name, at: generation)
             return session
         }

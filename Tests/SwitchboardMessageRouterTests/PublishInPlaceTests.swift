@@ -66,34 +66,62 @@ import SwitchboardTestKit
         #expect(harness.outbox.messages(to: alice.session).isEmpty)
     }
 
-    @Test func aPublishersMemoOfItsReceiverHoldsOnlyWhileNobodyLogsInOrOut() async throws {
-        let harness = await world()
+    /// Alice publishing in place through one memo of her receiver, as her connection does.
+    final class MemoPublisher {
+        let harness: ModuleHarness
+        let suite: PublishInPlaceTests
         let memo = UnsafeMutablePointer<ReceiverMemo>.allocate(capacity: 1)
-        memo.initialize(to: ReceiverMemo())
-        defer { memo.deinitialize(count: 1).deallocate() }
+
+        init(_ harness: ModuleHarness, in suite: PublishInPlaceTests) {
+            (self.harness, self.suite) = (harness, suite)
+            memo.initialize(to: ReceiverMemo())
+        }
+
+        deinit { memo.deinitialize(count: 1).deallocate() }
+
         /// Publishes `text` to `receiver` in place through the memo; whether it was answered so.
         func send(_ text: String, to receiver: String) throws -> Bool {
-            let publish = Publish(caller: alice, channelType: .user, channelName: receiver, payload: .string(text))
-            return try inPlace(publish, receivedAt: harness.clock.wallMilliseconds, memo: memo) { try harness.bus.answerInPlace($0) } != nil
+            let publish = Publish(caller: suite.alice, channelType: .user, channelName: receiver, payload: .string(text))
+            return try suite.inPlace(publish, receivedAt: harness.clock.wallMilliseconds, memo: memo) { try harness.bus.answerInPlace($0) } != nil
         }
-        #expect(try send("1", to: "bob"))
-        #expect(try send("2", to: "bob"))
+    }
+
+    @Test func aPublishersMemoOfItsReceiverHoldsOnlyWhileNobodyLogsInOrOut() async throws {
+        let harness = await world()
+        let publisher = MemoPublisher(harness, in: self)
+        #expect(try publisher.send("1", to: "bob"))
+        #expect(try publisher.send("2", to: "bob"))
         // Another receiver of the same length, then back: each found as it is.
-        #expect(try send("3", to: "eve") == false)
-        #expect(try send("4", to: "bob"))
+        #expect(try publisher.send("3", to: "eve") == false)
+        #expect(try publisher.send("4", to: "bob"))
         // Bob moves to another session: the memo no longer holds, his new session gets the next.
         harness.bus.publish(SessionClosed(caller: bob, reason: .logout))
-        #expect(try send("5", to: "bob") == false)
+        #expect(try publisher.send("5", to: "bob") == false)
         let bobAgain = Caller(app: "app", userId: "bob", session: SessionID(9))
         harness.bus.publish(SessionOpened(caller: bobAgain))
-        #expect(try send("6", to: "bob"))
+        #expect(try publisher.send("6", to: "bob"))
         // A second session of his: several now, left to `Publish`.
         harness.bus.publish(SessionOpened(caller: Caller(app: "app", userId: "bob", session: SessionID(10))))
-        #expect(try send("7", to: "bob") == false)
+        #expect(try publisher.send("7", to: "bob") == false)
         func texts(_ session: SessionID) -> [MessagePayload] { harness.outbox.messages(to: session).map(\.payload) }
         #expect(texts(bob.session) == [.string("1"), .string("2"), .string("4")])
         #expect(texts(bobAgain.session) == [.string("6")])
         #expect(texts(SessionID(10)).isEmpty)
+    }
+
+    @Test func aNameOnlyTheMemoHoldsIsStillCheckedAgainstTheLimitsInForce() async throws {
+        let harness = await world()
+        let publisher = MemoPublisher(harness, in: self)
+        // Names that are no user id are left to `Publish` through a memo too, which keeps bob.
+        #expect(try publisher.send("1", to: "bob"))
+        for invalid in ["", "b\tob", "bö", String(repeating: "b", count: 65)] { #expect(try publisher.send("x", to: invalid) == false, "\(invalid)") }
+        #expect(try publisher.send("2", to: "bob"))
+        // Limits reloaded to user ids of at most two bytes: bob, though remembered, is refused.
+        var limits = Limits()
+        limits.names.userIdMaxBytes = 2
+        harness.context.limitsBook.replaceServerLimits(with: limits)
+        #expect(try publisher.send("3", to: "bob") == false)
+        #expect(harness.outbox.messages(to: bob.session).map(\.payload) == [.string("1"), .string("2")])
     }
 
     @Test func aMessageIsStampedWhenTheServerReadIt() async throws {

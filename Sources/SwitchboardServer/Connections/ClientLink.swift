@@ -104,6 +104,17 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
         /// Publishes answered at once and accepted, by channel type (message, user), and refused.
         var accepted: (message: UInt64, user: UInt64) = (0, 0)
         var refused: UInt64 = 0
+        /// The thread's `ReadScope` was opened for this read: its first frame opens it, and the
+        /// others need not look at the thread's state again.
+        var scopeEntered = false
+
+        /// Opens the thread's `ReadScope` for this read at its first frame.
+        @inline(__always)
+        mutating func enterScope() {
+            guard !scopeEntered else { return }
+            ReadScope.enter()
+            scopeEntered = true
+        }
 
         /// The clocks for this read: read from `clock` the first time.
         mutating func clocks(from clock: any SwitchboardClock) -> (now: Duration, wallMilliseconds: UInt64) {
@@ -285,7 +296,7 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
     /// Sends an answer or any other frame built for this link alone.
     func reply(_ frame: ServerFrame) {
         if case .answer(let id, .done) = frame {
-            ServerFrame.withOkAnswer(id: id) { socket.sendBinary($0) }
+            _ = ServerFrame.withOkAnswer(id: id) { socket.sendBinary($0) }
         } else {
             socket.sendBinary(frame.encode())
         }

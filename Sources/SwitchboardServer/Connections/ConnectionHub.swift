@@ -124,9 +124,10 @@ extension ConnectionHub: WebSocketHandler where Connection == WebSocketConnectio
         // `SocketLink`, before any frame arrives: the cast is checked in debug builds only (a
         // checked cast to a generic class would look its metadata up on every frame).
         guard let context = connection.handlerContext else { return }
+        let link = unsafeDowncast(context, to: SocketLink.self)
         // Fan-outs this read delivers may be held for its end (`SessionRegistry.readEnded`).
-        ReadScope.enter()
-        received(bytes, on: unsafeDowncast(context, to: SocketLink.self))
+        link.withRead { $0.enterScope() }
+        received(bytes, on: link)
     }
 
     func webSocketReadEnded(_ connection: WebSocketConnection) {
