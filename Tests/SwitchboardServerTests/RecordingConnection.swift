@@ -43,6 +43,11 @@ final class RecordingConnection: LinkConnection {
     func sendCopy(of frame: OutboundFrame) -> Bool { record(frame.payload) }
     func sendBinary(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { record($0) } }
     func sendBinary(_ bytes: UnsafeRawBufferPointer) -> Bool { record(bytes) }
+    func sendBinary(payloadCount: Int, write: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+        var payload = [UInt8](repeating: 0, count: payloadCount)
+        payload.withUnsafeMutableBytes(write)
+        return sendBinary(payload)
+    }
 
     func close(code: WebSocketCloseCode, reason: String) {
         state.withLock { state in

@@ -114,6 +114,37 @@ import Testing
         }
     }
 
+    @Test func aMessageWrittenInPlaceArrivesAsWrittenAndItsWriterAlwaysRuns() async throws {
+        /// A payload of `count` bytes counting from `first`.
+        func payload(_ count: Int, from first: UInt8) -> [UInt8] { (0..<count).map { first &+ UInt8(truncatingIfNeeded: $0) } }
+        try await withRawConnection { raw, connection in
+            let gate = park(connection.eventLoop)
+            // A small one, written into the batch between frames sent otherwise; a large one, into
+            // a frame of its own.
+            let sizes = [0, 100, WebSocketConnection.batchedFrameLimit + 1]
+            #expect(connection.sendBinary([9]))
+            var seen: [[UInt8]] = []
+            for (index, size) in sizes.enumerated() {
+                let queued = connection.sendBinary(payloadCount: size) { memory in
+                    for offset in memory.indices { memory[offset] = UInt8(index) &+ UInt8(truncatingIfNeeded: offset) }
+                    seen.append(Array(memory))
+                }
+                #expect(queued)
+            }
+            #expect(connection.sendText("after"))
+            #expect(seen == sizes.enumerated().map { payload($1, from: UInt8($0)) }, "the writer sees what it wrote")
+            gate.signal()
+            #expect(raw.readFrame()?.payload == [9])
+            for (index, size) in sizes.enumerated() { #expect(raw.readFrame()?.payload == payload(size, from: UInt8(index))) }
+            #expect(raw.readFrame()?.payload == Array("after".utf8))
+            // Once the connection is closed, nothing is queued, and the writer still runs once.
+            connection.close()
+            var calls = 0
+            #expect(!connection.sendBinary(payloadCount: 10) { _ in calls += 1 })
+            #expect(calls == 1)
+        }
+    }
+
     @Test func aConnectionBusyInOnePassFillsFewLargerBatches() async throws {
         try await withRawConnection { raw, connection in
             let gate = park(connection.eventLoop)

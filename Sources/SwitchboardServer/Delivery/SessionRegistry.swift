@@ -78,12 +78,17 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
             }
         }
 
-        /// Numbers and sends one push that no other session receives, given as its encoded bytes
-        /// (`payload`): copied into the socket's batch and into the history's byte ring, so it
-        /// needs no frame of its own. Only when `writesNow(lane: nil, …)`.
-        func writeCopy(of payload: UnsafeRawBufferPointer, size: Int, channel: ChannelAddress?) {
-            socketReference?._withUnsafeGuaranteedRef { _ = $0.sendBinary(payload) }
-            history.recordCopy(of: payload, size: size, channel: channel)
+        /// Numbers and sends one push that no other session receives, `count` bytes that
+        /// `encode` writes: encoded straight into the socket's batch and copied from there into
+        /// the history's byte ring, so it needs no frame of its own. Only when
+        /// `writesNow(lane: nil, …)`.
+        func writeEncoded(count: Int, size: Int, channel: ChannelAddress?, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
+            _ = socketReference?._withUnsafeGuaranteedRef { socket in
+                socket.sendBinary(payloadCount: count) { payload in
+                    encode(payload)
+                    history.recordCopy(of: UnsafeRawBufferPointer(payload), size: size, channel: channel)
+                }
+            }
         }
 
         /// Whether a push is sent now rather than held: not when the session is detached, when
@@ -558,14 +563,12 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         metrics.delivered(message.channelType, receivers: 1)
         let payloadCount = Wire.encodedSize(of: message)
         guard payloadCount <= Connection.batchedBinaryLimit else { return deliverAlone(.message(message.owned()), to: session) }
-        // Written from the publish's bytes on the stack, then copied as `deliverAlone` copies a
-        // small message: the message is the registry's own here, so the closure reaches it where
-        // it is, uncopied.
-        withUnsafeTemporaryAllocation(byteCount: payloadCount, alignment: 1) { scratch in
-            let payload = UnsafeRawBufferPointer(rebasing: scratch[..<Wire.encodePush(message, into: scratch)])
-            let channel = ChannelAddress(message.channelType, message.channelName)
-            deliver(payload, size: payload.count, channel: channel, to: session, memo: &memo)
-        }
+        // Encoded from the publish's bytes where the session's pushes are written: the message is
+        // the registry's own here, so the closure reaches it where it is, uncopied.
+        deliver(
+            count: payloadCount, size: payloadCount, channel: ChannelAddress(message.channelType, message.channelName), to: session,
+            memo: &memo
+        ) { precondition(Wire.encodePush(message, into: $0) == $0.count, "a push not the size it was measured") }
     }
 
     func deliver(_ message: LentMessage, to sessions: [SessionID]) {
@@ -590,36 +593,42 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
     /// Delivers `push` to its one receiver.
     private func deliverAlone(_ push: consuming Push, to session: SessionID) {
         let channel = push.channel
-        // A small message is encoded on the stack and copied into the socket's batch and the
-        // session's history (counted there by its exact size): no frame is made for it. The
-        // push is the registry's own here, so the closure reaches it where it is, uncopied.
+        // A small message is encoded where the session's pushes are written and copied into its
+        // history from there (counted by its exact size): no frame is made for it. The push is
+        // the registry's own here, so the closure reaches it where it is, uncopied.
         if let payloadCount = Wire.encodedSize(of: push), payloadCount <= Connection.batchedBinaryLimit {
-            withUnsafeTemporaryAllocation(byteCount: payloadCount, alignment: 1) { scratch in
-                let payload = UnsafeRawBufferPointer(rebasing: scratch[..<Wire.encodePush(push, into: scratch)])
-                var memo = OutboxMemo()
-                deliver(payload, size: payload.count, channel: channel, to: session, memo: &memo)
+            var memo = OutboxMemo()
+            deliver(count: payloadCount, size: payloadCount, channel: channel, to: session, memo: &memo) {
+                precondition(Wire.encodePush(push, into: $0) == $0.count, "a push not the size it was measured")
             }
             return
         }
         deliver(Self.frame(of: push), size: push.approximateSize, channel: channel, to: session)
     }
 
-    /// Delivers a push to one session given as its encoded bytes: copied where the session's
-    /// pushes are written now, otherwise made a frame and handed on like any other.
-    /// `memo`: where the registry found the session's outlet last (`State.outlet(of:memo:)`).
+    /// Delivers a push to one session, `count` bytes that `encode` writes: encoded into the
+    /// socket's batch where the session's pushes are written now, otherwise into a frame of its
+    /// own, handed on like any other. `memo`: where the registry found the session's outlet last
+    /// (`State.outlet(of:memo:)`).
     private func deliver(
-        _ payload: UnsafeRawBufferPointer, size: Int, channel: ChannelAddress?, to session: SessionID, memo: inout OutboxMemo
+        count: Int, size: Int, channel: ChannelAddress?, to session: SessionID, memo: inout OutboxMemo,
+        _ encode: (UnsafeMutableRawBufferPointer) -> Void
     ) {
-        let bytes = LentBytes(payload)
-        let copied = withState { state -> Bool in
+        let written = withState { state -> Bool in
             guard let outlet = state.outlet(of: session, memo: &memo) else { return true }
             return outlet._withUnsafeGuaranteedRef { outlet -> Bool in
                 guard outlet.writesNow(lane: nil, backlogBytes: backlogBytes) else { return false }
-                outlet.writeCopy(of: bytes.payload, size: size, channel: channel)
+                outlet.writeEncoded(count: count, size: size, channel: channel, encode)
                 return true
             }
         }
-        if !copied { deliver(OutboundFrame.encoding(opcode: .binary, payload: payload), size: size, channel: channel, to: session) }
+        if !written {
+            let frame = OutboundFrame.binary(payloadCount: count) { payload in
+                encode(payload)
+                return count
+            }
+            deliver(frame, size: size, channel: channel, to: session)
+        }
     }
 
     /// Delivers `frame`, a push to one session, through `State.hand`.

@@ -33,7 +33,7 @@ public struct OutboundFrame: @unchecked Sendable {
 
     /// One allocation holding the layout and `headerLength + payloadCount` bytes: the WebSocket
     /// header written, the payload written by `fill` and then masked with `maskKey` if given.
-    private static func make(
+    static func make(
         opcode: WebSocketOpcode, payloadCount: Int, fin: Bool,
         maskKey: (UInt8, UInt8, UInt8, UInt8)?, fill: (UnsafeMutableRawBufferPointer) -> Void
     ) -> OutboundFrame {
@@ -228,11 +228,20 @@ public struct OutboundFrame: @unchecked Sendable {
         /// Encodes one frame of `opcode` carrying `payload` at the end of the batch (masked with
         /// `maskKey` if given), which must have room for it.
         func appendFrame(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, maskKey: (UInt8, UInt8, UInt8, UInt8)?) {
-            let headerLength = FrameHeader.encodedLength(payloadLength: payload.count, masked: maskKey != nil)
-            append(count: headerLength + payload.count) { memory in
-                OutboundFrame.write(into: memory, headerLength: headerLength, opcode: opcode, fin: true, maskKey: maskKey) {
-                    if payload.count > 0 { $0.copyMemory(from: payload) }
-                }
+            appendFrame(opcode: opcode, payloadCount: payload.count, maskKey: maskKey) {
+                if payload.count > 0 { $0.copyMemory(from: payload) }
+            }
+        }
+
+        /// Encodes one frame of `opcode` whose `payloadCount` bytes `fill` writes in place, at the
+        /// end of the batch (then masked with `maskKey` if given), which must have room for it.
+        func appendFrame(
+            opcode: WebSocketOpcode, payloadCount: Int, maskKey: (UInt8, UInt8, UInt8, UInt8)?,
+            fill: (UnsafeMutableRawBufferPointer) -> Void
+        ) {
+            let headerLength = FrameHeader.encodedLength(payloadLength: payloadCount, masked: maskKey != nil)
+            append(count: headerLength + payloadCount) { memory in
+                OutboundFrame.write(into: memory, headerLength: headerLength, opcode: opcode, fin: true, maskKey: maskKey, fill: fill)
             }
         }
 

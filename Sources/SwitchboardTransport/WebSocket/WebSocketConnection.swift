@@ -296,6 +296,26 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         sendMessage(.binary, bytes)
     }
 
+    /// Sends one binary message of `payloadCount` bytes, which `write` puts in the memory it is
+    /// given (all of it): written straight into the queue's batch when small, so the payload is
+    /// never copied on its way there. `write` is called once whether or not the message is
+    /// queued, so it may keep what it wrote as well; false when not queued.
+    @discardableResult
+    public func sendBinary(payloadCount: Int, write: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+        let maskKey = role == .client ? MaskKeys.next() : nil
+        let count = FrameHeader.encodedLength(payloadLength: payloadCount, masked: maskKey != nil) + payloadCount
+        guard count <= Self.batchedFrameLimit else {
+            return queue(.make(opcode: .binary, payloadCount: payloadCount, fin: true, maskKey: maskKey, fill: write), copying: false)
+        }
+        var written = false
+        let queued = queue(count: count) { queue in
+            queue.batch(room: count).appendFrame(opcode: .binary, payloadCount: payloadCount, maskKey: maskKey, fill: write)
+            written = true
+        }
+        if !written { withUnsafeTemporaryAllocation(byteCount: payloadCount, alignment: 1) { write($0) } }
+        return queued
+    }
+
     /// Sends `text` as one text message.
     @discardableResult
     public func sendText(_ text: String) -> Bool {
