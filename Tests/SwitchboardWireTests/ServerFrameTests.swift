@@ -51,9 +51,11 @@ struct ServerFrameTests {
         #expect(try ServerFrame.decode(Wire.encodePush(push)) == .push(push))
     }
 
-    @Test func theOkAnswerOnTheStackIsTheEncodedAnswer() {
+    @Test func theOkAnswerWrittenInPlaceIsTheEncodedAnswer() {
         for id: UInt32 in [0, 1, 0x7f, 0x80, 0xff, 0x100, 0xffff, 0x1_0000, .max] {
-            #expect(ServerFrame.withOkAnswer(id: id) { Array($0) } == ServerFrame.answer(id: id, .done).encode())
+            var written = [UInt8](repeating: 0, count: ServerFrame.okAnswerSize(id: id))
+            written.withUnsafeMutableBytes { ServerFrame.writeOkAnswer(id: id, into: $0) }
+            #expect(written == ServerFrame.answer(id: id, .done).encode())
         }
     }
 

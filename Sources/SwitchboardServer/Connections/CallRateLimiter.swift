@@ -60,8 +60,9 @@ struct CallRateLimiter: Sendable {
 
     /// Takes one call of a client of `app` from `budget` (and from each other budget it draws on)
     /// at `now`; throws `operationRateExceedLimitation` when one of them has already been spent
-    /// within the last second, and then takes from none.
-    mutating func take(_ budget: Budget, app: AppID, now: Duration, operation: String) throws(RtmError) {
+    /// within the last second, and then takes from none. (`operation` names the call in that
+    /// error, and is made only then.)
+    mutating func take(_ budget: Budget, app: AppID, now: Duration, operation: @autoclosure () -> String) throws(RtmError) {
         let perSecond = callsPerSecond(app: app)
         guard let other = budget.alsoDrawn else {
             return try take(one: budget, limit: perSecond[budget], now: now, operation: operation)
@@ -82,7 +83,7 @@ struct CallRateLimiter: Sendable {
         return perSecond
     }
 
-    private mutating func take(one budget: Budget, limit: Int?, now: Duration, operation: String) throws(RtmError) {
+    private mutating func take(one budget: Budget, limit: Int?, now: Duration, operation: () -> String) throws(RtmError) {
         guard let limit else { return }
         let index: Int
         if let found = windows.firstIndex(where: { $0.budget == budget }) {
@@ -93,7 +94,7 @@ struct CallRateLimiter: Sendable {
             index = windows.count - 1
         }
         guard windows[index].window.take(now) else {
-            throw RtmError(.operationRateExceedLimitation, operation: operation, reason: "more than \(limit) \(Self.what(budget)) per second")
+            throw RtmError(.operationRateExceedLimitation, operation: operation(), reason: "more than \(limit) \(Self.what(budget)) per second")
         }
     }
 

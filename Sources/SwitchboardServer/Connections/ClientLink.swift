@@ -184,12 +184,12 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
     /// `callerAnsweringAtOnce(now:)`, and when there is one, a call of `budget` taken from its
     /// rate budget under the same lock: `refusal` says why when the budget is spent.
     func callerAnsweringAtOnce(
-        now: Duration, taking budget: CallRateLimiter.Budget, operation: String
+        now: Duration, taking budget: CallRateLimiter.Budget, operation: @autoclosure () -> String
     ) -> (caller: Caller, refusal: RtmError?)? {
         inbox.withLock { inbox in
             guard let caller = Self.callerAnsweringAtOnce(inbox, now: now) else { return nil }
             do throws(RtmError) {
-                try inbox.limiter.take(budget, app: caller.app, now: now, operation: operation)
+                try inbox.limiter.take(budget, app: caller.app, now: now, operation: operation())
                 return (caller, nil)
             } catch {
                 return (caller, error)
@@ -296,7 +296,7 @@ final class ClientLink<Connection: LinkConnection>: Sendable {
     /// Sends an answer or any other frame built for this link alone.
     func reply(_ frame: ServerFrame) {
         if case .answer(let id, .done) = frame {
-            _ = ServerFrame.withOkAnswer(id: id) { socket.sendBinary($0) }
+            socket.sendBinary(payloadCount: ServerFrame.okAnswerSize(id: id)) { ServerFrame.writeOkAnswer(id: id, into: $0) }
         } else {
             socket.sendBinary(frame.encode())
         }

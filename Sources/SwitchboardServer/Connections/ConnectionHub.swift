@@ -123,11 +123,14 @@ extension ConnectionHub: WebSocketHandler where Connection == WebSocketConnectio
         // `webSocketOpened` sets the context of this handler's connections, always to a
         // `SocketLink`, before any frame arrives: the cast is checked in debug builds only (a
         // checked cast to a generic class would look its metadata up on every frame).
-        guard let context = connection.handlerContext else { return }
-        let link = unsafeDowncast(context, to: SocketLink.self)
-        // Fan-outs this read delivers may be held for its end (`SessionRegistry.readEnded`).
-        link.withRead { $0.enterScope() }
-        received(bytes, on: link)
+        // (Lent, not retained: the connection keeps it for the length of this call.)
+        guard let context = connection.unretainedHandlerContext else { return }
+        context._withUnsafeGuaranteedRef { context in
+            let link = unsafeDowncast(context, to: SocketLink.self)
+            // Fan-outs this read delivers may be held for its end (`SessionRegistry.readEnded`).
+            link.withRead { $0.enterScope() }
+            received(bytes, on: link)
+        }
     }
 
     func webSocketReadEnded(_ connection: WebSocketConnection) {

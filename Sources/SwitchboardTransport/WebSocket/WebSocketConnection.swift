@@ -164,6 +164,14 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
         set { engine?.handlerContext = newValue }
     }
 
+    /// `handlerContext` without a reference counted for it: valid while the connection keeps it,
+    /// as it does during a handler's call for this connection. Only on `eventLoop`'s thread.
+    public var unretainedHandlerContext: Unmanaged<AnyObject>? {
+        eventLoop.checkConfined()
+        guard let context = engineSlot?.handlerContext else { return nil }
+        return Unmanaged.passUnretained(context)
+    }
+
     /// True until a close starts from either side.
     public var isOpen: Bool { openFlag.load(ordering: .acquiring) }
 
