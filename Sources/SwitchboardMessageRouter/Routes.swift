@@ -15,6 +15,9 @@ final class Routes: Sendable {
     }
 
     private let state: Mutex<State>
+    /// `state.users.generation`, stored after each change under the lock: a publisher's memo of
+    /// its receiver is checked against it without taking the lock (`onlySession`).
+    private let usersGeneration = Atomic<UInt64>(UserSessions().generation)
 
     init() {
         state = Mutex(State(rates: ChannelRates()))
@@ -93,12 +96,15 @@ final class Routes: Sendable {
     /// The one session of the user `name` (UTF-8) of `app`, nil when it has none or several: read
     /// from `memo` while no session opened or closed since it was filled there, else looked up
     /// (when `isValid` passes the name) and remembered in it: the memo holds only names that passed.
+    /// A memo that holds is read without the lock: the generation is stored once a change is made,
+    /// so a publish that finds the one before it is one that read the sessions just before that
+    /// change, as it could have under the lock.
     func onlySession(
         ofUser name: UnsafeRawBufferPointer, in app: AppID, memo: inout ReceiverMemo, isValid: (UnsafeRawBufferPointer) -> Bool
     ) -> SessionID? {
-        state.withLock { state in
+        if let session = memo.session(of: name, at: usersGeneration.load(ordering: .acquiring)) { return session }
+        return state.withLock { state in
             let generation = state.users.generation
-            if let session = memo.session(of: name, at: generation) { return session }
             guard isValid(name), let session = state.users.sessions(of: UserKey(app, String(copyingUTF8: name))).onlyElement
             else { return nil }
             memo.remember(session, of: name, at: generation)
@@ -110,10 +116,18 @@ final class Routes: Sendable {
     /// seen as it is published.
     func observeSessions(on bus: EventBus) {
         bus.observe(SessionOpened.self) { [self] event in
-            state.withLock { _ = $0.users.open(event.caller) }
+            changeUsers { _ = $0.open(event.caller) }
         }
         bus.observe(SessionClosed.self) { [self] event in
-            state.withLock { _ = $0.users.close(event.caller) }
+            changeUsers { _ = $0.close(event.caller) }
+        }
+    }
+
+    /// Changes the users' sessions under the lock and publishes their generation.
+    private func changeUsers(_ change: (inout UserSessions) -> Void) {
+        state.withLock { state in
+            change(&state.users)
+            usersGeneration.store(state.users.generation, ordering: .releasing)
         }
     }
 }
