@@ -112,9 +112,12 @@ import SwitchboardTestKit
     @Test func aNameOnlyTheMemoHoldsIsStillCheckedAgainstTheLimitsInForce() async throws {
         let harness = await world()
         let publisher = MemoPublisher(harness, in: self)
-        // Names that are no user id are left to `Publish` through a memo too, which keeps bob.
+        // Names that are no user id are left to `Publish` through a memo too, which keeps bob,
+        // even one a session was opened for here.
+        harness.bus.publish(SessionOpened(caller: Caller(app: "app", userId: "b\tob", session: SessionID(20))))
         #expect(try publisher.send("1", to: "bob"))
         for invalid in ["", "b\tob", "bö", String(repeating: "b", count: 65)] { #expect(try publisher.send("x", to: invalid) == false, "\(invalid)") }
+        #expect(harness.outbox.messages(to: SessionID(20)).isEmpty)
         #expect(try publisher.send("2", to: "bob"))
         // Limits reloaded to user ids of at most two bytes: bob, though remembered, is refused.
         var limits = Limits()

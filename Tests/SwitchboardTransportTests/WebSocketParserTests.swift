@@ -204,7 +204,7 @@ import Testing
         #expect(two.lent == 0, "a read that follows kept bytes is parsed after them, in the parser's buffer")
     }
 
-    @Test func framesAfterTheHandlerStopsAreNotKept() {
+    @Test func aReadParsedInPlaceAndStoppedEarlyKeepsNothing() {
         let frames = wireFrame(opcode: 0x2, payload: [1]) + wireFrame(opcode: 0x2, payload: [2]) + wireFrame(opcode: 0x2, payload: [3])
         var parser = WebSocketParser(role: .server, maxMessageBytes: 1024)
         let read = parseReads([frames + wireFrame(opcode: 0x2, payload: [4]).prefix(3)], parser: &parser, stopAfter: 2)

@@ -35,7 +35,8 @@ protocol LinkConnection: AnyObject, Sendable {
     /// Sends `bytes` (copied before this returns) as one binary message; false when not queued.
     @discardableResult func sendBinary(_ bytes: UnsafeRawBufferPointer) -> Bool
     /// Sends one binary message of `payloadCount` bytes that `write` fills in place, calling
-    /// `write` once whether or not it is queued; false when not queued.
+    /// `write` once whether or not it is queued (it must not reach this connection); false when
+    /// not queued.
     @discardableResult func sendBinary(payloadCount: Int, write: (UnsafeMutableRawBufferPointer) -> Void) -> Bool
     /// Closes after the frames already queued; later sends fail.
     func close(code: WebSocketCloseCode, reason: String)

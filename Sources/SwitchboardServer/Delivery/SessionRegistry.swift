@@ -83,12 +83,13 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         /// the history's byte ring, so it needs no frame of its own. Only when
         /// `writesNow(lane: nil, …)`.
         func writeEncoded(count: Int, size: Int, channel: ChannelAddress?, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
-            _ = socketReference?._withUnsafeGuaranteedRef { socket in
-                socket.sendBinary(payloadCount: count) { payload in
-                    encode(payload)
-                    history.recordCopy(of: UnsafeRawBufferPointer(payload), size: size, channel: channel)
-                }
+            // Recorded whether or not a socket takes it, as every push is.
+            func write(_ payload: UnsafeMutableRawBufferPointer) {
+                encode(payload)
+                history.recordCopy(of: UnsafeRawBufferPointer(payload), size: size, channel: channel)
             }
+            guard let socketReference else { return withUnsafeTemporaryAllocation(byteCount: count, alignment: 1, write) }
+            socketReference._withUnsafeGuaranteedRef { _ = $0.sendBinary(payloadCount: count, write: write) }
         }
 
         /// Whether a push is sent now rather than held: not when the session is detached, when

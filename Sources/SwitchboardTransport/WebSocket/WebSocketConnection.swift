@@ -307,7 +307,9 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     /// Sends one binary message of `payloadCount` bytes, which `write` puts in the memory it is
     /// given (all of it): written straight into the queue's batch when small, so the payload is
     /// never copied on its way there. `write` is called once whether or not the message is
-    /// queued, so it may keep what it wrote as well; false when not queued.
+    /// queued, so it may keep what it wrote as well; false when not queued. It runs while the
+    /// connection's queue is being written (under its lock, off the loop's thread), so it must
+    /// not reach this connection.
     @discardableResult
     public func sendBinary(payloadCount: Int, write: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
         let maskKey = role == .client ? MaskKeys.next() : nil

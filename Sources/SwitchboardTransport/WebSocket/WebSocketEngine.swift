@@ -86,13 +86,12 @@ final class WebSocketEngine: ByteStreamDelegate {
         }
         defer { handler.webSocketReadEnded(connection) }
         let now = frameLimiter == nil ? nil : Self.now()
-        let framesBefore = parser.framesParsed
         do {
             try parser.parseRead(bytes) { handOver($0, framesParsed: $1, now: now) }
             if let now { _ = admitFrames(at: now, framesParsed: parser.framesParsed) }
-            // A peer sending one frame at a time (an idle client's occasional call) keeps no
-            // read buffer between frames; one sending batches keeps its room for the next.
-            if parser.framesParsed - framesBefore <= 1 { parser.releaseBufferIfConsumed() }
+            // Reads are parsed in place: the parser's buffer only holds a frame that one read left
+            // incomplete, and the read that follows it, so it is given back once they are parsed.
+            parser.releaseBufferIfConsumed()
         } catch {
             failProtocol(error)
         }
