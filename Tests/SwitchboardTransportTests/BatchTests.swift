@@ -79,12 +79,7 @@ import Testing
             let ownFrames = 20
             #expect(connection.queuedBufferCount < expected.count - ownFrames)
             gate.signal()
-            for frame in expected {
-                let received = raw.readFrame()
-                #expect(received?.opcode == frame.opcode)
-                #expect(received?.payload == frame.payload)
-            }
-            #expect(await eventually { connection.bufferedBytes == 0 })
+            await expectArrival(of: expected, at: raw, from: connection)
         }
     }
 
@@ -105,12 +100,7 @@ import Testing
                 (2, [9]), (2, [1, 2, 3]), (1, Array("joined".utf8)), (2, [UInt8](repeating: 0xCD, count: 300)), (2, []),
                 (1, Array("after".utf8)),
             ]
-            for frame in expected {
-                let received = raw.readFrame()
-                #expect(received?.opcode == frame.opcode)
-                #expect(received?.payload == frame.payload)
-            }
-            #expect(await eventually { connection.bufferedBytes == 0 })
+            await expectArrival(of: expected, at: raw, from: connection)
         }
     }
 
@@ -219,3 +209,24 @@ import Testing
     }
 }
 
+/// Reads `expected` off `raw`, frame by frame (opcode and payload), then waits until `connection`
+/// holds nothing unsent.
+private func expectArrival(
+    of expected: [(opcode: UInt8, payload: [UInt8])], at raw: RawClient, from connection: WebSocketConnection
+) async {
+    for frame in expected {
+        let received = raw.readFrame()
+        #expect(received?.opcode == frame.opcode)
+        #expect(received?.payload == frame.payload)
+    }
+    #expect(await eventually { connection.bufferedBytes == 0 })
+}
+
+extension OutboundFrame.BatchWriter {
+    /// Encodes one frame of `opcode` carrying a copy of `payload` at the end of the batch.
+    fileprivate func appendFrame(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, maskKey: (UInt8, UInt8, UInt8, UInt8)?) {
+        appendFrame(opcode: opcode, payloadCount: payload.count, maskKey: maskKey) {
+            if payload.count > 0 { $0.copyMemory(from: payload) }
+        }
+    }
+}

@@ -44,8 +44,8 @@ enum ReadScope {
 
     /// Closes this thread's scope; true when fan-out pushes were held for its end.
     static func leave() -> Bool {
-        let held = state == holding
-        if state != closed { state = closed }
-        return held
+        let current = state
+        if current != closed { state = closed }
+        return current == holding
     }
 }

@@ -80,13 +80,13 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
 
         /// Numbers and sends one push that no other session receives, `count` bytes that
         /// `encode` writes: encoded straight into the socket's batch and copied from there into
-        /// the history's byte ring, so it needs no frame of its own. Only when
-        /// `writesNow(lane: nil, …)`.
-        func writeEncoded(count: Int, size: Int, channel: ChannelAddress?, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
+        /// the history's byte ring (counted there by that size), so it needs no frame of its own.
+        /// Only when `writesNow(lane: nil, …)`.
+        func writeEncoded(count: Int, channel: ChannelAddress?, _ encode: (UnsafeMutableRawBufferPointer) -> Void) {
             // Recorded whether or not a socket takes it, as every push is.
             func write(_ payload: UnsafeMutableRawBufferPointer) {
                 encode(payload)
-                history.recordCopy(of: UnsafeRawBufferPointer(payload), size: size, channel: channel)
+                history.recordCopy(of: UnsafeRawBufferPointer(payload), size: count, channel: channel)
             }
             guard let socketReference else { return withUnsafeTemporaryAllocation(byteCount: count, alignment: 1, write) }
             socketReference._withUnsafeGuaranteedRef { _ = $0.sendBinary(payloadCount: count, write: write) }
@@ -566,10 +566,9 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         guard payloadCount <= Connection.batchedBinaryLimit else { return deliverAlone(.message(message.owned()), to: session) }
         // Encoded from the publish's bytes where the session's pushes are written: the message is
         // the registry's own here, so the closure reaches it where it is, uncopied.
-        deliver(
-            count: payloadCount, size: payloadCount, channel: ChannelAddress(message.channelType, message.channelName), to: session,
-            memo: &memo
-        ) { precondition(Wire.encodePush(message, into: $0) == $0.count, "a push not the size it was measured") }
+        deliver(count: payloadCount, channel: ChannelAddress(message.channelType, message.channelName), to: session, memo: &memo) {
+            precondition(Wire.encodePush(message, into: $0) == $0.count, "a push not the size it was measured")
+        }
     }
 
     func deliver(_ message: LentMessage, to sessions: [SessionID]) {
@@ -599,7 +598,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         // the registry's own here, so the closure reaches it where it is, uncopied.
         if let payloadCount = Wire.encodedSize(of: push), payloadCount <= Connection.batchedBinaryLimit {
             var memo = OutboxMemo()
-            deliver(count: payloadCount, size: payloadCount, channel: channel, to: session, memo: &memo) {
+            deliver(count: payloadCount, channel: channel, to: session, memo: &memo) {
                 precondition(Wire.encodePush(push, into: $0) == $0.count, "a push not the size it was measured")
             }
             return
@@ -607,19 +606,19 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
         deliver(Self.frame(of: push), size: push.approximateSize, channel: channel, to: session)
     }
 
-    /// Delivers a push to one session, `count` bytes that `encode` writes: encoded into the
-    /// socket's batch where the session's pushes are written now, otherwise into a frame of its
-    /// own, handed on like any other. `memo`: where the registry found the session's outlet last
-    /// (`State.outlet(of:memo:)`).
+    /// Delivers a push to one session, `count` bytes that `encode` writes (counted by that size):
+    /// encoded into the socket's batch where the session's pushes are written now, otherwise into
+    /// a frame of its own, handed on like any other. `memo`: where the registry found the
+    /// session's outlet last (`State.outlet(of:memo:)`).
     private func deliver(
-        count: Int, size: Int, channel: ChannelAddress?, to session: SessionID, memo: inout OutboxMemo,
+        count: Int, channel: ChannelAddress?, to session: SessionID, memo: inout OutboxMemo,
         _ encode: (UnsafeMutableRawBufferPointer) -> Void
     ) {
         let written = withState { state -> Bool in
             guard let outlet = state.outlet(of: session, memo: &memo) else { return true }
             return outlet._withUnsafeGuaranteedRef { outlet -> Bool in
                 guard outlet.writesNow(lane: nil, backlogBytes: backlogBytes) else { return false }
-                outlet.writeEncoded(count: count, size: size, channel: channel, encode)
+                outlet.writeEncoded(count: count, channel: channel, encode)
                 return true
             }
         }
@@ -628,7 +627,7 @@ final class SessionRegistry<Connection: LinkConnection>: Sendable {
                 encode(payload)
                 return count
             }
-            deliver(frame, size: size, channel: channel, to: session)
+            deliver(frame, size: count, channel: channel, to: session)
         }
     }
 

@@ -225,14 +225,6 @@ public struct OutboundFrame: @unchecked Sendable {
             storage._withUnsafeGuaranteedRef { $0.withUnsafeMutablePointerToHeader { $0.pointee.capacity - $0.pointee.count } }
         }
 
-        /// Encodes one frame of `opcode` carrying `payload` at the end of the batch (masked with
-        /// `maskKey` if given), which must have room for it.
-        func appendFrame(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, maskKey: (UInt8, UInt8, UInt8, UInt8)?) {
-            appendFrame(opcode: opcode, payloadCount: payload.count, maskKey: maskKey) {
-                if payload.count > 0 { $0.copyMemory(from: payload) }
-            }
-        }
-
         /// Encodes one frame of `opcode` whose `payloadCount` bytes `fill` writes in place, at the
         /// end of the batch (then masked with `maskKey` if given), which must have room for it.
         func appendFrame(

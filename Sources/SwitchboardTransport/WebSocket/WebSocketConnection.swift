@@ -312,18 +312,7 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     /// not reach this connection.
     @discardableResult
     public func sendBinary(payloadCount: Int, write: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
-        let maskKey = role == .client ? MaskKeys.next() : nil
-        let count = FrameHeader.encodedLength(payloadLength: payloadCount, masked: maskKey != nil) + payloadCount
-        guard count <= Self.batchedFrameLimit else {
-            return queue(.make(opcode: .binary, payloadCount: payloadCount, fin: true, maskKey: maskKey, fill: write), copying: false)
-        }
-        var written = false
-        let queued = queue(count: count) { queue in
-            queue.batch(room: count).appendFrame(opcode: .binary, payloadCount: payloadCount, maskKey: maskKey, fill: write)
-            written = true
-        }
-        if !written { withUnsafeTemporaryAllocation(byteCount: payloadCount, alignment: 1) { write($0) } }
-        return queued
+        sendMessage(.binary, payloadCount: payloadCount, write: write)
     }
 
     /// Sends `text` as one text message.
@@ -336,14 +325,25 @@ public final class WebSocketConnection: Sendable, LoopFlushable {
     /// Encodes one data frame, masked already on a client, and queues it: a small one straight
     /// into the queue's batch.
     private func sendMessage(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) -> Bool {
+        sendMessage(opcode, payloadCount: payload.count) { if payload.count > 0 { $0.copyMemory(from: payload) } }
+    }
+
+    /// Encodes one data frame whose `payloadCount` bytes `write` fills (then masked on a client)
+    /// and queues it: a small one straight into the queue's batch. `write` runs once, into
+    /// memory of its own when the frame is not queued.
+    private func sendMessage(_ opcode: WebSocketOpcode, payloadCount: Int, write: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
         let maskKey = role == .client ? MaskKeys.next() : nil
-        let count = FrameHeader.encodedLength(payloadLength: payload.count, masked: maskKey != nil) + payload.count
+        let count = FrameHeader.encodedLength(payloadLength: payloadCount, masked: maskKey != nil) + payloadCount
         guard count <= Self.batchedFrameLimit else {
-            return queue(.encoding(opcode: opcode, payload: payload, maskKey: maskKey), copying: false)
+            return queue(.make(opcode: opcode, payloadCount: payloadCount, fin: true, maskKey: maskKey, fill: write), copying: false)
         }
-        return queue(count: count) { queue in
-            queue.batch(room: count).appendFrame(opcode: opcode, payload: payload, maskKey: maskKey)
+        var written = false
+        let queued = queue(count: count) { queue in
+            queue.batch(room: count).appendFrame(opcode: opcode, payloadCount: payloadCount, maskKey: maskKey, fill: write)
+            written = true
         }
+        if !written { withUnsafeTemporaryAllocation(byteCount: payloadCount, alignment: 1) { write($0) } }
+        return queued
     }
 
     /// Sends a ping; the peer's pong is not reported.

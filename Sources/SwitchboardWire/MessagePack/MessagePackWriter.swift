@@ -252,6 +252,7 @@ public struct MessagePackBufferWriter: MessagePackOutput {
 /// so a frame can be given memory of its exact size before it is written.
 public enum MessagePackSize {
     /// A non-negative integer (`writeUInt`, and `writeInt` of one).
+    @inlinable
     public static func uint(_ value: UInt64) -> Int {
         switch value {
         case 0...0x7f: 1

@@ -122,12 +122,8 @@ extension ServerFrame {
     /// writes it.
     @inlinable
     public static func okAnswerSize(id: UInt32) -> Int {
-        switch id {
-        case 0...0x7f: 10
-        case 0x80...0xff: 11
-        case 0x100...0xffff: 12
-        default: 14
-        }
+        // The map header and `"t": "ok", "id"`, then the id.
+        9 + MessagePackSize.uint(UInt64(id))
     }
 
     /// Writes `{"t": "ok", "id": id}` into `buffer`, exactly `okAnswerSize(id:)` bytes, encoded
